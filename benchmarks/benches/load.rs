@@ -1,0 +1,23 @@
+//! `tools/call` load harness: bare hyper vs rmcp vs ours, HTTP and stdio, in one run.
+//!
+//! Run with `cargo bench -p mcp-benchmarks --bench load`. Tune with the `LOAD_*`
+//! environment variables documented in `mcp_benchmarks::config` (for a quick
+//! smoke run: `LOAD_WARMUP_MS=200 LOAD_MEASURE_MS=500`). Progress goes to
+//! stderr, the final table to stdout.
+
+use mcp_benchmarks::bins::BinLocator;
+use mcp_benchmarks::config::LoadConfig;
+use mcp_benchmarks::{report, runner, targets};
+
+fn main() -> anyhow::Result<()> {
+    // `cargo bench` passes `--bench` (and maybe a filter); this harness takes no arguments.
+    let config = LoadConfig::from_env()?;
+    // Cargo sets CARGO_BIN_EXE_<name> when compiling benches and builds the bins first.
+    let mut bins = BinLocator::default()
+        .with_known("echo_stdio", option_env!("CARGO_BIN_EXE_echo_stdio"))
+        .with_known("rmcp_stdio_server", option_env!("CARGO_BIN_EXE_rmcp_stdio_server"));
+    let all = targets::all();
+    let report = runner::run(&config, &all, &mut bins)?;
+    println!("{}", report::render(&report));
+    Ok(())
+}

@@ -1,0 +1,207 @@
+//! HTTP load generator: N workers, each on its own keep-alive HTTP/1.1 connection.
+//!
+//! Each worker opens one TCP connection to the target (hyper 1.x client
+//! connection, `TCP_NODELAY`), then sends the benchmark request back to back:
+//! one request in flight per connection, so the concurrency equals the number
+//! of workers. Workers stop at the end of the window or when the cell's
+//! request budget is spent. A request that fails, times out, or answers
+//! anything but a 200 JSON-RPC success counts as an error; after a transport
+//! error the worker reconnects.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use bytes::Bytes;
+use http::{Request, header};
+use http_body_util::{BodyExt, Full};
+use hyper::client::conn::http1::{self, SendRequest};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpStream;
+
+use crate::protocol::{
+    self, ACCEPT, CONTENT_TYPE_JSON, HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION,
+    MCP_PATH, METHOD, PROTOCOL_VERSION, ReplyError, TOOL_NAME,
+};
+use crate::stats::{CellStats, Recorder, Window};
+
+/// Parameters of one HTTP cell.
+#[derive(Debug, Clone)]
+pub struct HttpCell {
+    /// Address of the target.
+    pub addr: SocketAddr,
+    /// Number of workers (connections).
+    pub concurrency: usize,
+    /// Warm-up before the window.
+    pub warmup: Duration,
+    /// Window length.
+    pub measure: Duration,
+    /// Request budget of the cell.
+    pub max_requests: u64,
+    /// Timeout of one request.
+    pub timeout: Duration,
+    /// Full validation of every N-th reply.
+    pub sample_every: u64,
+}
+
+/// A keep-alive HTTP/1.1 connection to the target.
+struct Connection {
+    sender: SendRequest<Full<Bytes>>,
+    host: String,
+}
+
+impl Connection {
+    async fn open(addr: SocketAddr) -> anyhow::Result<Self> {
+        let stream = TcpStream::connect(addr)
+            .await
+            .with_context(|| format!("cannot connect to {addr}"))?;
+        stream.set_nodelay(true)?;
+        let (sender, connection) = http1::handshake(TokioIo::new(stream))
+            .await
+            .context("HTTP/1.1 handshake failed")?;
+        tokio::spawn(async move {
+            // Ends when the sender is dropped or the server closes the connection.
+            let _ = connection.await;
+        });
+        Ok(Self {
+            sender,
+            host: addr.to_string(),
+        })
+    }
+
+    /// Sends request `id` and returns the JSON-RPC reply body.
+    async fn call(&mut self, id: u64) -> Result<Bytes, ReplyError> {
+        let request = Request::post(MCP_PATH)
+            .header(header::HOST, &self.host)
+            .header(header::CONTENT_TYPE, CONTENT_TYPE_JSON)
+            .header(header::ACCEPT, ACCEPT)
+            .header(HEADER_PROTOCOL_VERSION, PROTOCOL_VERSION)
+            .header(HEADER_METHOD, METHOD)
+            .header(HEADER_NAME, TOOL_NAME)
+            .body(Full::new(Bytes::from(protocol::request_body(id))))
+            .map_err(|e| ReplyError::Transport(e.to_string()))?;
+        self.sender
+            .ready()
+            .await
+            .map_err(|e| ReplyError::Transport(e.to_string()))?;
+        let response = self
+            .sender
+            .send_request(request)
+            .await
+            .map_err(|e| ReplyError::Transport(e.to_string()))?;
+        let status = response.status();
+        let content_type = response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .map_err(|e| ReplyError::Transport(e.to_string()))?
+            .to_bytes();
+        if status != http::StatusCode::OK {
+            return Err(ReplyError::Status(
+                status.as_u16(),
+                protocol::truncate(&String::from_utf8_lossy(&body)),
+            ));
+        }
+        match protocol::json_payload(content_type.as_deref(), &body) {
+            std::borrow::Cow::Borrowed(_) => Ok(body),
+            std::borrow::Cow::Owned(json) => Ok(Bytes::from(json)),
+        }
+    }
+}
+
+/// Sends one request and validates the reply in full: the pre-flight check
+/// that tells a working target from a broken one before it is measured.
+pub async fn preflight(addr: SocketAddr, timeout: Duration) -> anyhow::Result<()> {
+    let mut connection = tokio::time::timeout(timeout, Connection::open(addr))
+        .await
+        .context("connect timed out")??;
+    for id in 1..=2 {
+        let body = tokio::time::timeout(timeout, connection.call(id))
+            .await
+            .context("request timed out")??;
+        protocol::check_reply_full(&body, id)?;
+    }
+    Ok(())
+}
+
+/// Runs one HTTP cell and returns its statistics.
+pub async fn run(cell: HttpCell) -> anyhow::Result<CellStats> {
+    let window = Window::after(cell.warmup, cell.measure);
+    let budget = Arc::new(AtomicU64::new(0));
+    let mut workers = Vec::with_capacity(cell.concurrency);
+    for worker in 0..cell.concurrency {
+        let cell = cell.clone();
+        let budget = Arc::clone(&budget);
+        let first_id = (worker as u64) << 40;
+        workers.push(tokio::spawn(async move {
+            worker_loop(cell, window, budget, first_id).await
+        }));
+    }
+    let mut recorders = Vec::with_capacity(workers.len());
+    for worker in workers {
+        recorders.push(worker.await.context("load worker panicked")?);
+    }
+    Ok(CellStats::merge(&window, recorders))
+}
+
+async fn worker_loop(
+    cell: HttpCell,
+    window: Window,
+    budget: Arc<AtomicU64>,
+    first_id: u64,
+) -> Recorder {
+    let mut recorder = Recorder::default();
+    let mut connection = None;
+    let mut id = first_id;
+    while Instant::now() < window.end && budget.fetch_add(1, Ordering::Relaxed) < cell.max_requests
+    {
+        let conn = match connection.as_mut() {
+            Some(conn) => conn,
+            None => match Connection::open(cell.addr).await {
+                Ok(conn) => connection.insert(conn),
+                Err(e) => {
+                    recorder.error(&ReplyError::Transport(format!("{e:#}")));
+                    // A target that refuses connections is broken; back off instead of spinning.
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    continue;
+                }
+            },
+        };
+        id += 1;
+        let sent = Instant::now();
+        let outcome = match tokio::time::timeout(cell.timeout, conn.call(id)).await {
+            Ok(result) => result,
+            Err(_) => Err(ReplyError::Transport(format!(
+                "no reply within {:?}",
+                cell.timeout
+            ))),
+        };
+        let done = Instant::now();
+        let checked = outcome.and_then(|body| {
+            if (id - first_id - 1) % cell.sample_every == 0 {
+                protocol::check_reply_full(&body, id)?;
+                recorder.validated();
+                Ok(())
+            } else {
+                protocol::check_reply(&body, id)
+            }
+        });
+        match checked {
+            Ok(()) => recorder.success(&window, sent, done),
+            Err(error) => {
+                if matches!(error, ReplyError::Transport(_)) {
+                    connection = None;
+                }
+                recorder.error(&error);
+            }
+        }
+    }
+    recorder
+}

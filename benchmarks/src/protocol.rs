@@ -1,0 +1,252 @@
+//! The one request every target receives, and validation of the replies.
+//!
+//! The request is a stateless MCP `2026-07-28` `tools/call` of the `echo` tool:
+//! no `initialize`, no session; the protocol version and client capabilities
+//! travel in the request's `_meta`, and over HTTP also in the
+//! `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers. Over stdio the
+//! same JSON body is sent as one line.
+//!
+//! Every reply gets a cheap check ([`check_reply`]: the id matches and a
+//! `result`, not an `error`, is present); a sample gets the full check
+//! ([`check_reply_full`]: also `jsonrpc` and the echoed text). Replies that come
+//! as a `text/event-stream` are unpacked with [`json_payload`].
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
+
+/// MCP protocol revision under test.
+pub const PROTOCOL_VERSION: &str = "2026-07-28";
+/// Path of the MCP endpoint on every HTTP target.
+pub const MCP_PATH: &str = "/mcp";
+/// Name of the tool every target serves.
+pub const TOOL_NAME: &str = "echo";
+/// Argument sent to the tool, expected back as the text content.
+pub const ECHO_TEXT: &str = "hello";
+/// JSON-RPC method of the request.
+pub const METHOD: &str = "tools/call";
+
+/// `Accept` header value of the request.
+pub const ACCEPT: &str = "application/json, text/event-stream";
+/// `Content-Type` of the request body.
+pub const CONTENT_TYPE_JSON: &str = "application/json";
+/// Header naming the protocol revision.
+pub const HEADER_PROTOCOL_VERSION: &str = "mcp-protocol-version";
+/// Header naming the JSON-RPC method (SEP-2243 standard headers).
+pub const HEADER_METHOD: &str = "mcp-method";
+/// Header naming the called tool (SEP-2243 standard headers).
+pub const HEADER_NAME: &str = "mcp-name";
+
+const BODY_PREFIX: &str = r#"{"jsonrpc":"2.0","id":"#;
+const BODY_SUFFIX: &str = r#","method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+
+/// The JSON-RPC body of request `id` (no trailing newline).
+pub fn request_body(id: u64) -> Vec<u8> {
+    let mut body = Vec::with_capacity(BODY_PREFIX.len() + BODY_SUFFIX.len() + 20);
+    write_request(&mut body, id);
+    body
+}
+
+/// Appends the JSON-RPC body of request `id` to `out` (no trailing newline).
+pub fn write_request(out: &mut Vec<u8>, id: u64) {
+    out.extend_from_slice(BODY_PREFIX.as_bytes());
+    out.extend_from_slice(id.to_string().as_bytes());
+    out.extend_from_slice(BODY_SUFFIX.as_bytes());
+}
+
+/// Why a reply does not count as a success.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReplyError {
+    /// HTTP status other than 200.
+    Status(u16, String),
+    /// The body is not the expected JSON-RPC message.
+    Malformed(String),
+    /// A JSON-RPC message for another id.
+    WrongId {
+        /// The id the request carried.
+        expected: u64,
+        /// The id found in the reply, as JSON text.
+        found: String,
+    },
+    /// A JSON-RPC error reply (or a tool result flagged `isError`).
+    JsonRpcError(String),
+    /// Transport failure, timeout or a closed connection.
+    Transport(String),
+}
+
+impl std::fmt::Display for ReplyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Status(code, body) => write!(f, "HTTP {code}: {body}"),
+            Self::Malformed(why) => write!(f, "malformed reply: {why}"),
+            Self::WrongId { expected, found } => {
+                write!(f, "reply id {found} does not match request id {expected}")
+            }
+            Self::JsonRpcError(error) => write!(f, "error reply: {error}"),
+            Self::Transport(why) => write!(f, "transport: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for ReplyError {}
+
+#[derive(Deserialize)]
+struct CheapReply<'a> {
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
+    result: Option<IgnoredAny>,
+    #[serde(borrow)]
+    error: Option<&'a RawValue>,
+}
+
+/// The id of a reply, if it is a JSON-RPC message with a numeric id.
+pub fn reply_id(json: &[u8]) -> Option<u64> {
+    #[derive(Deserialize)]
+    struct IdOnly {
+        id: Option<u64>,
+    }
+    serde_json::from_slice::<IdOnly>(json).ok()?.id
+}
+
+/// Cheap check: `json` is a JSON-RPC success reply to request `id`.
+pub fn check_reply(json: &[u8], id: u64) -> Result<(), ReplyError> {
+    let reply: CheapReply<'_> =
+        serde_json::from_slice(json).map_err(|e| ReplyError::Malformed(e.to_string()))?;
+    if let Some(error) = reply.error {
+        return Err(ReplyError::JsonRpcError(truncate(error.get())));
+    }
+    let found = reply.id.map_or("none", RawValue::get);
+    if found.parse::<u64>() != Ok(id) {
+        return Err(ReplyError::WrongId {
+            expected: id,
+            found: found.to_owned(),
+        });
+    }
+    if reply.result.is_none() {
+        return Err(ReplyError::Malformed("no `result` member".into()));
+    }
+    Ok(())
+}
+
+/// Full check: [`check_reply`], plus `"jsonrpc":"2.0"`, a tool result that is
+/// not `isError`, and whose first text content is the echoed [`ECHO_TEXT`].
+pub fn check_reply_full(json: &[u8], id: u64) -> Result<(), ReplyError> {
+    check_reply(json, id)?;
+    let value: serde_json::Value =
+        serde_json::from_slice(json).map_err(|e| ReplyError::Malformed(e.to_string()))?;
+    if value.get("jsonrpc").and_then(|v| v.as_str()) != Some("2.0") {
+        return Err(ReplyError::Malformed("`jsonrpc` is not \"2.0\"".into()));
+    }
+    let result = &value["result"];
+    if result.get("isError").and_then(|v| v.as_bool()) == Some(true) {
+        return Err(ReplyError::JsonRpcError(truncate(&result.to_string())));
+    }
+    let text = result["content"][0]["text"].as_str();
+    if text != Some(ECHO_TEXT) {
+        return Err(ReplyError::Malformed(format!(
+            "result.content[0].text is {text:?}, expected {ECHO_TEXT:?}: {}",
+            truncate(&result.to_string())
+        )));
+    }
+    Ok(())
+}
+
+/// The JSON-RPC message in an HTTP reply body.
+///
+/// A `text/event-stream` body yields the `data` of the last event whose data
+/// is a JSON object with an `id` (priming and notification events are skipped);
+/// any other body is returned as is.
+pub fn json_payload<'a>(content_type: Option<&str>, body: &'a [u8]) -> Cow<'a, [u8]> {
+    let is_sse = content_type.is_some_and(|ct| ct.starts_with("text/event-stream"));
+    if !is_sse {
+        return Cow::Borrowed(body);
+    }
+    let text = String::from_utf8_lossy(body);
+    let mut found = None;
+    for event in text.split("\n\n") {
+        let data = event
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .map(|d| d.strip_prefix(' ').unwrap_or(d))
+            .collect::<Vec<_>>()
+            .join("\n");
+        if reply_id(data.as_bytes()).is_some() {
+            found = Some(data);
+        }
+    }
+    Cow::Owned(found.map(String::into_bytes).unwrap_or_default())
+}
+
+/// At most 200 characters of `text`, for error messages.
+pub fn truncate(text: &str) -> String {
+    const MAX: usize = 200;
+    match text.char_indices().nth(MAX) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_is_the_specified_body() -> anyhow::Result<()> {
+        let body: serde_json::Value = serde_json::from_slice(&request_body(7))?;
+        assert_eq!(
+            body,
+            serde_json::json!({
+                "jsonrpc": "2.0",
+                "id": 7,
+                "method": "tools/call",
+                "params": {
+                    "name": "echo",
+                    "arguments": {"text": "hello"},
+                    "_meta": {
+                        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                        "io.modelcontextprotocol/clientCapabilities": {}
+                    }
+                }
+            })
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn accepts_a_good_reply() {
+        let reply =
+            br#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"hello"}]}}"#;
+        assert_eq!(check_reply(reply, 3), Ok(()));
+        assert_eq!(check_reply_full(reply, 3), Ok(()));
+        assert_eq!(reply_id(reply), Some(3));
+    }
+
+    #[test]
+    fn rejects_bad_replies() {
+        let wrong_id = br#"{"jsonrpc":"2.0","id":4,"result":{}}"#;
+        assert!(matches!(
+            check_reply(wrong_id, 3),
+            Err(ReplyError::WrongId { .. })
+        ));
+        let error = br#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"x"}}"#;
+        assert!(matches!(
+            check_reply(error, 3),
+            Err(ReplyError::JsonRpcError(_))
+        ));
+        let tool_error = br#"{"jsonrpc":"2.0","id":3,"result":{"isError":true,"content":[]}}"#;
+        assert!(check_reply(tool_error, 3).is_ok());
+        assert!(check_reply_full(tool_error, 3).is_err());
+        assert!(check_reply(b"not json", 3).is_err());
+    }
+
+    #[test]
+    fn unpacks_event_streams() {
+        let body = b"id: 0\nretry: 3000\ndata: \n\ndata: {\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}\n\n";
+        let json = json_payload(Some("text/event-stream"), body);
+        assert_eq!(check_reply(&json, 9), Ok(()));
+        let plain = json_payload(Some("application/json"), b"{}");
+        assert_eq!(&*plain, b"{}");
+    }
+}

@@ -1,0 +1,283 @@
+//! Orchestration: runtimes, servers, pre-flight checks and the cells of a run.
+//!
+//! Servers run on one multi-thread tokio runtime (`LOAD_SERVER_THREADS`
+//! workers), load generators on another (`LOAD_CLIENT_THREADS` workers); the
+//! two share the machine's cores, so on a 2-core machine the load generator
+//! competes with the server it measures. Ratios to the ceiling stay
+//! meaningful because every target pays the same client cost; absolute
+//! numbers do not transfer to bigger machines.
+//!
+//! Every HTTP server is started once, on its own `127.0.0.1` port, and lives
+//! for the whole run; a stdio server is a fresh child process per cell. Each
+//! target is checked once per transport before being measured (two requests,
+//! full validation); a target that fails is reported as broken and skipped.
+//! Cells run scenario by scenario, all targets of one scenario back to back,
+//! so slow drift of the machine affects them alike.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use tokio::net::TcpListener;
+use tokio::runtime::Runtime;
+use tokio_util::sync::CancellationToken;
+
+use crate::bins::BinLocator;
+use crate::client::{self, HttpCell};
+use crate::config::LoadConfig;
+use crate::stats::CellStats;
+use crate::stdio_client::{self, StdioCell};
+use crate::targets::{Target, TargetKind};
+
+/// Transport of a scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Transport {
+    /// Streamable HTTP, stateless, one request in flight per connection.
+    Http,
+    /// Newline-delimited JSON over a child's stdin/stdout, pipelined.
+    Stdio,
+}
+
+/// One load scenario: a transport and a concurrency (HTTP connections) or
+/// pipelining depth (stdio).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Scenario {
+    /// The transport.
+    pub transport: Transport,
+    /// Connections (HTTP) or requests in flight (stdio).
+    pub depth: usize,
+}
+
+impl std::fmt::Display for Scenario {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.transport {
+            Transport::Http => write!(f, "http c={}", self.depth),
+            Transport::Stdio => write!(f, "stdio inflight={}", self.depth),
+        }
+    }
+}
+
+/// What a cell produced.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    /// The cell ran; [`CellStats::healthy`] tells whether the target answered correctly.
+    Measured(CellStats),
+    /// The target failed its pre-flight check or could not be started.
+    Broken(String),
+}
+
+/// One (scenario, target) result.
+#[derive(Debug, Clone)]
+pub struct Cell {
+    /// The scenario.
+    pub scenario: Scenario,
+    /// Target name.
+    pub target: &'static str,
+    /// Target role.
+    pub kind: TargetKind,
+    /// The result.
+    pub outcome: Outcome,
+}
+
+impl Cell {
+    /// Requests per second, if the cell ran and the target answered correctly.
+    pub fn healthy_rps(&self) -> Option<f64> {
+        match &self.outcome {
+            Outcome::Measured(stats) if stats.healthy() => Some(stats.rps()),
+            _ => None,
+        }
+    }
+}
+
+/// Everything a run measured.
+#[derive(Debug, Clone)]
+pub struct RunReport {
+    /// The configuration used.
+    pub config: LoadConfig,
+    /// Cores available to the process.
+    pub cores: usize,
+    /// The cells, in run order.
+    pub cells: Vec<Cell>,
+}
+
+fn runtime(threads: usize, name: &str) -> anyhow::Result<Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
+        .thread_name(name)
+        .enable_all()
+        .build()
+        .with_context(|| format!("cannot build the {name} runtime"))
+}
+
+/// Runs every scenario of `config` against `targets`.
+pub fn run(
+    config: &LoadConfig,
+    targets: &[Box<dyn Target>],
+    bins: &mut BinLocator,
+) -> anyhow::Result<RunReport> {
+    let servers = runtime(config.server_threads, "bench-server")?;
+    let load = runtime(config.client_threads, "bench-load")?;
+    let targets: Vec<&dyn Target> = targets
+        .iter()
+        .map(AsRef::as_ref)
+        .filter(|t| config.wants(t.name()))
+        .collect();
+    let shutdown = CancellationToken::new();
+    let mut cells = Vec::new();
+
+    // HTTP: start every server once, check it, then measure scenario by scenario.
+    let mut http: Vec<(&dyn Target, Result<SocketAddr, String>)> = Vec::new();
+    for &target in targets.iter().filter(|t| t.has_http()) {
+        let started = start_http(&servers, target, shutdown.child_token()).and_then(|addr| {
+            load.block_on(client::preflight(addr, config.request_timeout))
+                .with_context(|| format!("pre-flight request to {addr} failed"))?;
+            Ok(addr)
+        });
+        let started = started.map_err(|e| format!("{e:#}"));
+        if let Err(why) = &started {
+            eprintln!("[http] {} is BROKEN: {why}", target.name());
+        }
+        http.push((target, started));
+    }
+    for &depth in &config.http_concurrency {
+        let scenario = Scenario {
+            transport: Transport::Http,
+            depth,
+        };
+        for (target, started) in &http {
+            let outcome = match started {
+                Err(why) => Outcome::Broken(why.clone()),
+                Ok(addr) => {
+                    let cell = HttpCell {
+                        addr: *addr,
+                        concurrency: depth,
+                        warmup: config.warmup,
+                        measure: config.measure,
+                        max_requests: config.max_requests,
+                        timeout: config.request_timeout,
+                        sample_every: config.sample_every,
+                    };
+                    match load.block_on(client::run(cell)) {
+                        Ok(stats) => Outcome::Measured(stats),
+                        Err(e) => Outcome::Broken(format!("{e:#}")),
+                    }
+                }
+            };
+            cells.push(progress(Cell {
+                scenario,
+                target: target.name(),
+                kind: target.kind(),
+                outcome,
+            }));
+        }
+    }
+    shutdown.cancel();
+    servers.shutdown_timeout(Duration::from_secs(1));
+
+    // stdio: locate and check each server once, then a fresh child per cell.
+    let mut stdio: Vec<(&dyn Target, Result<std::path::PathBuf, String>)> = Vec::new();
+    for &target in &targets {
+        let Some(bin) = target.stdio_bin() else {
+            continue;
+        };
+        let ready = bins.locate(bin).and_then(|program| {
+            load.block_on(stdio_client::preflight(&program, config.request_timeout))
+                .with_context(|| format!("pre-flight request to {} failed", program.display()))?;
+            Ok(program)
+        });
+        let ready = ready.map_err(|e| format!("{e:#}"));
+        if let Err(why) = &ready {
+            eprintln!("[stdio] {} is BROKEN: {why}", target.name());
+        }
+        stdio.push((target, ready));
+    }
+    for &depth in &config.stdio_in_flight {
+        let scenario = Scenario {
+            transport: Transport::Stdio,
+            depth,
+        };
+        for (target, ready) in &stdio {
+            let outcome = match ready {
+                Err(why) => Outcome::Broken(why.clone()),
+                Ok(program) => {
+                    let cell = StdioCell {
+                        program: program.clone(),
+                        in_flight: depth,
+                        warmup: config.warmup,
+                        measure: config.measure,
+                        max_requests: config.max_requests,
+                        timeout: config.request_timeout,
+                        sample_every: config.sample_every,
+                    };
+                    match load.block_on(stdio_client::run(cell)) {
+                        Ok(stats) => Outcome::Measured(stats),
+                        Err(e) => Outcome::Broken(format!("{e:#}")),
+                    }
+                }
+            };
+            cells.push(progress(Cell {
+                scenario,
+                target: target.name(),
+                kind: target.kind(),
+                outcome,
+            }));
+        }
+    }
+    load.shutdown_timeout(Duration::from_secs(1));
+
+    Ok(RunReport {
+        config: config.clone(),
+        cores: std::thread::available_parallelism().map_or(1, usize::from),
+        cells,
+    })
+}
+
+fn start_http(
+    servers: &Runtime,
+    target: &dyn Target,
+    shutdown: CancellationToken,
+) -> anyhow::Result<SocketAddr> {
+    let listener = servers
+        .block_on(TcpListener::bind("127.0.0.1:0"))
+        .context("cannot bind a loopback port")?;
+    let addr = listener.local_addr()?;
+    let _entered = servers.enter();
+    target.spawn_http(listener, shutdown)?;
+    Ok(addr)
+}
+
+fn progress(cell: Cell) -> Cell {
+    match &cell.outcome {
+        Outcome::Measured(stats) => eprintln!(
+            "[{}] {:<12} {:>10.0} req/s  p50 {:>9.1?}  p99 {:>9.1?}  errors {}",
+            cell.scenario,
+            cell.target,
+            stats.rps(),
+            stats.p50,
+            stats.p99,
+            stats.errors
+        ),
+        Outcome::Broken(why) => eprintln!("[{}] {:<12} BROKEN: {why}", cell.scenario, cell.target),
+    }
+    cell
+}
+
+/// Cells grouped by scenario, in run order.
+pub fn by_scenario(cells: &[Cell]) -> Vec<(Scenario, Vec<&Cell>)> {
+    let mut order = Vec::new();
+    let mut groups: HashMap<Scenario, Vec<&Cell>> = HashMap::new();
+    for cell in cells {
+        groups
+            .entry(cell.scenario)
+            .or_insert_with(|| {
+                order.push(cell.scenario);
+                Vec::new()
+            })
+            .push(cell);
+    }
+    order
+        .into_iter()
+        .map(|s| (s, groups.remove(&s).unwrap_or_default()))
+        .collect()
+}

@@ -1,0 +1,124 @@
+//! The servers under test, each a small adapter behind [`Target`].
+//!
+//! A target can be served over HTTP (it is handed a bound loopback listener and
+//! spawns its server on the servers' runtime) and/or over stdio (it names a
+//! `[[bin]]` of this crate that speaks newline-delimited JSON on stdin/stdout).
+//!
+//! | target | HTTP | stdio |
+//! | --- | --- | --- |
+//! | [`bare_hyper`] | ceiling | – |
+//! | [`echo_stdio`] | – | ceiling |
+//! | [`rmcp`] | yes | yes |
+//! | `ours` (`targets/ours.rs`) | TODO | TODO |
+//!
+//! Adding a target is: implement [`Target`] in a new module and list it in
+//! [`all`]. HTTP targets that expose a hyper-compatible service can reuse
+//! [`spawn_http1`], so every HTTP target gets the same connection handling.
+
+pub mod bare_hyper;
+pub mod echo_stdio;
+pub mod rmcp;
+// TODO(ours): `ours.rs` holds the adapter for this workspace's `mcp-server`. It is kept out
+// of the module tree until `mcp-server` exposes its serving API; then add
+// `pub mod ours;` here, `Box::new(ours::Ours)` to `all()`, the `ours_stdio_server` bin to
+// Cargo.toml and `mcp-server = { workspace = true }` to the dependencies.
+
+use std::error::Error as StdError;
+
+use hyper::body::{Body, Incoming};
+use hyper::service::Service;
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+/// The role a target plays in the comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetKind {
+    /// The framework-free ceiling the others are divided by.
+    Ceiling,
+    /// rmcp, the official Rust SDK.
+    Rmcp,
+    /// This workspace's SDK.
+    Ours,
+}
+
+/// One server implementation under test.
+pub trait Target: Send + Sync {
+    /// Short name used in the report and in `LOAD_TARGETS`.
+    fn name(&self) -> &'static str;
+
+    /// The role of this target in the ratios.
+    fn kind(&self) -> TargetKind;
+
+    /// Whether [`Target::spawn_http`] serves anything.
+    fn has_http(&self) -> bool {
+        false
+    }
+
+    /// Spawns the HTTP server on `listener` (already bound to `127.0.0.1`),
+    /// answering `POST /mcp`, until `shutdown` is cancelled.
+    ///
+    /// Called from inside the servers' runtime, so `tokio::spawn` lands there.
+    fn spawn_http(&self, listener: TcpListener, shutdown: CancellationToken) -> anyhow::Result<()> {
+        drop((listener, shutdown));
+        anyhow::bail!("target {} has no HTTP form", self.name())
+    }
+
+    /// Name of the `[[bin]]` of this crate that serves the target over stdio.
+    fn stdio_bin(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+/// Every target, in report order: ceilings first, then rmcp, then ours.
+pub fn all() -> Vec<Box<dyn Target>> {
+    vec![
+        Box::new(bare_hyper::BareHyper),
+        Box::new(echo_stdio::EchoStdio),
+        Box::new(rmcp::Rmcp),
+    ]
+}
+
+/// Accepts HTTP/1.1 connections on `listener` and serves each with `service`
+/// (keep-alive on, `TCP_NODELAY` set) until `shutdown` is cancelled.
+pub fn spawn_http1<S, B>(listener: TcpListener, shutdown: CancellationToken, service: S)
+where
+    S: Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<Box<dyn StdError + Send + Sync>>,
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn StdError + Send + Sync>>,
+{
+    tokio::spawn(async move {
+        loop {
+            let accepted = tokio::select! {
+                () = shutdown.cancelled() => break,
+                accepted = listener.accept() => accepted,
+            };
+            let Ok((stream, _peer)) = accepted else {
+                // Transient accept errors (e.g. EMFILE) must not kill the server.
+                tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+                continue;
+            };
+            // Latency matters more than packet count on loopback; failure only costs speed.
+            let _ = stream.set_nodelay(true);
+            let service = service.clone();
+            let shutdown = shutdown.clone();
+            tokio::spawn(async move {
+                let connection = hyper::server::conn::http1::Builder::new()
+                    .keep_alive(true)
+                    .serve_connection(TokioIo::new(stream), service);
+                tokio::pin!(connection);
+                tokio::select! {
+                    _ = connection.as_mut() => {}
+                    () = shutdown.cancelled() => {
+                        connection.as_mut().graceful_shutdown();
+                        let _ = connection.as_mut().await;
+                    }
+                }
+            });
+        }
+    });
+}

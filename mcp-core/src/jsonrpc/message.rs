@@ -1,0 +1,299 @@
+//! Incoming JSON-RPC messages and the parser that classifies malformed input; outgoing
+//! result, error and notification envelopes.
+
+use serde::de::IgnoredAny;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::{McpError, RequestId};
+
+/// A request from the client: it has an id and expects exactly one response.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IncomingRequest {
+    /// The request id, echoed on the response.
+    pub id: RequestId,
+    /// The method name.
+    pub method: String,
+    /// The `params` object; absent params read as an empty object.
+    pub params: Map<String, Value>,
+}
+
+/// A notification from the client: no id, never answered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IncomingNotification {
+    /// The method name, such as `notifications/cancelled`.
+    pub method: String,
+    /// The `params` object; absent params read as an empty object.
+    pub params: Map<String, Value>,
+}
+
+/// One parsed message from the client.
+#[derive(Debug, Clone, PartialEq)]
+pub enum IncomingMessage {
+    /// A request.
+    Request(IncomingRequest),
+    /// A notification.
+    Notification(IncomingNotification),
+    /// A response (clients do not send these to a 2026-07-28 server; transports reject them).
+    Response {
+        /// The id of the response, if it had a valid one.
+        id: Option<RequestId>,
+    },
+}
+
+/// The fields a JSON-RPC message may carry, read without interpretation.
+#[derive(Deserialize)]
+struct RawMessage {
+    jsonrpc: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Value>,
+    method: Option<Value>,
+    params: Option<Value>,
+    result: Option<IgnoredAny>,
+    error: Option<IgnoredAny>,
+}
+
+/// Keeps an explicit `null` distinguishable from an absent member.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+/// Parses one JSON-RPC message.
+///
+/// On failure, returns the error response to send: `-32700` when the bytes are not JSON,
+/// `-32600` when they are JSON but not one well-formed message (a batch array, a scalar,
+/// a missing or wrong `jsonrpc`, a bad id, a non-string method, non-object params). The error
+/// echoes the request id whenever one could be read.
+///
+/// ```
+/// use mcp_core::jsonrpc::{parse_message, IncomingMessage};
+/// use mcp_core::ErrorCode;
+///
+/// let msg = parse_message(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#).unwrap();
+/// assert!(matches!(msg, IncomingMessage::Request(r) if r.method == "tools/list"));
+///
+/// assert_eq!(parse_message(b"{oops").unwrap_err().error.code, ErrorCode::PARSE_ERROR);
+/// assert_eq!(parse_message(b"[]").unwrap_err().error.code, ErrorCode::INVALID_REQUEST);
+/// ```
+pub fn parse_message(bytes: &[u8]) -> Result<IncomingMessage, ErrorResponse> {
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
+    if first != Some(b'{') {
+        // Not an object: decide between "not JSON at all" and "JSON of the wrong shape".
+        return Err(match serde_json::from_slice::<IgnoredAny>(bytes) {
+            Err(_) => ErrorResponse::new(None, McpError::parse_error("Parse error: invalid JSON")),
+            Ok(_) if first == Some(b'[') => ErrorResponse::new(
+                None,
+                McpError::invalid_request("Invalid request: batch arrays are not supported"),
+            ),
+            Ok(_) => ErrorResponse::new(
+                None,
+                McpError::invalid_request("Invalid request: a message must be a JSON object"),
+            ),
+        });
+    }
+    let raw: RawMessage = serde_json::from_slice(bytes).map_err(|err| {
+        let error = if err.is_syntax() || err.is_eof() {
+            McpError::parse_error("Parse error: invalid JSON")
+        } else {
+            McpError::invalid_request(format!("Invalid request: {err}"))
+        };
+        ErrorResponse::new(None, error)
+    })?;
+    classify(raw)
+}
+
+fn classify(raw: RawMessage) -> Result<IncomingMessage, ErrorResponse> {
+    let id = match &raw.id {
+        None => None,
+        Some(value) => match RequestId::from_value(value) {
+            Some(id) => Some(id),
+            None => {
+                return Err(ErrorResponse::new(
+                    None,
+                    McpError::invalid_request(
+                        "Invalid request: id must be a string or an integer",
+                    ),
+                ));
+            }
+        },
+    };
+    let invalid = |message: &'static str| ErrorResponse::new(id.clone(), McpError::invalid_request(message));
+    if raw.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
+        return Err(invalid("Invalid request: jsonrpc must be \"2.0\""));
+    }
+    if raw.result.is_some() || raw.error.is_some() {
+        if raw.method.is_some() {
+            return Err(invalid("Invalid request: a message cannot be both a request and a response"));
+        }
+        return Ok(IncomingMessage::Response { id });
+    }
+    let method = match raw.method {
+        Some(Value::String(method)) => method,
+        Some(_) => return Err(invalid("Invalid request: method must be a string")),
+        None => return Err(invalid("Invalid request: missing method")),
+    };
+    let params = match raw.params {
+        None => Map::new(),
+        Some(Value::Object(map)) => map,
+        Some(_) => return Err(invalid("Invalid request: params must be an object")),
+    };
+    Ok(match id {
+        Some(id) => IncomingMessage::Request(IncomingRequest { id, method, params }),
+        None => IncomingMessage::Notification(IncomingNotification { method, params }),
+    })
+}
+
+/// A successful response: `{"jsonrpc":"2.0","id":…,"result":…}`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ResultResponse<R> {
+    jsonrpc: JsonRpcVersion,
+    /// The id of the request answered.
+    pub id: RequestId,
+    /// The result payload.
+    pub result: R,
+}
+
+impl<R> ResultResponse<R> {
+    /// Wraps a result for the request `id`.
+    pub fn new(id: RequestId, result: R) -> Self {
+        Self {
+            jsonrpc: JsonRpcVersion,
+            id,
+            result,
+        }
+    }
+}
+
+/// An error response: `{"jsonrpc":"2.0","id":…,"error":{code,message,data?}}`. The id is
+/// omitted only when the request's id could not be read.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ErrorResponse {
+    jsonrpc: JsonRpcVersion,
+    /// The id of the request answered, when it could be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<RequestId>,
+    /// The error.
+    pub error: McpError,
+}
+
+impl ErrorResponse {
+    /// Wraps an error for the request `id`.
+    pub fn new(id: Option<RequestId>, error: McpError) -> Self {
+        Self {
+            jsonrpc: JsonRpcVersion,
+            id,
+            error,
+        }
+    }
+}
+
+/// A notification sent by the server: `{"jsonrpc":"2.0","method":…,"params":…}`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Notification<P> {
+    jsonrpc: JsonRpcVersion,
+    /// The notification method.
+    pub method: String,
+    /// The parameters.
+    pub params: P,
+}
+
+impl<P> Notification<P> {
+    /// A notification with the given method and params.
+    pub fn new(method: impl Into<String>, params: P) -> Self {
+        Self {
+            jsonrpc: JsonRpcVersion,
+            method: method.into(),
+            params,
+        }
+    }
+}
+
+/// The literal `"2.0"`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct JsonRpcVersion;
+
+impl Serialize for JsonRpcVersion {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str("2.0")
+    }
+}
+
+impl<'de> Deserialize<'de> for JsonRpcVersion {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        if v == "2.0" {
+            Ok(Self)
+        } else {
+            Err(serde::de::Error::custom("jsonrpc must be \"2.0\""))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorCode;
+
+    fn code(bytes: &[u8]) -> (ErrorCode, Option<RequestId>) {
+        let err = parse_message(bytes).expect_err("should be rejected");
+        (err.error.code, err.id)
+    }
+
+    #[test]
+    fn classifies_malformed_input() {
+        assert_eq!(code(b"not json").0, ErrorCode::PARSE_ERROR);
+        assert_eq!(code(b"{\"jsonrpc\":").0, ErrorCode::PARSE_ERROR);
+        assert_eq!(code(b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\"}]").0, ErrorCode::INVALID_REQUEST);
+        assert_eq!(code(b"[1,").0, ErrorCode::PARSE_ERROR);
+        assert_eq!(code(b"42").0, ErrorCode::INVALID_REQUEST);
+        assert_eq!(code(b"\"x\"").0, ErrorCode::INVALID_REQUEST);
+        assert_eq!(code(b"").0, ErrorCode::PARSE_ERROR);
+    }
+
+    #[test]
+    fn echoes_the_id_of_a_malformed_request() {
+        let (c, id) = code(br#"{"jsonrpc":"1.0","id":9,"method":"x"}"#);
+        assert_eq!((c, id), (ErrorCode::INVALID_REQUEST, Some(RequestId::Number(9))));
+        let (c, id) = code(br#"{"jsonrpc":"2.0","id":"a","method":5}"#);
+        assert_eq!((c, id), (ErrorCode::INVALID_REQUEST, Some(RequestId::from("a"))));
+        let (c, id) = code(br#"{"jsonrpc":"2.0","id":"a","method":"m","params":[1]}"#);
+        assert_eq!((c, id), (ErrorCode::INVALID_REQUEST, Some(RequestId::from("a"))));
+    }
+
+    #[test]
+    fn rejects_null_and_fractional_ids() {
+        assert_eq!(code(br#"{"jsonrpc":"2.0","id":null,"method":"m"}"#).0, ErrorCode::INVALID_REQUEST);
+        assert_eq!(code(br#"{"jsonrpc":"2.0","id":1.5,"method":"m"}"#).0, ErrorCode::INVALID_REQUEST);
+        assert_eq!(code(br#"{"jsonrpc":"2.0","id":{},"method":"m"}"#).0, ErrorCode::INVALID_REQUEST);
+    }
+
+    #[test]
+    fn parses_requests_notifications_and_responses() {
+        let req = parse_message(br#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"a"}}"#);
+        match req {
+            Ok(IncomingMessage::Request(r)) => {
+                assert_eq!(r.id, RequestId::from("x"));
+                assert_eq!(r.params["name"], "a");
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        let note = parse_message(br#"{"jsonrpc":"2.0","method":"notifications/cancelled"}"#);
+        assert!(matches!(note, Ok(IncomingMessage::Notification(n)) if n.params.is_empty()));
+        let resp = parse_message(br#"{"jsonrpc":"2.0","id":3,"result":{}}"#);
+        assert!(matches!(resp, Ok(IncomingMessage::Response { id: Some(RequestId::Number(3)) })));
+    }
+
+    #[test]
+    fn serializes_envelopes() {
+        let ok = ResultResponse::new(RequestId::Number(1), serde_json::json!({"a": 1}));
+        assert_eq!(
+            serde_json::to_string(&ok).unwrap_or_default(),
+            r#"{"jsonrpc":"2.0","id":1,"result":{"a":1}}"#
+        );
+        let err = ErrorResponse::new(None, McpError::parse_error("Parse error"));
+        assert_eq!(
+            serde_json::to_string(&err).unwrap_or_default(),
+            r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#
+        );
+    }
+}

@@ -1,0 +1,24 @@
+//! Wire types and pure protocol logic for the Model Context Protocol, revision 2026-07-28.
+//!
+//! This crate performs no I/O. It holds:
+//! - [`jsonrpc`]: the JSON-RPC 2.0 envelope (ids, requests, notifications, responses, errors)
+//!   and the parser that classifies malformed input with the right error code;
+//! - [`protocol`]: every request, result and notification payload a 2026-07-28 server
+//!   receives or sends, following `schema/2026-07-28/schema.ts` of the specification;
+//! - [`uri_template`]: matching of RFC 6570 level-1 URI templates used by resource templates.
+//!
+//! ```
+//! use mcp_core::protocol::{CallToolResult, ContentBlock};
+//!
+//! let result = CallToolResult::text("Hello");
+//! let json = serde_json::to_value(&result).unwrap();
+//! assert_eq!(json["resultType"], "complete");
+//! assert_eq!(json["content"][0], serde_json::json!({"type": "text", "text": "Hello"}));
+//! # let _ = ContentBlock::text("x");
+//! ```
+
+pub mod jsonrpc;
+pub mod protocol;
+pub mod uri_template;
+
+pub use jsonrpc::{ErrorCode, McpError, RequestId};

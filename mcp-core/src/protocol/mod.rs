@@ -1,0 +1,70 @@
+//! The payloads of MCP 2026-07-28: requests, results and notifications a server handles.
+//!
+//! Every result type carries `resultType` (always set on the wire); the cacheable ones
+//! (`server/discover`, the four `*/list` methods and `resources/read`) also carry
+//! `ttlMs` and `cacheScope`. Field names follow `schema/2026-07-28/schema.ts`.
+
+mod capabilities;
+mod completion;
+mod content;
+mod discover;
+mod elicitation;
+mod implementation;
+mod input_required;
+mod logging;
+mod meta;
+mod notifications;
+mod pagination;
+mod prompts;
+mod resources;
+mod result;
+mod roots;
+mod sampling;
+mod subscriptions;
+mod tools;
+mod version;
+
+pub use capabilities::{
+    ClientCapabilities, CompletionsCapability, ElicitationCapability, LoggingCapability,
+    PromptsCapability, ResourcesCapability, RootsCapability, SamplingCapability,
+    ServerCapabilities, ToolsCapability,
+};
+pub use completion::{
+    CompleteArgument, CompleteContext, CompleteParams, CompleteResult, Completion,
+    CompletionReference,
+};
+pub use content::{Annotations, ContentBlock, ResourceContents, Role};
+pub use discover::DiscoverResult;
+pub use elicitation::{
+    ArrayType, BooleanType, FormMode, ObjectType, StringType, TitledItems, UntitledItems, UrlMode,
+    BooleanSchema, ElicitAction, ElicitRequestParams, ElicitResult, EnumOption, LegacyTitledEnumSchema,
+    NumberSchema, NumberType, PrimitiveSchemaDefinition, RequestedSchema, StringFormat,
+    StringSchema, TitledMultiSelectEnumSchema, TitledSingleSelectEnumSchema,
+    UntitledMultiSelectEnumSchema, UntitledSingleSelectEnumSchema,
+};
+pub use implementation::{Icon, IconTheme, Implementation};
+pub use input_required::{InputRequest, InputRequests, InputRequiredResult, Outcome};
+pub use logging::{LoggingLevel, LoggingMessageParams};
+pub use meta::{Meta, ProgressToken, RequestMeta, meta_keys};
+pub use notifications::{
+    CancelledParams, ListChangedParams, ProgressParams, ResourceUpdatedParams, methods,
+};
+pub use pagination::PaginatedParams;
+pub use prompts::{
+    GetPromptParams, GetPromptResult, ListPromptsResult, Prompt, PromptArgument, PromptMessage,
+};
+pub use resources::{
+    ListResourceTemplatesResult, ListResourcesResult, ReadResourceParams, ReadResourceResult,
+    Resource, ResourceTemplate,
+};
+pub use result::{CacheScope, EmptyResult, HasMeta, ResultType};
+pub use roots::{ListRootsResult, Root};
+pub use sampling::{
+    CreateMessageParams, CreateMessageResult, IncludeContext, ModelHint, ModelPreferences,
+    SamplingMessage,
+};
+pub use subscriptions::{
+    ListenParams, SubscriptionAcknowledgedParams, SubscriptionFilter, SubscriptionsListenResult,
+};
+pub use tools::{CallToolParams, CallToolResult, ListToolsResult, Tool, ToolAnnotations};
+pub use version::ProtocolVersion;

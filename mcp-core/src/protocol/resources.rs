@@ -1,0 +1,161 @@
+//! Resources: `resources/list`, `resources/templates/list`, `resources/read`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{Annotations, CacheScope, Icon, Meta, ResourceContents, ResultType};
+
+/// A concrete resource the server offers.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Resource {
+    /// The URI.
+    pub uri: String,
+    /// Programmatic name.
+    pub name: String,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// MIME type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Annotations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Size in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// Icons.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+impl Resource {
+    /// A resource with a URI and name.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            name: name.into(),
+            ..Self::default()
+        }
+    }
+}
+
+/// A family of resources described by an RFC 6570 URI template.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceTemplate {
+    /// The URI template, such as `test://template/{id}/data`.
+    pub uri_template: String,
+    /// Programmatic name.
+    pub name: String,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// MIME type of matching resources.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Annotations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Icons.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// The result of `resources/list`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListResourcesResult {
+    /// Always `complete`.
+    #[serde(default)]
+    pub result_type: ResultType,
+    /// The resources.
+    pub resources: Vec<Resource>,
+    /// Cursor of the next page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// Freshness in milliseconds.
+    pub ttl_ms: u64,
+    /// Who may reuse it.
+    pub cache_scope: CacheScope,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// The result of `resources/templates/list`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListResourceTemplatesResult {
+    /// Always `complete`.
+    #[serde(default)]
+    pub result_type: ResultType,
+    /// The templates.
+    pub resource_templates: Vec<ResourceTemplate>,
+    /// Cursor of the next page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// Freshness in milliseconds.
+    pub ttl_ms: u64,
+    /// Who may reuse it.
+    pub cache_scope: CacheScope,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// The params of `resources/read` (without `_meta`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadResourceParams {
+    /// The URI to read.
+    pub uri: String,
+    /// Answers to the previous round's input requests (MRTR).
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::input_required::present")]
+    pub input_responses: Option<Value>,
+    /// The echoed continuation state (MRTR).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_state: Option<String>,
+}
+
+/// The result of `resources/read`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadResourceResult {
+    /// Always `complete`.
+    #[serde(default)]
+    pub result_type: ResultType,
+    /// The contents (never empty for an existing resource).
+    pub contents: Vec<ResourceContents>,
+    /// Freshness in milliseconds.
+    pub ttl_ms: u64,
+    /// Who may reuse it.
+    pub cache_scope: CacheScope,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+impl ReadResourceResult {
+    /// A result with the given contents, immediately stale and private by default; the
+    /// server applies its configured caching policy when it answers.
+    pub fn new(contents: Vec<ResourceContents>) -> Self {
+        Self {
+            contents,
+            ..Self::default()
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Shared support for the workspace's examples and end-to-end tests.
