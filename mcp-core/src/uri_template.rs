@@ -89,7 +89,10 @@ impl UriTemplate {
                     if matches!(parts.last(), Some(Part::Variable(_))) {
                         return Err(UriTemplateError::Adjacent(template.to_owned()));
                     }
-                    if parts.iter().any(|p| matches!(p, Part::Variable(v) if v == name)) {
+                    if parts
+                        .iter()
+                        .any(|p| matches!(p, Part::Variable(v) if v == name))
+                    {
                         return Err(UriTemplateError::Duplicate {
                             template: template.to_owned(),
                             name: name.to_owned(),
@@ -158,12 +161,30 @@ mod tests {
 
     #[test]
     fn rejects_malformed_templates() {
-        assert!(matches!(UriTemplate::parse("a://{id"), Err(UriTemplateError::Unbalanced(_))));
-        assert!(matches!(UriTemplate::parse("a://id}"), Err(UriTemplateError::Unbalanced(_))));
-        assert!(matches!(UriTemplate::parse("a://{}"), Err(UriTemplateError::InvalidVariable { .. })));
-        assert!(matches!(UriTemplate::parse("a://{a-b}"), Err(UriTemplateError::InvalidVariable { .. })));
-        assert!(matches!(UriTemplate::parse("a://{a}{b}"), Err(UriTemplateError::Adjacent(_))));
-        assert!(matches!(UriTemplate::parse("a://{a}/{a}"), Err(UriTemplateError::Duplicate { .. })));
+        assert!(matches!(
+            UriTemplate::parse("a://{id"),
+            Err(UriTemplateError::Unbalanced(_))
+        ));
+        assert!(matches!(
+            UriTemplate::parse("a://id}"),
+            Err(UriTemplateError::Unbalanced(_))
+        ));
+        assert!(matches!(
+            UriTemplate::parse("a://{}"),
+            Err(UriTemplateError::InvalidVariable { .. })
+        ));
+        assert!(matches!(
+            UriTemplate::parse("a://{a-b}"),
+            Err(UriTemplateError::InvalidVariable { .. })
+        ));
+        assert!(matches!(
+            UriTemplate::parse("a://{a}{b}"),
+            Err(UriTemplateError::Adjacent(_))
+        ));
+        assert!(matches!(
+            UriTemplate::parse("a://{a}/{a}"),
+            Err(UriTemplateError::Duplicate { .. })
+        ));
     }
 
     #[test]
@@ -171,12 +192,18 @@ mod tests {
         let t = UriTemplate::parse("files://{owner}/{name}.txt").unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
             t.matches("files://ann/notes.txt"),
-            Some(vec![("owner".into(), "ann".into()), ("name".into(), "notes".into())])
+            Some(vec![
+                ("owner".into(), "ann".into()),
+                ("name".into(), "notes".into())
+            ])
         );
         assert_eq!(t.matches("files://ann/sub/notes.txt"), None);
         assert_eq!(t.variables().collect::<Vec<_>>(), ["owner", "name"]);
         let tail = UriTemplate::parse("notes://{id}").unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(tail.matches("notes://7"), Some(vec![("id".into(), "7".into())]));
+        assert_eq!(
+            tail.matches("notes://7"),
+            Some(vec![("id".into(), "7".into())])
+        );
         assert_eq!(tail.matches("notes://"), None);
     }
 }

@@ -110,20 +110,21 @@ fn classify(raw: RawMessage) -> Result<IncomingMessage, ErrorResponse> {
             None => {
                 return Err(ErrorResponse::new(
                     None,
-                    McpError::invalid_request(
-                        "Invalid request: id must be a string or an integer",
-                    ),
+                    McpError::invalid_request("Invalid request: id must be a string or an integer"),
                 ));
             }
         },
     };
-    let invalid = |message: &'static str| ErrorResponse::new(id.clone(), McpError::invalid_request(message));
+    let invalid =
+        |message: &'static str| ErrorResponse::new(id.clone(), McpError::invalid_request(message));
     if raw.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
         return Err(invalid("Invalid request: jsonrpc must be \"2.0\""));
     }
     if raw.result.is_some() || raw.error.is_some() {
         if raw.method.is_some() {
-            return Err(invalid("Invalid request: a message cannot be both a request and a response"));
+            return Err(invalid(
+                "Invalid request: a message cannot be both a request and a response",
+            ));
         }
         return Ok(IncomingMessage::Response { id });
     }
@@ -243,7 +244,10 @@ mod tests {
     fn classifies_malformed_input() {
         assert_eq!(code(b"not json").0, ErrorCode::PARSE_ERROR);
         assert_eq!(code(b"{\"jsonrpc\":").0, ErrorCode::PARSE_ERROR);
-        assert_eq!(code(b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\"}]").0, ErrorCode::INVALID_REQUEST);
+        assert_eq!(
+            code(b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\"}]").0,
+            ErrorCode::INVALID_REQUEST
+        );
         assert_eq!(code(b"[1,").0, ErrorCode::PARSE_ERROR);
         assert_eq!(code(b"42").0, ErrorCode::INVALID_REQUEST);
         assert_eq!(code(b"\"x\"").0, ErrorCode::INVALID_REQUEST);
@@ -253,23 +257,43 @@ mod tests {
     #[test]
     fn echoes_the_id_of_a_malformed_request() {
         let (c, id) = code(br#"{"jsonrpc":"1.0","id":9,"method":"x"}"#);
-        assert_eq!((c, id), (ErrorCode::INVALID_REQUEST, Some(RequestId::Number(9))));
+        assert_eq!(
+            (c, id),
+            (ErrorCode::INVALID_REQUEST, Some(RequestId::Number(9)))
+        );
         let (c, id) = code(br#"{"jsonrpc":"2.0","id":"a","method":5}"#);
-        assert_eq!((c, id), (ErrorCode::INVALID_REQUEST, Some(RequestId::from("a"))));
+        assert_eq!(
+            (c, id),
+            (ErrorCode::INVALID_REQUEST, Some(RequestId::from("a")))
+        );
         let (c, id) = code(br#"{"jsonrpc":"2.0","id":"a","method":"m","params":[1]}"#);
-        assert_eq!((c, id), (ErrorCode::INVALID_REQUEST, Some(RequestId::from("a"))));
+        assert_eq!(
+            (c, id),
+            (ErrorCode::INVALID_REQUEST, Some(RequestId::from("a")))
+        );
     }
 
     #[test]
     fn rejects_null_and_fractional_ids() {
-        assert_eq!(code(br#"{"jsonrpc":"2.0","id":null,"method":"m"}"#).0, ErrorCode::INVALID_REQUEST);
-        assert_eq!(code(br#"{"jsonrpc":"2.0","id":1.5,"method":"m"}"#).0, ErrorCode::INVALID_REQUEST);
-        assert_eq!(code(br#"{"jsonrpc":"2.0","id":{},"method":"m"}"#).0, ErrorCode::INVALID_REQUEST);
+        assert_eq!(
+            code(br#"{"jsonrpc":"2.0","id":null,"method":"m"}"#).0,
+            ErrorCode::INVALID_REQUEST
+        );
+        assert_eq!(
+            code(br#"{"jsonrpc":"2.0","id":1.5,"method":"m"}"#).0,
+            ErrorCode::INVALID_REQUEST
+        );
+        assert_eq!(
+            code(br#"{"jsonrpc":"2.0","id":{},"method":"m"}"#).0,
+            ErrorCode::INVALID_REQUEST
+        );
     }
 
     #[test]
     fn parses_requests_notifications_and_responses() {
-        let req = parse_message(br#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"a"}}"#);
+        let req = parse_message(
+            br#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"a"}}"#,
+        );
         match req {
             Ok(IncomingMessage::Request(r)) => {
                 assert_eq!(r.id, RequestId::from("x"));
@@ -280,7 +304,12 @@ mod tests {
         let note = parse_message(br#"{"jsonrpc":"2.0","method":"notifications/cancelled"}"#);
         assert!(matches!(note, Ok(IncomingMessage::Notification(n)) if n.params.is_empty()));
         let resp = parse_message(br#"{"jsonrpc":"2.0","id":3,"result":{}}"#);
-        assert!(matches!(resp, Ok(IncomingMessage::Response { id: Some(RequestId::Number(3)) })));
+        assert!(matches!(
+            resp,
+            Ok(IncomingMessage::Response {
+                id: Some(RequestId::Number(3))
+            })
+        ));
     }
 
     #[test]

@@ -65,7 +65,11 @@ pub enum ResourceContents {
 
 impl ResourceContents {
     /// Text contents with a MIME type.
-    pub fn text(uri: impl Into<String>, mime_type: impl Into<String>, text: impl Into<String>) -> Self {
+    pub fn text(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
         Self::Text {
             uri: uri.into(),
             mime_type: Some(mime_type.into()),
@@ -75,7 +79,11 @@ impl ResourceContents {
     }
 
     /// Binary contents (already base64-encoded) with a MIME type.
-    pub fn blob(uri: impl Into<String>, mime_type: impl Into<String>, base64: impl Into<String>) -> Self {
+    pub fn blob(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        base64: impl Into<String>,
+    ) -> Self {
         Self::Blob {
             uri: uri.into(),
             mime_type: Some(mime_type.into()),

@@ -364,7 +364,10 @@ pub struct RequestedSchema {
 
 impl RequestedSchema {
     /// A form with the given fields and required names.
-    pub fn new(properties: IndexMap<String, PrimitiveSchemaDefinition>, required: Vec<String>) -> Self {
+    pub fn new(
+        properties: IndexMap<String, PrimitiveSchemaDefinition>,
+        required: Vec<String>,
+    ) -> Self {
         Self {
             schema: None,
             kind: ObjectType,

@@ -108,11 +108,16 @@ pub enum Outcome<T> {
 impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for Outcome<T> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(d)?;
-        let input_required = value.get("resultType").and_then(Value::as_str) == Some("input_required");
+        let input_required =
+            value.get("resultType").and_then(Value::as_str) == Some("input_required");
         if input_required {
-            serde_json::from_value(value).map(Self::InputRequired).map_err(serde::de::Error::custom)
+            serde_json::from_value(value)
+                .map(Self::InputRequired)
+                .map_err(serde::de::Error::custom)
         } else {
-            serde_json::from_value(value).map(Self::Complete).map_err(serde::de::Error::custom)
+            serde_json::from_value(value)
+                .map(Self::Complete)
+                .map_err(serde::de::Error::custom)
         }
     }
 }

@@ -71,6 +71,10 @@ pub struct RequestMeta {
     )]
     pub log_level: Option<LoggingLevel>,
     /// `progressToken`.
-    #[serde(rename = "progressToken", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub progress_token: Option<ProgressToken>,
 }

@@ -36,11 +36,11 @@ pub use completion::{
 pub use content::{Annotations, ContentBlock, ResourceContents, Role};
 pub use discover::DiscoverResult;
 pub use elicitation::{
-    ArrayType, BooleanType, FormMode, ObjectType, StringType, TitledItems, UntitledItems, UrlMode,
-    BooleanSchema, ElicitAction, ElicitRequestParams, ElicitResult, EnumOption, LegacyTitledEnumSchema,
-    NumberSchema, NumberType, PrimitiveSchemaDefinition, RequestedSchema, StringFormat,
-    StringSchema, TitledMultiSelectEnumSchema, TitledSingleSelectEnumSchema,
-    UntitledMultiSelectEnumSchema, UntitledSingleSelectEnumSchema,
+    ArrayType, BooleanSchema, BooleanType, ElicitAction, ElicitRequestParams, ElicitResult,
+    EnumOption, FormMode, LegacyTitledEnumSchema, NumberSchema, NumberType, ObjectType,
+    PrimitiveSchemaDefinition, RequestedSchema, StringFormat, StringSchema, StringType,
+    TitledItems, TitledMultiSelectEnumSchema, TitledSingleSelectEnumSchema, UntitledItems,
+    UntitledMultiSelectEnumSchema, UntitledSingleSelectEnumSchema, UrlMode,
 };
 pub use implementation::{Icon, IconTheme, Implementation};
 pub use input_required::{InputRequest, InputRequests, InputRequiredResult, Outcome};

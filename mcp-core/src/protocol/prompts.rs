@@ -88,7 +88,11 @@ pub struct GetPromptParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arguments: Option<Map<String, Value>>,
     /// Answers to the previous round's input requests (MRTR).
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::input_required::present")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::input_required::present"
+    )]
     pub input_responses: Option<Value>,
     /// The echoed continuation state (MRTR).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -124,7 +124,11 @@ pub struct ReadResourceParams {
     /// The URI to read.
     pub uri: String,
     /// Answers to the previous round's input requests (MRTR).
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::input_required::present")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::input_required::present"
+    )]
     pub input_responses: Option<Value>,
     /// The echoed continuation state (MRTR).
     #[serde(default, skip_serializing_if = "Option::is_none")]

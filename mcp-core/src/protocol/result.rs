@@ -56,15 +56,15 @@ pub struct EmptyResult {
 
 /// Results whose `_meta` the server can fill (with `io.modelcontextprotocol/serverInfo`).
 pub trait HasMeta {
-    /// The result's `_meta`.
-    fn meta_mut(&mut self) -> &mut Option<Meta>;
+    /// The result's `_meta`, created empty when absent.
+    fn meta_mut(&mut self) -> &mut Meta;
 }
 
 macro_rules! has_meta {
     ($($ty:ty),* $(,)?) => {$(
         impl HasMeta for $ty {
-            fn meta_mut(&mut self) -> &mut Option<Meta> {
-                &mut self.meta
+            fn meta_mut(&mut self) -> &mut Meta {
+                self.meta.get_or_insert_with(Meta::new)
             }
         }
     )*};
@@ -84,8 +84,14 @@ has_meta!(
     super::InputRequiredResult,
 );
 
+impl HasMeta for super::SubscriptionsListenResult {
+    fn meta_mut(&mut self) -> &mut Meta {
+        &mut self.meta
+    }
+}
+
 impl<T: HasMeta> HasMeta for super::Outcome<T> {
-    fn meta_mut(&mut self) -> &mut Option<Meta> {
+    fn meta_mut(&mut self) -> &mut Meta {
         match self {
             Self::Complete(result) => result.meta_mut(),
             Self::InputRequired(result) => result.meta_mut(),

@@ -120,7 +120,9 @@ impl CreateMessageResult {
     pub fn text(&self) -> Option<&str> {
         match &self.content {
             Value::Object(block) => block.get("text").and_then(Value::as_str),
-            Value::Array(blocks) => blocks.iter().find_map(|b| b.get("text").and_then(Value::as_str)),
+            Value::Array(blocks) => blocks
+                .iter()
+                .find_map(|b| b.get("text").and_then(Value::as_str)),
             _ => None,
         }
     }

@@ -108,7 +108,11 @@ pub struct CallToolParams {
     pub arguments: Option<Map<String, Value>>,
     /// Answers to the previous round's input requests (MRTR). Kept raw: a malformed value
     /// (such as `null`) is reported by the multi-round layer, not by params parsing.
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::input_required::present")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::input_required::present"
+    )]
     pub input_responses: Option<Value>,
     /// The echoed continuation state (MRTR).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1,0 +1,191 @@
+//! The request context handed to handlers: who is asking, with which capabilities, and
+//! the channels a handler uses while it works (progress, logs, cancellation).
+
+mod outbound;
+mod transport;
+
+use std::sync::Arc;
+
+use mcp_core::RequestId;
+use mcp_core::protocol::{
+    ClientCapabilities, Implementation, LoggingLevel, LoggingMessageParams, ProgressParams,
+    ProgressToken, RequestMeta, methods,
+};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::Server;
+
+pub use outbound::Outbound;
+pub use transport::{AuthIdentity, TransportInfo, TransportKind};
+
+/// Everything a handler may want to know about the request it is serving.
+///
+/// Cheap to clone. Handlers receive it as an extractor (`ctx: RequestContext`).
+///
+/// ```
+/// use mcp_server::RequestContext;
+///
+/// async fn slow(ctx: RequestContext) -> String {
+///     for step in 0..=2u32 {
+///         if ctx.is_cancelled() {
+///             return "stopped".into();
+///         }
+///         ctx.report_progress(f64::from(step) * 50.0, Some(100.0), None).await;
+///     }
+///     format!("done for {}", ctx.client_info().map_or("someone", |c| c.name.as_str()))
+/// }
+/// # let _ = slow;
+/// ```
+#[derive(Clone, Debug)]
+pub struct RequestContext {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    id: RequestId,
+    method: String,
+    meta: RequestMeta,
+    cancellation: CancellationToken,
+    outbound: Outbound,
+    transport: TransportInfo,
+    server: Server,
+    logging_enabled: bool,
+}
+
+impl RequestContext {
+    pub(crate) fn new(
+        id: RequestId,
+        method: String,
+        meta: RequestMeta,
+        cancellation: CancellationToken,
+        outbound: Outbound,
+        transport: TransportInfo,
+        server: Server,
+    ) -> Self {
+        let logging_enabled = server.logging_enabled();
+        Self {
+            inner: Arc::new(Inner {
+                id,
+                method,
+                meta,
+                cancellation,
+                outbound,
+                transport,
+                server,
+                logging_enabled,
+            }),
+        }
+    }
+
+    /// The JSON-RPC id of this request.
+    pub fn request_id(&self) -> &RequestId {
+        &self.inner.id
+    }
+
+    /// The method being served, such as `tools/call`.
+    pub fn method(&self) -> &str {
+        &self.inner.method
+    }
+
+    /// The protocol version the request was sent under.
+    pub fn protocol_version(&self) -> &str {
+        &self.inner.meta.protocol_version
+    }
+
+    /// The capabilities the client declared on this very request.
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.inner.meta.client_capabilities
+    }
+
+    /// The client's self-description, if it sent one. Self-reported: for display and logs
+    /// only, never for security decisions.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.inner.meta.client_info.as_ref()
+    }
+
+    /// The minimum log level the client asked for on this request, if any.
+    pub fn log_level(&self) -> Option<LoggingLevel> {
+        self.inner.meta.log_level
+    }
+
+    /// The progress token of this request, if the client wants progress.
+    pub fn progress_token(&self) -> Option<&ProgressToken> {
+        self.inner.meta.progress_token.as_ref()
+    }
+
+    /// The whole typed `_meta` of the request.
+    pub fn meta(&self) -> &RequestMeta {
+        &self.inner.meta
+    }
+
+    /// Fires when the client cancels the request (closes the HTTP stream, or sends
+    /// `notifications/cancelled` over stdio) or the server shuts down.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.inner.cancellation
+    }
+
+    /// Whether the request has been cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancellation.is_cancelled()
+    }
+
+    /// What the transport knows: HTTP request parts, the authenticated identity.
+    pub fn transport(&self) -> &TransportInfo {
+        &self.inner.transport
+    }
+
+    /// The authenticated caller, when an authentication layer put one on the request.
+    pub fn auth(&self) -> Option<&AuthIdentity> {
+        self.inner.transport.auth()
+    }
+
+    /// The server serving this request (to change its tools, prompts or resources, or
+    /// to notify listeners).
+    pub fn server(&self) -> &Server {
+        &self.inner.server
+    }
+
+    /// Sends `notifications/progress` if the client asked for progress on this request.
+    /// `progress` should increase from one call to the next. Returns whether it was sent.
+    pub async fn report_progress(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    ) -> bool {
+        let Some(token) = self.progress_token() else {
+            return false;
+        };
+        let params = ProgressParams {
+            progress_token: token.clone(),
+            progress,
+            total,
+            message,
+        };
+        self.inner.outbound.notify(methods::PROGRESS, &params).await
+    }
+
+    /// Sends `notifications/message` when the request set a log level at or below `level`.
+    /// Logging is deprecated by SEP-2577; without a level on the request nothing is sent.
+    pub async fn log(&self, level: LoggingLevel, logger: Option<&str>, data: Value) -> bool {
+        let wanted = match self.log_level() {
+            Some(min) if self.inner.logging_enabled => level >= min,
+            _ => false,
+        };
+        if !wanted {
+            return false;
+        }
+        let params = LoggingMessageParams {
+            level,
+            logger: logger.map(str::to_owned),
+            data,
+        };
+        self.inner.outbound.notify(methods::MESSAGE, &params).await
+    }
+
+    pub(crate) fn outbound(&self) -> &Outbound {
+        &self.inner.outbound
+    }
+}

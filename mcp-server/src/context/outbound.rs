@@ -1,0 +1,32 @@
+//! Where a request's notifications go: the request's own stream (HTTP SSE), the shared
+//! stdio channel, or nowhere (when the client cannot receive a stream).
+
+use bytes::Bytes;
+use mcp_core::jsonrpc::Notification;
+use serde::Serialize;
+use tokio::sync::mpsc;
+
+/// The sink for notifications tied to one request.
+#[derive(Debug, Clone)]
+pub enum Outbound {
+    /// Serialized notifications go to this channel.
+    Channel(mpsc::Sender<Bytes>),
+    /// Notifications are dropped (the client accepts no stream for this request).
+    Discard,
+}
+
+impl Outbound {
+    /// Serializes and sends a notification. Returns whether it was queued.
+    pub(crate) async fn notify<P: Serialize>(&self, method: &str, params: &P) -> bool {
+        match self {
+            Self::Discard => false,
+            Self::Channel(tx) => match serde_json::to_vec(&Notification::new(method, params)) {
+                Ok(bytes) => tx.send(Bytes::from(bytes)).await.is_ok(),
+                Err(err) => {
+                    tracing::error!(%method, error = %err, "could not serialize a notification");
+                    false
+                }
+            },
+        }
+    }
+}

@@ -1,0 +1,212 @@
+//! `subscriptions/listen`: acknowledge first, then forward the changes the client asked
+//! for, each tagged with the subscription id, until the client goes away or the server
+//! shuts down (then the listen request completes gracefully).
+
+use mcp_core::McpError;
+use mcp_core::protocol::{
+    ListChangedParams, ListenParams, Meta, ResourceUpdatedParams, ServerCapabilities,
+    SubscriptionAcknowledgedParams, SubscriptionFilter, SubscriptionsListenResult, meta_keys,
+    methods,
+};
+use serde_json::{Map, Value};
+use tokio::sync::broadcast::error::RecvError;
+
+use super::parse_params;
+use crate::context::Outbound;
+use crate::server::Change;
+use crate::{RequestContext, Server};
+
+impl Server {
+    pub(super) async fn listen(
+        &self,
+        ctx: RequestContext,
+        params: Map<String, Value>,
+        caps: &ServerCapabilities,
+    ) -> Result<SubscriptionsListenResult, McpError> {
+        let params: ListenParams = parse_params(params)?;
+        if matches!(ctx.outbound(), Outbound::Discard) {
+            return Err(McpError::invalid_request(
+                "subscriptions/listen needs a streaming response (Accept: text/event-stream)",
+            ));
+        }
+        let honoured = honour(&params.notifications, caps);
+        let mut meta = Meta::new();
+        meta.insert(
+            meta_keys::SUBSCRIPTION_ID.to_owned(),
+            serde_json::to_value(ctx.request_id()).unwrap_or(Value::Null),
+        );
+        // Subscribe before acknowledging, so no change between the two is lost.
+        let mut changes = self.subscribe_changes();
+        let ack = SubscriptionAcknowledgedParams {
+            notifications: honoured.clone(),
+            meta: meta.clone(),
+        };
+        if !ctx
+            .outbound()
+            .notify(methods::SUBSCRIPTIONS_ACKNOWLEDGED, &ack)
+            .await
+        {
+            return Err(McpError::internal("Internal error"));
+        }
+        loop {
+            let change = tokio::select! {
+                () = ctx.cancellation().cancelled() => break,
+                () = self.shutdown_token().cancelled() => break,
+                change = changes.recv() => change,
+            };
+            let sent = match change {
+                Ok(change) => forward(&ctx, &honoured, &meta, &change).await,
+                // Some changes were missed: tell the listener every list may have changed.
+                Err(RecvError::Lagged(_)) => {
+                    let mut ok = true;
+                    for change in [
+                        Change::ToolsListChanged,
+                        Change::PromptsListChanged,
+                        Change::ResourcesListChanged,
+                    ] {
+                        ok &= forward(&ctx, &honoured, &meta, &change).await;
+                    }
+                    ok
+                }
+                Err(RecvError::Closed) => break,
+            };
+            if !sent {
+                break;
+            }
+        }
+        Ok(SubscriptionsListenResult {
+            meta,
+            ..SubscriptionsListenResult::default()
+        })
+    }
+}
+
+/// The part of the client's filter this server can honour. Opt-in kinds the client did
+/// not ask for are never included.
+fn honour(wanted: &SubscriptionFilter, caps: &ServerCapabilities) -> SubscriptionFilter {
+    let on = |asked: Option<bool>, offered: bool| (asked == Some(true) && offered).then_some(true);
+    let resources = caps.resources.as_ref();
+    SubscriptionFilter {
+        tools_list_changed: on(
+            wanted.tools_list_changed,
+            caps.tools
+                .as_ref()
+                .is_some_and(|t| t.list_changed == Some(true)),
+        ),
+        prompts_list_changed: on(
+            wanted.prompts_list_changed,
+            caps.prompts
+                .as_ref()
+                .is_some_and(|p| p.list_changed == Some(true)),
+        ),
+        resources_list_changed: on(
+            wanted.resources_list_changed,
+            resources.is_some_and(|r| r.list_changed == Some(true)),
+        ),
+        resource_subscriptions: wanted.resource_subscriptions.clone().filter(|uris| {
+            !uris.is_empty() && resources.is_some_and(|r| r.subscribe == Some(true))
+        }),
+    }
+}
+
+/// Sends the notification for `change` if the listener asked for it. Returns false when
+/// the listener's stream is gone.
+async fn forward(
+    ctx: &RequestContext,
+    filter: &SubscriptionFilter,
+    meta: &Meta,
+    change: &Change,
+) -> bool {
+    let list_changed = |method: &'static str| {
+        (
+            method,
+            serde_json::to_value(ListChangedParams {
+                meta: Some(meta.clone()),
+            }),
+        )
+    };
+    let (method, params) = match change {
+        Change::ToolsListChanged if filter.tools_list_changed == Some(true) => {
+            list_changed(methods::TOOLS_LIST_CHANGED)
+        }
+        Change::PromptsListChanged if filter.prompts_list_changed == Some(true) => {
+            list_changed(methods::PROMPTS_LIST_CHANGED)
+        }
+        Change::ResourcesListChanged if filter.resources_list_changed == Some(true) => {
+            list_changed(methods::RESOURCES_LIST_CHANGED)
+        }
+        Change::ResourceUpdated(uri) if subscribed(filter, uri) => (
+            methods::RESOURCES_UPDATED,
+            serde_json::to_value(ResourceUpdatedParams {
+                uri: uri.clone(),
+                meta: Some(meta.clone()),
+            }),
+        ),
+        _ => return true,
+    };
+    match params {
+        Ok(params) => ctx.outbound().notify(method, &params).await,
+        Err(_) => true,
+    }
+}
+
+/// A change to `uri` concerns a subscription to it or to a parent of it.
+fn subscribed(filter: &SubscriptionFilter, uri: &str) -> bool {
+    filter.resource_subscriptions.iter().flatten().any(|sub| {
+        uri == sub
+            || (uri.starts_with(sub.as_str())
+                && (sub.ends_with('/') || uri[sub.len()..].starts_with('/')))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_core::protocol::{PromptsCapability, ResourcesCapability, ToolsCapability};
+
+    #[test]
+    fn honours_only_what_was_asked_and_offered() {
+        let caps = ServerCapabilities {
+            tools: Some(ToolsCapability {
+                list_changed: Some(true),
+            }),
+            prompts: Some(PromptsCapability {
+                list_changed: Some(true),
+            }),
+            ..ServerCapabilities::default()
+        };
+        let wanted = SubscriptionFilter {
+            tools_list_changed: Some(true),
+            prompts_list_changed: Some(false),
+            resources_list_changed: Some(true),
+            resource_subscriptions: Some(vec!["a://x".into()]),
+        };
+        let got = honour(&wanted, &caps);
+        assert_eq!(got.tools_list_changed, Some(true));
+        assert_eq!(got.prompts_list_changed, None);
+        assert_eq!(got.resources_list_changed, None);
+        assert_eq!(got.resource_subscriptions, None);
+        let caps = ServerCapabilities {
+            resources: Some(ResourcesCapability {
+                subscribe: Some(true),
+                list_changed: Some(true),
+            }),
+            ..caps
+        };
+        assert_eq!(
+            honour(&wanted, &caps).resource_subscriptions,
+            Some(vec!["a://x".to_string()])
+        );
+    }
+
+    #[test]
+    fn sub_resources_match_their_parent_subscription() {
+        let filter = SubscriptionFilter {
+            resource_subscriptions: Some(vec!["file:///docs".into()]),
+            ..SubscriptionFilter::default()
+        };
+        assert!(subscribed(&filter, "file:///docs"));
+        assert!(subscribed(&filter, "file:///docs/a.txt"));
+        assert!(!subscribed(&filter, "file:///docs2"));
+    }
+}

@@ -1,0 +1,251 @@
+//! The methods a server answers: discovery, listing, calling tools, getting prompts,
+//! reading resources and completing arguments.
+
+use std::panic::AssertUnwindSafe;
+
+use futures_util::FutureExt;
+use mcp_core::McpError;
+use mcp_core::protocol::{
+    CallToolParams, CallToolResult, CompleteParams, CompleteResult, CompletionReference,
+    DiscoverResult, GetPromptParams, GetPromptResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Outcome, PaginatedParams,
+    ProtocolVersion, ReadResourceParams, ReadResourceResult, ServerCapabilities,
+};
+use serde_json::{Map, Value};
+
+use super::gate::check_input_requests;
+use super::page::page;
+use super::parse_params;
+use crate::handler::Invocation;
+use crate::registry::{CompletionKey, CompletionRequest};
+use crate::{RequestContext, Server};
+
+type Params = Map<String, Value>;
+
+impl Server {
+    pub(super) fn discover(&self, capabilities: ServerCapabilities) -> DiscoverResult {
+        let cache = self.config().list_cache;
+        DiscoverResult {
+            supported_versions: ProtocolVersion::SUPPORTED
+                .iter()
+                .map(|v| (*v).to_owned())
+                .collect(),
+            capabilities,
+            instructions: self.instructions().map(str::to_owned),
+            ttl_ms: cache.ttl_ms(),
+            cache_scope: cache.scope(),
+            ..DiscoverResult::default()
+        }
+    }
+
+    pub(super) fn list_tools(&self, params: Params) -> Result<ListToolsResult, McpError> {
+        let params: PaginatedParams = parse_params(params)?;
+        let registry = self.snapshot();
+        let (tools, next_cursor) = page(
+            registry.tools.values().map(|r| r.tool().clone()),
+            params.cursor.as_deref(),
+            self.config().page_size,
+        )?;
+        let cache = self.config().list_cache;
+        Ok(ListToolsResult {
+            tools,
+            next_cursor,
+            ttl_ms: cache.ttl_ms(),
+            cache_scope: cache.scope(),
+            ..ListToolsResult::default()
+        })
+    }
+
+    pub(super) async fn call_tool(
+        &self,
+        ctx: RequestContext,
+        params: Params,
+    ) -> Result<Outcome<CallToolResult>, McpError> {
+        let params: CallToolParams = parse_params(params)?;
+        let registry = self.snapshot();
+        let route = registry
+            .tools
+            .get(&params.name)
+            .ok_or_else(|| McpError::invalid_params(format!("Unknown tool: {}", params.name)))?;
+        let arguments = Value::Object(params.arguments.unwrap_or_default());
+        if let Err(message) = route.check_arguments(&arguments) {
+            return Ok(Outcome::Complete(CallToolResult::error(message)));
+        }
+        let caps = ctx.client_capabilities().clone();
+        let invocation = Invocation {
+            input_responses: params.input_responses,
+            request_state: params.request_state,
+            ..Invocation::new(ctx, arguments)
+        };
+        let outcome = route.call(invocation).await?;
+        check_input_requests(&outcome, &caps)?;
+        Ok(outcome)
+    }
+
+    pub(super) fn list_prompts(&self, params: Params) -> Result<ListPromptsResult, McpError> {
+        let params: PaginatedParams = parse_params(params)?;
+        let registry = self.snapshot();
+        let (prompts, next_cursor) = page(
+            registry.prompts.values().map(|r| r.prompt().clone()),
+            params.cursor.as_deref(),
+            self.config().page_size,
+        )?;
+        let cache = self.config().list_cache;
+        Ok(ListPromptsResult {
+            prompts,
+            next_cursor,
+            ttl_ms: cache.ttl_ms(),
+            cache_scope: cache.scope(),
+            ..ListPromptsResult::default()
+        })
+    }
+
+    pub(super) async fn get_prompt(
+        &self,
+        ctx: RequestContext,
+        params: Params,
+    ) -> Result<Outcome<GetPromptResult>, McpError> {
+        let params: GetPromptParams = parse_params(params)?;
+        let registry = self.snapshot();
+        let route = registry
+            .prompts
+            .get(&params.name)
+            .ok_or_else(|| McpError::invalid_params(format!("Unknown prompt: {}", params.name)))?;
+        let caps = ctx.client_capabilities().clone();
+        let invocation = Invocation {
+            input_responses: params.input_responses,
+            request_state: params.request_state,
+            ..Invocation::new(ctx, Value::Object(params.arguments.unwrap_or_default()))
+        };
+        let outcome = route.get(invocation).await?;
+        check_input_requests(&outcome, &caps)?;
+        Ok(outcome)
+    }
+
+    pub(super) fn list_resources(&self, params: Params) -> Result<ListResourcesResult, McpError> {
+        let params: PaginatedParams = parse_params(params)?;
+        let registry = self.snapshot();
+        let (resources, next_cursor) = page(
+            registry.resources.values().map(|r| r.resource().clone()),
+            params.cursor.as_deref(),
+            self.config().page_size,
+        )?;
+        let cache = self.config().list_cache;
+        Ok(ListResourcesResult {
+            resources,
+            next_cursor,
+            ttl_ms: cache.ttl_ms(),
+            cache_scope: cache.scope(),
+            ..ListResourcesResult::default()
+        })
+    }
+
+    pub(super) fn list_resource_templates(
+        &self,
+        params: Params,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        let params: PaginatedParams = parse_params(params)?;
+        let registry = self.snapshot();
+        let (resource_templates, next_cursor) = page(
+            registry
+                .templates
+                .iter()
+                .map(|r| r.resource_template().clone()),
+            params.cursor.as_deref(),
+            self.config().page_size,
+        )?;
+        let cache = self.config().list_cache;
+        Ok(ListResourceTemplatesResult {
+            resource_templates,
+            next_cursor,
+            ttl_ms: cache.ttl_ms(),
+            cache_scope: cache.scope(),
+            ..ListResourceTemplatesResult::default()
+        })
+    }
+
+    pub(super) async fn read_resource(
+        &self,
+        ctx: RequestContext,
+        params: Params,
+    ) -> Result<Outcome<ReadResourceResult>, McpError> {
+        let params: ReadResourceParams = parse_params(params)?;
+        let registry = self.snapshot();
+        let caps = ctx.client_capabilities().clone();
+        let mut invocation = Invocation {
+            uri: Some(params.uri.clone()),
+            input_responses: params.input_responses,
+            request_state: params.request_state,
+            ..Invocation::new(ctx, Value::Object(Map::new()))
+        };
+        let outcome = if let Some(route) = registry.resources.get(&params.uri) {
+            route.read(invocation).await?
+        } else if let Some((route, vars)) = registry.match_template(&params.uri) {
+            tracing::trace!(uri = %params.uri, params = %crate::registry::template_params(&vars), "template matched");
+            invocation.uri_params = vars;
+            route.read(invocation).await?
+        } else {
+            return Err(McpError::resource_not_found(&params.uri));
+        };
+        let mut outcome = outcome;
+        if let Outcome::Complete(result) = &mut outcome {
+            if result.contents.is_empty() {
+                // An existing resource never reads as empty contents: that means "not found".
+                return Err(McpError::resource_not_found(&params.uri));
+            }
+            let cache = self.config().read_cache;
+            result.ttl_ms = cache.ttl_ms();
+            result.cache_scope = cache.scope();
+        }
+        check_input_requests(&outcome, &caps)?;
+        Ok(outcome)
+    }
+
+    pub(super) async fn complete(
+        &self,
+        ctx: RequestContext,
+        params: Params,
+    ) -> Result<CompleteResult, McpError> {
+        let params: CompleteParams = parse_params(params)?;
+        let registry = self.snapshot();
+        let known = match &params.reference {
+            CompletionReference::Prompt { name, .. } => registry.prompts.contains_key(name),
+            CompletionReference::Resource { uri } => {
+                registry
+                    .templates
+                    .iter()
+                    .any(|t| &t.resource_template().uri_template == uri)
+                    || registry.resources.contains_key(uri)
+            }
+        };
+        let key = CompletionKey::of(&params.reference);
+        let route = registry.completions.get(&key);
+        if !known && route.is_none() {
+            return Err(McpError::invalid_params(match &params.reference {
+                CompletionReference::Prompt { name, .. } => format!("Unknown prompt: {name}"),
+                CompletionReference::Resource { uri } => {
+                    format!("Unknown resource template: {uri}")
+                }
+            }));
+        }
+        let completion = match route {
+            None => Default::default(),
+            Some(route) => {
+                let request = CompletionRequest {
+                    context: ctx,
+                    argument: params.argument.name,
+                    value: params.argument.value,
+                    arguments: params.context.and_then(|c| c.arguments).unwrap_or_default(),
+                };
+                AssertUnwindSafe(route.complete(request))
+                    .catch_unwind()
+                    .await
+                    .map_err(|_| McpError::internal("Internal error"))??
+            }
+        };
+        Ok(CompleteResult {
+            completion,
+            ..CompleteResult::default()
+        })
+    }
+}

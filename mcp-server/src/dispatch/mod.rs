@@ -1,0 +1,202 @@
+//! The transport-independent dispatcher: validates a request as the specification
+//! requires, routes it to the method's implementation, and serializes the response.
+//!
+//! Validation order (pinned by the conformance suite): per-request `_meta` (`-32602`), then
+//! transport headers (`-32020`, HTTP only, done by the transport between the two calls),
+//! then protocol version (`-32022`), then method (`-32601`), then the handler.
+
+mod gate;
+mod listen;
+mod meta;
+mod methods;
+mod page;
+
+use std::panic::AssertUnwindSafe;
+
+use bytes::Bytes;
+use futures_util::FutureExt;
+use mcp_core::jsonrpc::{ErrorResponse, IncomingRequest, ResultResponse};
+use mcp_core::protocol::{HasMeta, ProtocolVersion, RequestMeta, meta_keys, methods as m};
+use mcp_core::{ErrorCode, McpError, RequestId};
+use serde::Serialize;
+use tokio_util::sync::CancellationToken;
+
+use crate::context::{Outbound, TransportInfo};
+use crate::{RequestContext, Server};
+
+pub(crate) use meta::take_meta;
+
+/// How a reply maps onto HTTP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReplyStatus {
+    /// 200.
+    Ok,
+    /// 400: malformed message, `_meta`, headers, version, or missing client capability.
+    BadRequest,
+    /// 404: unknown or unadvertised method.
+    NotFound,
+}
+
+/// A serialized JSON-RPC response and its HTTP mapping.
+#[derive(Debug, Clone)]
+pub(crate) struct Reply {
+    pub(crate) body: Bytes,
+    pub(crate) status: ReplyStatus,
+}
+
+impl Reply {
+    /// An error response. The status follows the code.
+    pub(crate) fn error(id: Option<RequestId>, error: McpError) -> Self {
+        let status = match error.code {
+            ErrorCode::METHOD_NOT_FOUND => ReplyStatus::NotFound,
+            ErrorCode::PARSE_ERROR
+            | ErrorCode::INVALID_REQUEST
+            | ErrorCode::HEADER_MISMATCH
+            | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+            | ErrorCode::UNSUPPORTED_PROTOCOL_VERSION => ReplyStatus::BadRequest,
+            _ => ReplyStatus::Ok,
+        };
+        Self::error_with_status(id, error, status)
+    }
+
+    /// An error response with an explicit status (invalid `_meta` is `-32602` with 400).
+    pub(crate) fn error_with_status(
+        id: Option<RequestId>,
+        error: McpError,
+        status: ReplyStatus,
+    ) -> Self {
+        let body = serde_json::to_vec(&ErrorResponse::new(id, error)).unwrap_or_else(|_| {
+            br#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}"#.to_vec()
+        });
+        Self {
+            body: Bytes::from(body),
+            status,
+        }
+    }
+}
+
+/// A request whose `_meta` has been read and checked.
+#[derive(Debug)]
+pub(crate) struct CheckedRequest {
+    pub(crate) request: IncomingRequest,
+    pub(crate) meta: RequestMeta,
+}
+
+impl Server {
+    /// Reads the request's `_meta`. On failure, the reply to send (HTTP 400).
+    pub(crate) fn check_meta(&self, mut request: IncomingRequest) -> Result<CheckedRequest, Reply> {
+        match take_meta(&mut request.params) {
+            Ok(meta) => Ok(CheckedRequest { request, meta }),
+            Err(error) => Err(Reply::error_with_status(
+                Some(request.id),
+                error,
+                ReplyStatus::BadRequest,
+            )),
+        }
+    }
+
+    /// Checks the version and method, then runs the method.
+    pub(crate) async fn dispatch(
+        &self,
+        checked: CheckedRequest,
+        transport: TransportInfo,
+        outbound: Outbound,
+        cancellation: CancellationToken,
+    ) -> Reply {
+        let CheckedRequest { request, meta } = checked;
+        let id = request.id.clone();
+        if !ProtocolVersion::is_supported(&meta.protocol_version) {
+            return Reply::error(
+                Some(id),
+                McpError::unsupported_protocol_version(
+                    ProtocolVersion::SUPPORTED,
+                    &meta.protocol_version,
+                ),
+            );
+        }
+        let context = RequestContext::new(
+            id.clone(),
+            request.method.clone(),
+            meta,
+            cancellation,
+            outbound,
+            transport,
+            self.clone(),
+        );
+        let run = AssertUnwindSafe(self.run_method(context, request)).catch_unwind();
+        match run.await {
+            Ok(Ok(body)) => Reply {
+                body,
+                status: ReplyStatus::Ok,
+            },
+            Ok(Err(error)) => Reply::error(Some(id), error),
+            Err(_) => {
+                tracing::error!(request_id = %id, "a handler panicked");
+                Reply::error(Some(id), McpError::internal("Internal error"))
+            }
+        }
+    }
+
+    async fn run_method(
+        &self,
+        ctx: RequestContext,
+        request: IncomingRequest,
+    ) -> Result<Bytes, McpError> {
+        let caps = self.capabilities();
+        let IncomingRequest { id, method, params } = request;
+        match method.as_str() {
+            m::DISCOVER => self.respond(&id, self.discover(caps)),
+            m::TOOLS_LIST if caps.tools.is_some() => self.respond(&id, self.list_tools(params)?),
+            m::TOOLS_CALL if caps.tools.is_some() => {
+                self.respond(&id, self.call_tool(ctx, params).await?)
+            }
+            m::PROMPTS_LIST if caps.prompts.is_some() => {
+                self.respond(&id, self.list_prompts(params)?)
+            }
+            m::PROMPTS_GET if caps.prompts.is_some() => {
+                self.respond(&id, self.get_prompt(ctx, params).await?)
+            }
+            m::RESOURCES_LIST if caps.resources.is_some() => {
+                self.respond(&id, self.list_resources(params)?)
+            }
+            m::RESOURCES_TEMPLATES_LIST if caps.resources.is_some() => {
+                self.respond(&id, self.list_resource_templates(params)?)
+            }
+            m::RESOURCES_READ if caps.resources.is_some() => {
+                self.respond(&id, self.read_resource(ctx, params).await?)
+            }
+            m::COMPLETION_COMPLETE if caps.completions.is_some() => {
+                self.respond(&id, self.complete(ctx, params).await?)
+            }
+            m::SUBSCRIPTIONS_LISTEN => self.respond(&id, self.listen(ctx, params, &caps).await?),
+            _ => Err(McpError::method_not_found(&method)),
+        }
+    }
+
+    /// Stamps `serverInfo` into the result's `_meta` and serializes the response.
+    fn respond<R: Serialize + HasMeta>(
+        &self,
+        id: &RequestId,
+        mut result: R,
+    ) -> Result<Bytes, McpError> {
+        if self.config().server_info_in_results {
+            result
+                .meta_mut()
+                .insert(meta_keys::SERVER_INFO.to_owned(), self.info_value().clone());
+        }
+        serde_json::to_vec(&ResultResponse::new(id.clone(), result))
+            .map(Bytes::from)
+            .map_err(|err| {
+                tracing::error!(error = %err, "a result could not be serialized");
+                McpError::internal("Internal error")
+            })
+    }
+}
+
+/// Parses method params (with `_meta` already removed) into their typed form.
+pub(crate) fn parse_params<T: serde::de::DeserializeOwned>(
+    params: serde_json::Map<String, serde_json::Value>,
+) -> Result<T, McpError> {
+    serde_json::from_value(serde_json::Value::Object(params))
+        .map_err(|err| McpError::invalid_params(format!("Invalid params: {err}")))
+}

@@ -1,0 +1,123 @@
+//! Extractors: the types a handler may take as parameters.
+
+use std::fmt;
+
+use mcp_core::McpError;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use tokio_util::sync::CancellationToken;
+
+use super::Invocation;
+use crate::RequestContext;
+
+/// Why a handler could not be called.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rejection {
+    /// The arguments do not fit the handler: reported to the model as a tool execution
+    /// error (`isError: true`) for tools, and as `-32602` elsewhere.
+    InvalidArguments(String),
+    /// A protocol or server error answered as a JSON-RPC error.
+    Error(McpError),
+}
+
+impl From<McpError> for Rejection {
+    fn from(value: McpError) -> Self {
+        Self::Error(value)
+    }
+}
+
+impl fmt::Display for Rejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::InvalidArguments(message) => f.write_str(message),
+            Self::Error(err) => write!(f, "{err}"),
+        }
+    }
+}
+
+/// A value a handler can take as a parameter, built from the [`Invocation`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a handler parameter",
+    label = "not an extractor",
+    note = "handler parameters must be extractors: `Arguments<T>`, `RequestContext`, `State<T>`, `UriParams<T>` or `CancellationToken`",
+    note = "to receive the tool's arguments, wrap your struct: `Arguments<{Self}>` (it must derive `Deserialize` and `JsonSchema`)"
+)]
+pub trait FromInvocation: Sized {
+    /// Builds the value.
+    fn from_invocation(invocation: &Invocation) -> Result<Self, Rejection>;
+
+    /// The JSON Schema of the arguments, for the one extractor that reads them.
+    fn argument_schema(_generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema> {
+        None
+    }
+}
+
+/// The tool's or prompt's `arguments`, deserialized into `T`. Its JSON Schema becomes the
+/// tool's `inputSchema`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Arguments<T>(pub T);
+
+impl<T: DeserializeOwned + JsonSchema> FromInvocation for Arguments<T> {
+    fn from_invocation(invocation: &Invocation) -> Result<Self, Rejection> {
+        T::deserialize(&invocation.arguments)
+            .map(Arguments)
+            .map_err(|err| Rejection::InvalidArguments(format!("Invalid arguments: {err}")))
+    }
+
+    fn argument_schema(generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema> {
+        Some(generator.root_schema_for::<T>())
+    }
+}
+
+/// The variables a resource template matched, deserialized into `T` (a struct whose field
+/// names are the template's variable names, or a map).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UriParams<T>(pub T);
+
+impl<T: DeserializeOwned> FromInvocation for UriParams<T> {
+    fn from_invocation(invocation: &Invocation) -> Result<Self, Rejection> {
+        let map: serde_json::Map<String, serde_json::Value> = invocation
+            .uri_params
+            .iter()
+            .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+            .collect();
+        T::deserialize(serde_json::Value::Object(map))
+            .map(UriParams)
+            .map_err(|err| Rejection::InvalidArguments(format!("Invalid URI parameters: {err}")))
+    }
+}
+
+/// Shared application state registered with
+/// [`ServerBuilder::state`](crate::ServerBuilder::state), cloned for each call (wrap large
+/// state in an `Arc`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct State<T>(pub T);
+
+impl<T: Clone + Send + Sync + 'static> FromInvocation for State<T> {
+    fn from_invocation(invocation: &Invocation) -> Result<Self, Rejection> {
+        invocation
+            .context
+            .server()
+            .state::<T>()
+            .map(State)
+            .ok_or_else(|| {
+                tracing::error!(
+                    state = std::any::type_name::<T>(),
+                    "a handler asked for state that was never registered with ServerBuilder::state"
+                );
+                Rejection::Error(McpError::internal("Internal error"))
+            })
+    }
+}
+
+impl FromInvocation for RequestContext {
+    fn from_invocation(invocation: &Invocation) -> Result<Self, Rejection> {
+        Ok(invocation.context.clone())
+    }
+}
+
+impl FromInvocation for CancellationToken {
+    fn from_invocation(invocation: &Invocation) -> Result<Self, Rejection> {
+        Ok(invocation.context.cancellation().clone())
+    }
+}

@@ -1,0 +1,36 @@
+//! One call of a tool, prompt or resource handler, as the extractors see it.
+
+use serde_json::Value;
+
+use crate::RequestContext;
+
+/// The input of one handler call: the request context plus what the method carried.
+#[derive(Debug, Clone)]
+pub struct Invocation {
+    /// The request context.
+    pub context: RequestContext,
+    /// The `arguments` object of `tools/call` or `prompts/get` (an empty object when absent).
+    pub arguments: Value,
+    /// The URI of `resources/read`.
+    pub uri: Option<String>,
+    /// Variables a resource template matched in the URI.
+    pub uri_params: Vec<(String, String)>,
+    /// The raw `inputResponses` of a multi-round retry.
+    pub input_responses: Option<Value>,
+    /// The raw `requestState` of a multi-round retry.
+    pub request_state: Option<String>,
+}
+
+impl Invocation {
+    /// An invocation with arguments and nothing else.
+    pub fn new(context: RequestContext, arguments: Value) -> Self {
+        Self {
+            context,
+            arguments,
+            uri: None,
+            uri_params: Vec::new(),
+            input_responses: None,
+            request_state: None,
+        }
+    }
+}

@@ -1,0 +1,306 @@
+//! What handlers may return, and how each return type becomes a result on the wire.
+//!
+//! Errors: a handler returning `Result<T, E>` reports `Err(McpError)` as a JSON-RPC error
+//! (the error type is recognised by its type, so aliases work). Any other error type becomes
+//! a tool execution error (`isError: true`, message from `Display`) for tools, and an internal
+//! error for prompts and resources.
+
+use std::any::Any;
+use std::fmt::Display;
+
+use mcp_core::McpError;
+use mcp_core::protocol::{
+    CallToolResult, ContentBlock, GetPromptResult, InputRequiredResult, Outcome, PromptMessage,
+    ReadResourceResult, ResourceContents,
+};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// Structured output: serialized into `structuredContent` (and a text block), with the
+/// type's JSON Schema as the tool's `outputSchema`.
+///
+/// ```
+/// use mcp_server::{IntoToolResult, Json};
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// struct Forecast { celsius: f64 }
+///
+/// let out = Json(Forecast { celsius: 21.5 }).into_tool_result().unwrap();
+/// # let _ = out;
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Json<T>(pub T);
+
+/// Turns an error into a JSON-RPC error when it is an [`McpError`], by type.
+fn as_protocol_error<E: Any>(err: &E) -> Option<McpError> {
+    (err as &dyn Any).downcast_ref::<McpError>().cloned()
+}
+
+/// A value a tool handler may return.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a tool",
+    label = "not a tool result",
+    note = "a tool may return text (`String`, `&'static str`, numbers, `bool`), `ContentBlock`, `Vec<ContentBlock>`, `CallToolResult`, `Json<T>` for structured output, `InputRequiredResult`/`Outcome<CallToolResult>`, or `Result<T, E>` of those (`E: Display`)"
+)]
+pub trait IntoToolResult {
+    /// Converts into a complete or input-required tool result.
+    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError>;
+
+    /// The `outputSchema` this return type promises, if any.
+    fn output_schema(_generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema> {
+        None
+    }
+}
+
+impl IntoToolResult for CallToolResult {
+    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
+        Ok(Outcome::Complete(self))
+    }
+}
+
+impl IntoToolResult for Outcome<CallToolResult> {
+    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
+        Ok(self)
+    }
+}
+
+impl IntoToolResult for InputRequiredResult {
+    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
+        Ok(Outcome::InputRequired(self))
+    }
+}
+
+impl IntoToolResult for ContentBlock {
+    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
+        Ok(Outcome::Complete(CallToolResult::success(vec![self])))
+    }
+}
+
+impl IntoToolResult for Vec<ContentBlock> {
+    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
+        Ok(Outcome::Complete(CallToolResult::success(self)))
+    }
+}
+
+impl IntoToolResult for () {
+    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
+        Ok(Outcome::Complete(CallToolResult::success(Vec::new())))
+    }
+}
+
+macro_rules! text_results {
+    ($($ty:ty),*) => {$(
+        impl IntoToolResult for $ty {
+            fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
+                Ok(Outcome::Complete(CallToolResult::text(self.to_string())))
+            }
+        }
+    )*};
+}
+text_results!(
+    String,
+    &'static str,
+    bool,
+    i8,
+    i16,
+    i32,
+    i64,
+    i128,
+    isize,
+    u8,
+    u16,
+    u32,
+    u64,
+    u128,
+    usize,
+    f32,
+    f64
+);
+
+impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
+    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
+        let value = serde_json::to_value(&self.0).map_err(|err| {
+            tracing::error!(error = %err, "structured tool output could not be serialized");
+            McpError::internal("Internal error")
+        })?;
+        Ok(Outcome::Complete(CallToolResult::structured(value)))
+    }
+
+    fn output_schema(generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema> {
+        Some(generator.root_schema_for::<T>())
+    }
+}
+
+impl<T: IntoToolResult, E: Display + Any> IntoToolResult for Result<T, E> {
+    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
+        match self {
+            Ok(value) => value.into_tool_result(),
+            Err(err) => match as_protocol_error(&err) {
+                Some(protocol) => Err(protocol),
+                None => Ok(Outcome::Complete(CallToolResult::error(err.to_string()))),
+            },
+        }
+    }
+
+    fn output_schema(generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema> {
+        T::output_schema(generator)
+    }
+}
+
+/// A value a prompt handler may return.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a prompt",
+    label = "not a prompt result",
+    note = "a prompt may return `GetPromptResult`, `Vec<PromptMessage>`, `PromptMessage`, text (one user message), `InputRequiredResult`/`Outcome<GetPromptResult>`, or `Result<T, E>` of those (`E: Display`)"
+)]
+pub trait IntoPromptResult {
+    /// Converts into a complete or input-required prompt result.
+    fn into_prompt_result(self) -> Result<Outcome<GetPromptResult>, McpError>;
+}
+
+impl IntoPromptResult for GetPromptResult {
+    fn into_prompt_result(self) -> Result<Outcome<GetPromptResult>, McpError> {
+        Ok(Outcome::Complete(self))
+    }
+}
+
+impl IntoPromptResult for Outcome<GetPromptResult> {
+    fn into_prompt_result(self) -> Result<Outcome<GetPromptResult>, McpError> {
+        Ok(self)
+    }
+}
+
+impl IntoPromptResult for InputRequiredResult {
+    fn into_prompt_result(self) -> Result<Outcome<GetPromptResult>, McpError> {
+        Ok(Outcome::InputRequired(self))
+    }
+}
+
+impl IntoPromptResult for Vec<PromptMessage> {
+    fn into_prompt_result(self) -> Result<Outcome<GetPromptResult>, McpError> {
+        Ok(Outcome::Complete(GetPromptResult::new(self)))
+    }
+}
+
+impl IntoPromptResult for PromptMessage {
+    fn into_prompt_result(self) -> Result<Outcome<GetPromptResult>, McpError> {
+        Ok(Outcome::Complete(GetPromptResult::new(vec![self])))
+    }
+}
+
+impl IntoPromptResult for String {
+    fn into_prompt_result(self) -> Result<Outcome<GetPromptResult>, McpError> {
+        PromptMessage::user(self).into_prompt_result()
+    }
+}
+
+impl IntoPromptResult for &'static str {
+    fn into_prompt_result(self) -> Result<Outcome<GetPromptResult>, McpError> {
+        PromptMessage::user(self).into_prompt_result()
+    }
+}
+
+impl<T: IntoPromptResult, E: Display + Any> IntoPromptResult for Result<T, E> {
+    fn into_prompt_result(self) -> Result<Outcome<GetPromptResult>, McpError> {
+        match self {
+            Ok(value) => value.into_prompt_result(),
+            Err(err) => {
+                Err(as_protocol_error(&err).unwrap_or_else(|| McpError::internal(err.to_string())))
+            }
+        }
+    }
+}
+
+/// A value a resource handler may return. Text and contents are tagged with the URI read.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a resource",
+    label = "not a resource result",
+    note = "a resource may return `ReadResourceResult`, `ResourceContents`, `Vec<ResourceContents>`, text (served as text/plain), `InputRequiredResult`/`Outcome<ReadResourceResult>`, or `Result<T, E>` of those (`E: Display`)"
+)]
+pub trait IntoResourceResult {
+    /// Converts into a complete or input-required read result for `uri`.
+    fn into_resource_result(self, uri: &str) -> Result<Outcome<ReadResourceResult>, McpError>;
+}
+
+impl IntoResourceResult for ReadResourceResult {
+    fn into_resource_result(self, _uri: &str) -> Result<Outcome<ReadResourceResult>, McpError> {
+        Ok(Outcome::Complete(self))
+    }
+}
+
+impl IntoResourceResult for Outcome<ReadResourceResult> {
+    fn into_resource_result(self, _uri: &str) -> Result<Outcome<ReadResourceResult>, McpError> {
+        Ok(self)
+    }
+}
+
+impl IntoResourceResult for InputRequiredResult {
+    fn into_resource_result(self, _uri: &str) -> Result<Outcome<ReadResourceResult>, McpError> {
+        Ok(Outcome::InputRequired(self))
+    }
+}
+
+impl IntoResourceResult for ResourceContents {
+    fn into_resource_result(self, _uri: &str) -> Result<Outcome<ReadResourceResult>, McpError> {
+        Ok(Outcome::Complete(ReadResourceResult::new(vec![self])))
+    }
+}
+
+impl IntoResourceResult for Vec<ResourceContents> {
+    fn into_resource_result(self, _uri: &str) -> Result<Outcome<ReadResourceResult>, McpError> {
+        Ok(Outcome::Complete(ReadResourceResult::new(self)))
+    }
+}
+
+impl IntoResourceResult for String {
+    fn into_resource_result(self, uri: &str) -> Result<Outcome<ReadResourceResult>, McpError> {
+        ResourceContents::text(uri, "text/plain", self).into_resource_result(uri)
+    }
+}
+
+impl IntoResourceResult for &'static str {
+    fn into_resource_result(self, uri: &str) -> Result<Outcome<ReadResourceResult>, McpError> {
+        self.to_owned().into_resource_result(uri)
+    }
+}
+
+impl<T: IntoResourceResult, E: Display + Any> IntoResourceResult for Result<T, E> {
+    fn into_resource_result(self, uri: &str) -> Result<Outcome<ReadResourceResult>, McpError> {
+        match self {
+            Ok(value) => value.into_resource_result(uri),
+            Err(err) => {
+                Err(as_protocol_error(&err).unwrap_or_else(|| McpError::internal(err.to_string())))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mcp_errors_are_protocol_errors_and_others_are_tool_errors() {
+        let protocol: Result<String, McpError> = Err(McpError::invalid_params("bad"));
+        assert_eq!(
+            protocol.into_tool_result(),
+            Err(McpError::invalid_params("bad"))
+        );
+
+        let tool: Result<String, std::io::Error> = Err(std::io::Error::other("disk full"));
+        match tool.into_tool_result() {
+            Ok(Outcome::Complete(result)) => {
+                assert_eq!(result.is_error, Some(true));
+                assert_eq!(result.content[0].as_text(), Some("disk full"));
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn numbers_become_text() {
+        match 42i64.into_tool_result() {
+            Ok(Outcome::Complete(result)) => assert_eq!(result.content[0].as_text(), Some("42")),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! What a server offers: routes for tools, prompts, resources, resource templates and
+//! completions, and the registry that holds them while the server runs.
+//!
+//! A route pairs the protocol description of an item (name, schema, …) with a type-erased
+//! handler. The macros build routes; so can you, by hand.
+
+mod completion;
+mod prompt;
+mod resource;
+mod schema;
+mod tool;
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+
+pub use completion::{CompletionRequest, CompletionRoute, IntoCompletion};
+pub use prompt::PromptRoute;
+pub use resource::{ResourceRoute, ResourceTemplateRoute};
+pub use tool::ToolRoute;
+
+pub(crate) use completion::CompletionKey;
+pub(crate) use resource::template_params;
+
+/// A boxed, sendable future.
+pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// Converts a value into a [`ToolRoute`]. Implemented by routes and by the items the
+/// `#[tool]` macro generates.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool",
+    label = "expected a `ToolRoute` or a function annotated with `#[tool]`",
+    note = "build one by hand with `ToolRoute::new(name, handler)`"
+)]
+pub trait IntoToolRoute {
+    /// The route.
+    fn into_tool_route(self) -> ToolRoute;
+}
+
+impl IntoToolRoute for ToolRoute {
+    fn into_tool_route(self) -> ToolRoute {
+        self
+    }
+}
+
+/// Converts a value into a [`PromptRoute`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a prompt",
+    label = "expected a `PromptRoute` or a function annotated with `#[prompt]`",
+    note = "build one by hand with `PromptRoute::new(name, handler)`"
+)]
+pub trait IntoPromptRoute {
+    /// The route.
+    fn into_prompt_route(self) -> PromptRoute;
+}
+
+impl IntoPromptRoute for PromptRoute {
+    fn into_prompt_route(self) -> PromptRoute {
+        self
+    }
+}
+
+/// A resource or resource template route.
+#[derive(Debug)]
+pub enum AnyResourceRoute {
+    /// A resource with a fixed URI.
+    Static(ResourceRoute),
+    /// A family of resources matched by a URI template.
+    Template(ResourceTemplateRoute),
+}
+
+/// Converts a value into a resource route. Implemented by both route kinds and by the
+/// items the `#[resource]` macro generates.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a resource",
+    label = "expected a `ResourceRoute`, a `ResourceTemplateRoute` or a function annotated with `#[resource]`",
+    note = "build one by hand with `ResourceRoute::new(uri, name, handler)` or `ResourceTemplateRoute::new(template, name, handler)`"
+)]
+pub trait IntoResourceRoute {
+    /// The route.
+    fn into_resource_route(self) -> AnyResourceRoute;
+}
+
+impl IntoResourceRoute for ResourceRoute {
+    fn into_resource_route(self) -> AnyResourceRoute {
+        AnyResourceRoute::Static(self)
+    }
+}
+
+impl IntoResourceRoute for ResourceTemplateRoute {
+    fn into_resource_route(self) -> AnyResourceRoute {
+        AnyResourceRoute::Template(self)
+    }
+}
+
+impl IntoResourceRoute for AnyResourceRoute {
+    fn into_resource_route(self) -> AnyResourceRoute {
+        self
+    }
+}
+
+/// The items a server offers at one moment. Replaced as a whole when something changes,
+/// so a request always sees one consistent snapshot.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Registry {
+    pub(crate) tools: IndexMap<String, Arc<ToolRoute>>,
+    pub(crate) prompts: IndexMap<String, Arc<PromptRoute>>,
+    pub(crate) resources: IndexMap<String, Arc<ResourceRoute>>,
+    pub(crate) templates: Vec<Arc<ResourceTemplateRoute>>,
+    pub(crate) completions: HashMap<CompletionKey, Arc<CompletionRoute>>,
+}
+
+impl Registry {
+    /// Finds the template matching `uri`, with the variables it matched.
+    pub(crate) fn match_template(
+        &self,
+        uri: &str,
+    ) -> Option<(Arc<ResourceTemplateRoute>, Vec<(String, String)>)> {
+        self.templates
+            .iter()
+            .find_map(|t| t.template().matches(uri).map(|vars| (Arc::clone(t), vars)))
+    }
+}

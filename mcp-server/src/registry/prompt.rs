@@ -1,0 +1,151 @@
+//! Prompt routes.
+
+use std::fmt;
+use std::sync::Arc;
+
+use mcp_core::McpError;
+use mcp_core::protocol::{GetPromptResult, Meta, Outcome, Prompt, PromptArgument};
+use serde_json::Value;
+
+use super::BoxFuture;
+use super::schema;
+use crate::handler::{Handler, IntoPromptResult, Invocation, Rejection};
+
+type GetFn =
+    dyn Fn(Invocation) -> BoxFuture<Result<Outcome<GetPromptResult>, McpError>> + Send + Sync;
+
+/// A prompt: its description and its handler.
+///
+/// ```
+/// use mcp_server::{Arguments, PromptRoute};
+/// use mcp_core::protocol::PromptMessage;
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Review {
+///     /// The code to review.
+///     code: String,
+/// }
+///
+/// let route = PromptRoute::new("review", |Arguments(r): Arguments<Review>| async move {
+///     vec![PromptMessage::user(format!("Review this:\n{}", r.code))]
+/// })
+/// .description("Review code.");
+/// let args = route.prompt().arguments.clone().unwrap_or_default();
+/// assert_eq!(args[0].name, "code");
+/// assert_eq!(args[0].required, Some(true));
+/// assert_eq!(args[0].description.as_deref(), Some("The code to review."));
+/// ```
+#[derive(Clone)]
+pub struct PromptRoute {
+    prompt: Prompt,
+    get: Arc<GetFn>,
+}
+
+impl fmt::Debug for PromptRoute {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PromptRoute")
+            .field("prompt", &self.prompt)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PromptRoute {
+    /// A prompt named `name` served by `handler`. Its arguments are the properties of the
+    /// handler's `Arguments<T>` type (required unless optional), with their doc comments.
+    pub fn new<H, M>(name: impl Into<String>, handler: H) -> Self
+    where
+        H: Handler<M>,
+        H::Output: IntoPromptResult,
+    {
+        let mut generator = schema::generator();
+        let arguments =
+            H::argument_schema(&mut generator).map(|s| prompt_arguments(&schema::to_object(s)));
+        let get = Arc::new(move |invocation: Invocation| -> BoxFuture<_> {
+            let fut = handler.call(invocation);
+            Box::pin(async move {
+                match fut.await {
+                    Ok(output) => output.into_prompt_result(),
+                    Err(Rejection::InvalidArguments(message)) => {
+                        Err(McpError::invalid_params(message))
+                    }
+                    Err(Rejection::Error(err)) => Err(err),
+                }
+            })
+        });
+        Self {
+            prompt: Prompt {
+                name: name.into(),
+                arguments: arguments.filter(|a| !a.is_empty()),
+                ..Prompt::default()
+            },
+            get,
+        }
+    }
+
+    /// The prompt description as listed.
+    pub fn prompt(&self) -> &Prompt {
+        &self.prompt
+    }
+
+    /// Sets the description.
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.prompt.description = Some(description.into());
+        self
+    }
+
+    /// Sets the display title.
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.prompt.title = Some(title.into());
+        self
+    }
+
+    /// Replaces the argument list.
+    #[must_use]
+    pub fn arguments(mut self, arguments: Vec<PromptArgument>) -> Self {
+        self.prompt.arguments = Some(arguments);
+        self
+    }
+
+    /// Sets the prompt's `_meta`.
+    #[must_use]
+    pub fn meta(mut self, meta: Meta) -> Self {
+        self.prompt.meta = Some(meta);
+        self
+    }
+
+    pub(crate) fn get(
+        &self,
+        invocation: Invocation,
+    ) -> BoxFuture<Result<Outcome<GetPromptResult>, McpError>> {
+        (self.get)(invocation)
+    }
+}
+
+/// Reads prompt arguments from an object schema's properties.
+fn prompt_arguments(schema: &serde_json::Map<String, Value>) -> Vec<PromptArgument> {
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|props| {
+            props
+                .iter()
+                .map(|(name, prop)| PromptArgument {
+                    name: name.clone(),
+                    title: prop.get("title").and_then(Value::as_str).map(str::to_owned),
+                    description: prop
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned),
+                    required: Some(required.contains(&name.as_str())),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}

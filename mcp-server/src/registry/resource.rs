@@ -1,0 +1,205 @@
+//! Resource and resource-template routes.
+
+use std::fmt;
+use std::sync::Arc;
+
+use mcp_core::McpError;
+use mcp_core::protocol::{Outcome, ReadResourceResult, Resource, ResourceTemplate};
+use mcp_core::uri_template::{UriTemplate, UriTemplateError};
+use serde_json::Value;
+
+use super::BoxFuture;
+use crate::handler::{Handler, IntoResourceResult, Invocation, Rejection};
+
+type ReadFn =
+    dyn Fn(Invocation) -> BoxFuture<Result<Outcome<ReadResourceResult>, McpError>> + Send + Sync;
+
+fn erase<H, M>(handler: H) -> Arc<ReadFn>
+where
+    H: Handler<M>,
+    H::Output: IntoResourceResult,
+{
+    Arc::new(move |invocation: Invocation| -> BoxFuture<_> {
+        let uri = invocation.uri.clone().unwrap_or_default();
+        let fut = handler.call(invocation);
+        Box::pin(async move {
+            match fut.await {
+                Ok(output) => output.into_resource_result(&uri),
+                Err(Rejection::InvalidArguments(message)) => Err(McpError::invalid_params(message)),
+                Err(Rejection::Error(err)) => Err(err),
+            }
+        })
+    })
+}
+
+/// A resource with a fixed URI.
+///
+/// ```
+/// use mcp_server::ResourceRoute;
+/// let route = ResourceRoute::new("memo://today", "today", || async { "Buy milk." })
+///     .mime_type("text/plain");
+/// assert_eq!(route.resource().uri, "memo://today");
+/// ```
+#[derive(Clone)]
+pub struct ResourceRoute {
+    resource: Resource,
+    read: Arc<ReadFn>,
+}
+
+impl fmt::Debug for ResourceRoute {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ResourceRoute")
+            .field("resource", &self.resource)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ResourceRoute {
+    /// A resource at `uri` named `name`, read by `handler`.
+    pub fn new<H, M>(uri: impl Into<String>, name: impl Into<String>, handler: H) -> Self
+    where
+        H: Handler<M>,
+        H::Output: IntoResourceResult,
+    {
+        Self {
+            resource: Resource::new(uri, name),
+            read: erase(handler),
+        }
+    }
+
+    /// The resource description as listed.
+    pub fn resource(&self) -> &Resource {
+        &self.resource
+    }
+
+    /// Sets the description.
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.resource.description = Some(description.into());
+        self
+    }
+
+    /// Sets the display title.
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.resource.title = Some(title.into());
+        self
+    }
+
+    /// Sets the MIME type.
+    #[must_use]
+    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.resource.mime_type = Some(mime_type.into());
+        self
+    }
+
+    pub(crate) fn read(
+        &self,
+        invocation: Invocation,
+    ) -> BoxFuture<Result<Outcome<ReadResourceResult>, McpError>> {
+        (self.read)(invocation)
+    }
+}
+
+/// A family of resources matched by an RFC 6570 URI template; the matched variables reach
+/// the handler through the `UriParams<T>` extractor.
+///
+/// ```
+/// use mcp_server::{ResourceTemplateRoute, UriParams};
+///
+/// #[derive(serde::Deserialize)]
+/// struct Note { id: String }
+///
+/// let route = ResourceTemplateRoute::new("notes://{id}", "note", |UriParams(n): UriParams<Note>| async move {
+///     format!("note {}", n.id)
+/// })
+/// .unwrap();
+/// assert_eq!(route.resource_template().uri_template, "notes://{id}");
+/// assert!(ResourceTemplateRoute::new("notes://{id", "bad", || async { "" }).is_err());
+/// ```
+#[derive(Clone)]
+pub struct ResourceTemplateRoute {
+    template: ResourceTemplate,
+    parsed: UriTemplate,
+    read: Arc<ReadFn>,
+}
+
+impl fmt::Debug for ResourceTemplateRoute {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ResourceTemplateRoute")
+            .field("template", &self.template)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ResourceTemplateRoute {
+    /// A template named `name`, read by `handler`. Fails when the template is malformed.
+    pub fn new<H, M>(
+        template: impl Into<String>,
+        name: impl Into<String>,
+        handler: H,
+    ) -> Result<Self, UriTemplateError>
+    where
+        H: Handler<M>,
+        H::Output: IntoResourceResult,
+    {
+        let template = template.into();
+        let parsed = UriTemplate::parse(&template)?;
+        Ok(Self {
+            template: ResourceTemplate {
+                uri_template: template,
+                name: name.into(),
+                ..ResourceTemplate::default()
+            },
+            parsed,
+            read: erase(handler),
+        })
+    }
+
+    /// The template description as listed.
+    pub fn resource_template(&self) -> &ResourceTemplate {
+        &self.template
+    }
+
+    /// Sets the description.
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.template.description = Some(description.into());
+        self
+    }
+
+    /// Sets the display title.
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.template.title = Some(title.into());
+        self
+    }
+
+    /// Sets the MIME type of matching resources.
+    #[must_use]
+    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.template.mime_type = Some(mime_type.into());
+        self
+    }
+
+    pub(crate) fn template(&self) -> &UriTemplate {
+        &self.parsed
+    }
+
+    pub(crate) fn read(
+        &self,
+        invocation: Invocation,
+    ) -> BoxFuture<Result<Outcome<ReadResourceResult>, McpError>> {
+        (self.read)(invocation)
+    }
+}
+
+/// The variables of a template match as a JSON object (for logs and tests).
+pub(crate) fn template_params(params: &[(String, String)]) -> Value {
+    Value::Object(
+        params
+            .iter()
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+            .collect(),
+    )
+}

@@ -1,0 +1,201 @@
+//! Tool routes.
+
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+use mcp_core::McpError;
+use mcp_core::protocol::{CallToolResult, Meta, Outcome, Tool, ToolAnnotations};
+use serde_json::{Map, Value};
+
+use super::BoxFuture;
+use super::schema::{self, ArgumentValidator};
+use crate::handler::{Handler, IntoToolResult, Invocation, Rejection};
+
+type CallFn =
+    dyn Fn(Invocation) -> BoxFuture<Result<Outcome<CallToolResult>, McpError>> + Send + Sync;
+
+/// A tool: its description and its handler.
+///
+/// ```
+/// use mcp_server::ToolRoute;
+/// let route = ToolRoute::new("now", || async { "12:00" }).description("The time.").read_only();
+/// assert_eq!(route.tool().name, "now");
+/// assert_eq!(route.tool().annotations.as_ref().and_then(|a| a.read_only_hint), Some(true));
+/// ```
+#[derive(Clone)]
+pub struct ToolRoute {
+    tool: Tool,
+    call: Arc<CallFn>,
+    validate: bool,
+    validator: Arc<OnceLock<Result<ArgumentValidator, String>>>,
+}
+
+impl fmt::Debug for ToolRoute {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolRoute")
+            .field("tool", &self.tool)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolRoute {
+    /// A tool named `name` served by `handler`. The input schema comes from the handler's
+    /// `Arguments<T>` parameter (no arguments: an empty object), the output schema from its
+    /// return type (`Json<T>`).
+    pub fn new<H, M>(name: impl Into<String>, handler: H) -> Self
+    where
+        H: Handler<M>,
+        H::Output: IntoToolResult,
+    {
+        let mut generator = schema::generator();
+        let mut tool = Tool::new(name);
+        if let Some(input) = H::argument_schema(&mut generator) {
+            tool.input_schema = schema::to_object(input);
+        }
+        tool.output_schema =
+            <H::Output as IntoToolResult>::output_schema(&mut generator).map(schema::to_object);
+        let call = Arc::new(move |invocation: Invocation| -> BoxFuture<_> {
+            let fut = handler.call(invocation);
+            Box::pin(async move {
+                match fut.await {
+                    Ok(output) => output.into_tool_result(),
+                    Err(Rejection::InvalidArguments(message)) => {
+                        Ok(Outcome::Complete(CallToolResult::error(message)))
+                    }
+                    Err(Rejection::Error(err)) => Err(err),
+                }
+            })
+        });
+        Self {
+            tool,
+            call,
+            validate: true,
+            validator: Arc::new(OnceLock::new()),
+        }
+    }
+
+    /// The tool description as listed.
+    pub fn tool(&self) -> &Tool {
+        &self.tool
+    }
+
+    /// Sets the description (what the tool does, for the model).
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.tool.description = Some(description.into());
+        self
+    }
+
+    /// Sets the display title.
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.tool.title = Some(title.into());
+        self
+    }
+
+    /// Sets all annotations at once.
+    #[must_use]
+    pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.tool.annotations = Some(annotations);
+        self
+    }
+
+    /// Marks the tool read-only (`readOnlyHint`).
+    #[must_use]
+    pub fn read_only(mut self) -> Self {
+        self.annotations_mut().read_only_hint = Some(true);
+        self
+    }
+
+    /// Marks the tool destructive (`destructiveHint`).
+    #[must_use]
+    pub fn destructive(mut self) -> Self {
+        self.annotations_mut().destructive_hint = Some(true);
+        self
+    }
+
+    /// Marks the tool idempotent (`idempotentHint`).
+    #[must_use]
+    pub fn idempotent(mut self) -> Self {
+        self.annotations_mut().idempotent_hint = Some(true);
+        self
+    }
+
+    /// Sets `openWorldHint`.
+    #[must_use]
+    pub fn open_world(mut self, open: bool) -> Self {
+        self.annotations_mut().open_world_hint = Some(open);
+        self
+    }
+
+    /// Replaces the input schema (its root must be `type: "object"`).
+    #[must_use]
+    pub fn input_schema(mut self, schema: Map<String, Value>) -> Self {
+        self.tool.input_schema = schema;
+        self.validator = Arc::new(OnceLock::new());
+        self
+    }
+
+    /// Replaces the output schema.
+    #[must_use]
+    pub fn output_schema(mut self, schema: Map<String, Value>) -> Self {
+        self.tool.output_schema = Some(schema);
+        self
+    }
+
+    /// Sets the tool's `_meta`.
+    #[must_use]
+    pub fn meta(mut self, meta: Meta) -> Self {
+        self.tool.meta = Some(meta);
+        self
+    }
+
+    /// Turns off validation of arguments against the input schema before the handler runs
+    /// (on by default).
+    #[must_use]
+    pub fn skip_argument_validation(mut self) -> Self {
+        self.validate = false;
+        self
+    }
+
+    fn annotations_mut(&mut self) -> &mut ToolAnnotations {
+        self.tool
+            .annotations
+            .get_or_insert_with(ToolAnnotations::default)
+    }
+
+    /// Checks the input schema and compiles its validator. Called when the tool is registered.
+    pub(crate) fn prepare(&self) -> Result<(), McpError> {
+        if !schema::root_is_object(&self.tool.input_schema) {
+            return Err(schema::invalid_schema(
+                "input",
+                &self.tool.name,
+                "the root must be `type: \"object\"`",
+            ));
+        }
+        if self.validate {
+            let compiled = self
+                .validator
+                .get_or_init(|| ArgumentValidator::compile(&self.tool.input_schema));
+            if let Err(why) = compiled {
+                return Err(schema::invalid_schema("input", &self.tool.name, why));
+            }
+        }
+        Ok(())
+    }
+
+    /// Validates arguments against the input schema.
+    pub(crate) fn check_arguments(&self, arguments: &Value) -> Result<(), String> {
+        match self.validator.get() {
+            Some(Ok(validator)) if self.validate => validator.check(arguments),
+            _ => Ok(()),
+        }
+    }
+
+    pub(crate) fn call(
+        &self,
+        invocation: Invocation,
+    ) -> BoxFuture<Result<Outcome<CallToolResult>, McpError>> {
+        (self.call)(invocation)
+    }
+}

@@ -1,0 +1,308 @@
+//! Building a server: identity, what it offers, and settings.
+
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use mcp_core::protocol::{CacheScope, Implementation};
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+
+use super::{CachePolicy, Server, ServerConfig, Shared};
+use crate::registry::{
+    AnyResourceRoute, CompletionRoute, IntoPromptRoute, IntoResourceRoute, IntoToolRoute, Registry,
+};
+
+/// Why a server could not be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BuildError {
+    /// Two tools share a name.
+    #[error("duplicate tool name {0:?}")]
+    DuplicateTool(String),
+    /// Two prompts share a name.
+    #[error("duplicate prompt name {0:?}")]
+    DuplicatePrompt(String),
+    /// Two resources share a URI, or two templates share a template.
+    #[error("duplicate resource {0:?}")]
+    DuplicateResource(String),
+    /// Two completion routes serve the same prompt or template.
+    #[error("duplicate completion route for {0}")]
+    DuplicateCompletion(String),
+    /// A tool's schema is unusable.
+    #[error("{0}")]
+    InvalidSchema(String),
+}
+
+/// Builds a [`Server`].
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_server::{Server, ToolRoute, ResourceRoute};
+/// use mcp_core::protocol::CacheScope;
+///
+/// let server = Server::builder()
+///     .name("notes")
+///     .version("0.3.0")
+///     .instructions("Use `search` before `read`.")
+///     .tool(ToolRoute::new("search", || async { "[]" }).description("Search notes."))
+///     .resource(ResourceRoute::new("notes://index", "index", || async { "…" }))
+///     .list_cache(Duration::from_secs(300), CacheScope::Public)
+///     .build()
+///     .unwrap();
+/// assert_eq!(server.info().name, "notes");
+/// ```
+#[derive(Debug, Default)]
+pub struct ServerBuilder {
+    info: Implementation,
+    instructions: Option<String>,
+    tools: Vec<crate::ToolRoute>,
+    prompts: Vec<crate::PromptRoute>,
+    resources: Vec<AnyResourceRoute>,
+    completions: Vec<CompletionRoute>,
+    state: http::Extensions,
+    config: ServerConfig,
+}
+
+impl ServerBuilder {
+    pub(crate) fn new() -> Self {
+        Self {
+            info: Implementation::new("mcp-server", env!("CARGO_PKG_VERSION")),
+            ..Self::default()
+        }
+    }
+
+    /// The server's programmatic name.
+    #[must_use]
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.info.name = name.into();
+        self
+    }
+
+    /// The server's version.
+    #[must_use]
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.info.version = version.into();
+        self
+    }
+
+    /// The server's display name.
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.info.title = Some(title.into());
+        self
+    }
+
+    /// A description of the server.
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.info.description = Some(description.into());
+        self
+    }
+
+    /// Instructions for the model, returned by `server/discover`.
+    #[must_use]
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Adds a tool.
+    #[must_use]
+    pub fn tool(mut self, tool: impl IntoToolRoute) -> Self {
+        self.tools.push(tool.into_tool_route());
+        self
+    }
+
+    /// Adds a prompt.
+    #[must_use]
+    pub fn prompt(mut self, prompt: impl IntoPromptRoute) -> Self {
+        self.prompts.push(prompt.into_prompt_route());
+        self
+    }
+
+    /// Adds a resource or resource template.
+    #[must_use]
+    pub fn resource(mut self, resource: impl IntoResourceRoute) -> Self {
+        self.resources.push(resource.into_resource_route());
+        self
+    }
+
+    /// Adds a completion route.
+    #[must_use]
+    pub fn completion(mut self, route: CompletionRoute) -> Self {
+        self.completions.push(route);
+        self
+    }
+
+    /// Registers shared state, read by handlers through the `State<T>` extractor.
+    #[must_use]
+    pub fn state<T: Clone + Send + Sync + 'static>(mut self, state: T) -> Self {
+        self.state.insert(state);
+        self
+    }
+
+    /// Caching hints for `server/discover` and list results (default: 60 s, public).
+    #[must_use]
+    pub fn list_cache(mut self, ttl: Duration, scope: CacheScope) -> Self {
+        self.config.list_cache = CachePolicy::new(ttl, scope);
+        self
+    }
+
+    /// Caching hints for `resources/read` results (default: 0 s, private).
+    #[must_use]
+    pub fn read_cache(mut self, ttl: Duration, scope: CacheScope) -> Self {
+        self.config.read_cache = CachePolicy::new(ttl, scope);
+        self
+    }
+
+    /// Splits list results into pages of `size` items (default: one page).
+    #[must_use]
+    pub fn page_size(mut self, size: usize) -> Self {
+        self.config.page_size = Some(size.max(1));
+        self
+    }
+
+    /// Whether to declare the (deprecated) `logging` capability and forward handler logs
+    /// to clients that ask for them (default: true).
+    #[must_use]
+    pub fn logging(mut self, enabled: bool) -> Self {
+        self.config.logging = enabled;
+        self
+    }
+
+    /// Whether every result carries `_meta["io.modelcontextprotocol/serverInfo"]`
+    /// (default: true, as the specification recommends).
+    #[must_use]
+    pub fn server_info_in_results(mut self, enabled: bool) -> Self {
+        self.config.server_info_in_results = enabled;
+        self
+    }
+
+    /// The largest stdio message accepted, in bytes (default 4 MiB). Longer lines are
+    /// answered `-32600` and skipped.
+    #[must_use]
+    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+        self.config.max_message_bytes = bytes.max(1);
+        self
+    }
+
+    /// Declares the tools capability even with no tool registered yet (for tools added
+    /// while the server runs).
+    #[must_use]
+    pub fn enable_tools(mut self) -> Self {
+        self.config.enabled.tools = true;
+        self
+    }
+
+    /// Declares the prompts capability even with no prompt registered yet.
+    #[must_use]
+    pub fn enable_prompts(mut self) -> Self {
+        self.config.enabled.prompts = true;
+        self
+    }
+
+    /// Declares the resources capability even with no resource registered yet.
+    #[must_use]
+    pub fn enable_resources(mut self) -> Self {
+        self.config.enabled.resources = true;
+        self
+    }
+
+    /// Declares the completions capability even with no completion route.
+    #[must_use]
+    pub fn enable_completions(mut self) -> Self {
+        self.config.enabled.completions = true;
+        self
+    }
+
+    /// Checks the registrations and builds the server.
+    pub fn build(self) -> Result<Server, BuildError> {
+        let registry = self.registry()?;
+        let info_value = serde_json::to_value(&self.info).unwrap_or_default();
+        let (changes, _) = broadcast::channel(256);
+        Ok(Server {
+            shared: Arc::new(Shared {
+                info: self.info,
+                info_value,
+                instructions: self.instructions,
+                registry: RwLock::new(Arc::new(registry)),
+                changes,
+                state: self.state,
+                config: self.config,
+                shutdown: CancellationToken::new(),
+            }),
+        })
+    }
+
+    fn registry(&self) -> Result<Registry, BuildError> {
+        let mut registry = Registry::default();
+        for tool in &self.tools {
+            let name = &tool.tool().name;
+            if registry.tools.contains_key(name) {
+                return Err(BuildError::DuplicateTool(name.clone()));
+            }
+            tool.prepare()
+                .map_err(|e| BuildError::InvalidSchema(e.message.into_owned()))?;
+            warn_on_unusual_name(name);
+            registry.tools.insert(name.clone(), Arc::new(tool.clone()));
+        }
+        for prompt in &self.prompts {
+            let name = &prompt.prompt().name;
+            if registry.prompts.contains_key(name) {
+                return Err(BuildError::DuplicatePrompt(name.clone()));
+            }
+            registry
+                .prompts
+                .insert(name.clone(), Arc::new(prompt.clone()));
+        }
+        for resource in &self.resources {
+            match resource {
+                AnyResourceRoute::Static(route) => {
+                    let uri = &route.resource().uri;
+                    if registry.resources.contains_key(uri) {
+                        return Err(BuildError::DuplicateResource(uri.clone()));
+                    }
+                    registry
+                        .resources
+                        .insert(uri.clone(), Arc::new(route.clone()));
+                }
+                AnyResourceRoute::Template(route) => {
+                    let template = &route.resource_template().uri_template;
+                    if registry
+                        .templates
+                        .iter()
+                        .any(|t| &t.resource_template().uri_template == template)
+                    {
+                        return Err(BuildError::DuplicateResource(template.clone()));
+                    }
+                    registry.templates.push(Arc::new(route.clone()));
+                }
+            }
+        }
+        for completion in &self.completions {
+            if registry.completions.contains_key(completion.key()) {
+                return Err(BuildError::DuplicateCompletion(format!(
+                    "{:?}",
+                    completion.key()
+                )));
+            }
+            registry
+                .completions
+                .insert(completion.key().clone(), Arc::new(completion.clone()));
+        }
+        Ok(registry)
+    }
+}
+
+/// Tool names SHOULD be 1–128 characters of `[A-Za-z0-9_.-]`; clients may hide others.
+fn warn_on_unusual_name(name: &str) {
+    let ok = (1..=128).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+    if !ok {
+        tracing::warn!(
+            tool = name,
+            "tool names should be 1-128 characters of [A-Za-z0-9_.-]"
+        );
+    }
+}

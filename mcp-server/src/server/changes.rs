@@ -1,0 +1,14 @@
+//! Change events broadcast to `subscriptions/listen` streams.
+
+/// Something listeners may want to hear about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Change {
+    /// The tool list changed.
+    ToolsListChanged,
+    /// The prompt list changed.
+    PromptsListChanged,
+    /// The resource list changed.
+    ResourcesListChanged,
+    /// One resource changed.
+    ResourceUpdated(String),
+}

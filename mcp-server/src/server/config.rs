@@ -1,0 +1,78 @@
+//! Server-wide settings: caching hints, pagination, logging, what results carry.
+
+use std::time::Duration;
+
+use mcp_core::protocol::CacheScope;
+
+/// The caching hints (`ttlMs`, `cacheScope`) put on a kind of result.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_server::CachePolicy;
+/// use mcp_core::protocol::CacheScope;
+/// let p = CachePolicy::new(Duration::from_secs(60), CacheScope::Public);
+/// assert_eq!(p.ttl_ms(), 60_000);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CachePolicy {
+    ttl: Duration,
+    scope: CacheScope,
+}
+
+impl CachePolicy {
+    /// A policy with a freshness duration and a scope.
+    pub fn new(ttl: Duration, scope: CacheScope) -> Self {
+        Self { ttl, scope }
+    }
+
+    /// Freshness in whole milliseconds.
+    pub fn ttl_ms(&self) -> u64 {
+        u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// Who may reuse the result.
+    pub fn scope(&self) -> CacheScope {
+        self.scope
+    }
+}
+
+/// Capabilities declared even when nothing of that kind is registered yet.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Enabled {
+    pub(crate) tools: bool,
+    pub(crate) prompts: bool,
+    pub(crate) resources: bool,
+    pub(crate) completions: bool,
+}
+
+/// Settings fixed when the server is built.
+#[derive(Debug, Clone)]
+pub(crate) struct ServerConfig {
+    /// Hints for `server/discover` and the `*/list` results.
+    pub(crate) list_cache: CachePolicy,
+    /// Hints for `resources/read` results.
+    pub(crate) read_cache: CachePolicy,
+    /// Items per page of list results; `None` returns everything at once.
+    pub(crate) page_size: Option<usize>,
+    /// Declare `logging` and send `notifications/message`.
+    pub(crate) logging: bool,
+    /// Put `io.modelcontextprotocol/serverInfo` in every result's `_meta`.
+    pub(crate) server_info_in_results: bool,
+    /// The largest message accepted on stdio (HTTP has its own body limit).
+    pub(crate) max_message_bytes: usize,
+    pub(crate) enabled: Enabled,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self {
+            list_cache: CachePolicy::new(Duration::from_secs(60), CacheScope::Public),
+            read_cache: CachePolicy::new(Duration::ZERO, CacheScope::Private),
+            page_size: None,
+            logging: true,
+            server_info_in_results: true,
+            max_message_bytes: crate::transport::DEFAULT_MAX_MESSAGE_BYTES,
+            enabled: Enabled::default(),
+        }
+    }
+}

@@ -1,0 +1,254 @@
+//! The server: what it offers (a registry that can change while it runs), who it is, and
+//! the hub that tells `subscriptions/listen` streams about changes.
+
+mod builder;
+mod changes;
+mod config;
+
+use std::sync::{Arc, RwLock};
+
+use mcp_core::McpError;
+use mcp_core::protocol::{
+    CompletionsCapability, Implementation, LoggingCapability, PromptsCapability,
+    ResourcesCapability, ServerCapabilities, ToolsCapability,
+};
+use serde_json::Value;
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+
+use crate::registry::{
+    AnyResourceRoute, CompletionRoute, IntoPromptRoute, IntoResourceRoute, IntoToolRoute, Registry,
+};
+
+pub use builder::{BuildError, ServerBuilder};
+pub(crate) use changes::Change;
+pub use config::CachePolicy;
+pub(crate) use config::ServerConfig;
+
+/// A configured MCP server. Cheap to clone; every clone serves the same registry.
+///
+/// Serve it over stdio ([`Server::serve_stdio`]), over Streamable HTTP
+/// ([`Server::serve_http`], or [`Server::http_router`] inside your own axum app), or call it
+/// in-process ([`Server::handle_message`]).
+///
+/// ```
+/// use mcp_server::{Server, ToolRoute};
+///
+/// let server = Server::builder()
+///     .name("clock")
+///     .version("1.0.0")
+///     .tool(ToolRoute::new("now", || async { "12:00" }).description("The time."))
+///     .build()
+///     .unwrap();
+/// assert!(server.capabilities().tools.is_some());
+/// assert!(server.capabilities().prompts.is_none());
+/// ```
+#[derive(Clone, Debug)]
+pub struct Server {
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    info: Implementation,
+    info_value: Value,
+    instructions: Option<String>,
+    registry: RwLock<Arc<Registry>>,
+    changes: broadcast::Sender<Change>,
+    state: http::Extensions,
+    config: ServerConfig,
+    shutdown: CancellationToken,
+}
+
+impl Server {
+    /// Starts building a server.
+    pub fn builder() -> ServerBuilder {
+        ServerBuilder::new()
+    }
+
+    /// The server's self-description.
+    pub fn info(&self) -> &Implementation {
+        &self.shared.info
+    }
+
+    /// The server's instructions for the model.
+    pub fn instructions(&self) -> Option<&str> {
+        self.shared.instructions.as_deref()
+    }
+
+    /// Capabilities, derived from what is registered now (and what the builder enabled).
+    pub fn capabilities(&self) -> ServerCapabilities {
+        let registry = self.snapshot();
+        let enabled = &self.shared.config.enabled;
+        let has_resources = !registry.resources.is_empty() || !registry.templates.is_empty();
+        ServerCapabilities {
+            tools: (enabled.tools || !registry.tools.is_empty()).then(|| ToolsCapability {
+                list_changed: Some(true),
+            }),
+            prompts: (enabled.prompts || !registry.prompts.is_empty()).then(|| PromptsCapability {
+                list_changed: Some(true),
+            }),
+            resources: (enabled.resources || has_resources).then(|| ResourcesCapability {
+                subscribe: Some(true),
+                list_changed: Some(true),
+            }),
+            completions: (enabled.completions || !registry.completions.is_empty())
+                .then(CompletionsCapability::default),
+            logging: self.shared.config.logging.then(LoggingCapability::default),
+            ..ServerCapabilities::default()
+        }
+    }
+
+    /// Registers (or replaces) a tool while the server runs, and notifies listeners.
+    pub fn add_tool(&self, tool: impl IntoToolRoute) -> Result<(), McpError> {
+        let route = tool.into_tool_route();
+        route.prepare()?;
+        self.update(|r| {
+            r.tools.insert(route.tool().name.clone(), Arc::new(route));
+        });
+        self.notify(Change::ToolsListChanged);
+        Ok(())
+    }
+
+    /// Removes a tool; returns whether it existed. Listeners are notified when it did.
+    pub fn remove_tool(&self, name: &str) -> bool {
+        let removed = self.update(|r| r.tools.shift_remove(name).is_some());
+        if removed {
+            self.notify(Change::ToolsListChanged);
+        }
+        removed
+    }
+
+    /// Registers (or replaces) a prompt while the server runs, and notifies listeners.
+    pub fn add_prompt(&self, prompt: impl IntoPromptRoute) {
+        let route = prompt.into_prompt_route();
+        self.update(|r| {
+            r.prompts
+                .insert(route.prompt().name.clone(), Arc::new(route));
+        });
+        self.notify(Change::PromptsListChanged);
+    }
+
+    /// Removes a prompt; returns whether it existed.
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        let removed = self.update(|r| r.prompts.shift_remove(name).is_some());
+        if removed {
+            self.notify(Change::PromptsListChanged);
+        }
+        removed
+    }
+
+    /// Registers (or replaces) a resource or template while the server runs.
+    pub fn add_resource(&self, resource: impl IntoResourceRoute) {
+        match resource.into_resource_route() {
+            AnyResourceRoute::Static(route) => self.update(|r| {
+                r.resources
+                    .insert(route.resource().uri.clone(), Arc::new(route));
+            }),
+            AnyResourceRoute::Template(route) => self.update(|r| {
+                let template = route.resource_template().uri_template.clone();
+                r.templates
+                    .retain(|t| t.resource_template().uri_template != template);
+                r.templates.push(Arc::new(route));
+            }),
+        }
+        self.notify(Change::ResourcesListChanged);
+    }
+
+    /// Removes a resource by URI (or a template by its template text).
+    pub fn remove_resource(&self, uri: &str) -> bool {
+        let removed = self.update(|r| {
+            let before = r.templates.len();
+            r.templates
+                .retain(|t| t.resource_template().uri_template != uri);
+            r.resources.shift_remove(uri).is_some() || r.templates.len() != before
+        });
+        if removed {
+            self.notify(Change::ResourcesListChanged);
+        }
+        removed
+    }
+
+    /// Registers a completion route while the server runs.
+    pub fn add_completion(&self, route: CompletionRoute) {
+        self.update(|r| {
+            r.completions.insert(route.key().clone(), Arc::new(route));
+        });
+    }
+
+    /// Tells listeners the tool list changed (for changes the registry cannot see, such as
+    /// authorization-dependent lists).
+    pub fn notify_tools_list_changed(&self) {
+        self.notify(Change::ToolsListChanged);
+    }
+
+    /// Tells listeners the prompt list changed.
+    pub fn notify_prompts_list_changed(&self) {
+        self.notify(Change::PromptsListChanged);
+    }
+
+    /// Tells listeners the resource list changed.
+    pub fn notify_resources_list_changed(&self) {
+        self.notify(Change::ResourcesListChanged);
+    }
+
+    /// Tells listeners subscribed to `uri` (or a parent of it) that the resource changed.
+    pub fn notify_resource_updated(&self, uri: impl Into<String>) {
+        self.notify(Change::ResourceUpdated(uri.into()));
+    }
+
+    /// Shared state registered with [`ServerBuilder::state`].
+    pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
+        self.shared.state.get::<T>().cloned()
+    }
+
+    /// Ends open `subscriptions/listen` streams gracefully and cancels in-flight requests.
+    /// Transports started with a shutdown signal call this for you.
+    pub fn shutdown(&self) {
+        self.shared.shutdown.cancel();
+    }
+
+    pub(crate) fn shutdown_token(&self) -> &CancellationToken {
+        &self.shared.shutdown
+    }
+
+    pub(crate) fn snapshot(&self) -> Arc<Registry> {
+        match self.shared.registry.read() {
+            Ok(guard) => Arc::clone(&guard),
+            Err(poisoned) => Arc::clone(&poisoned.into_inner()),
+        }
+    }
+
+    pub(crate) fn subscribe_changes(&self) -> broadcast::Receiver<Change> {
+        self.shared.changes.subscribe()
+    }
+
+    pub(crate) fn config(&self) -> &ServerConfig {
+        &self.shared.config
+    }
+
+    pub(crate) fn info_value(&self) -> &Value {
+        &self.shared.info_value
+    }
+
+    pub(crate) fn logging_enabled(&self) -> bool {
+        self.shared.config.logging
+    }
+
+    /// Applies a copy-on-write change to the registry.
+    fn update<R>(&self, change: impl FnOnce(&mut Registry) -> R) -> R {
+        let mut guard = match self.shared.registry.write() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let mut next = Registry::clone(&guard);
+        let out = change(&mut next);
+        *guard = Arc::new(next);
+        out
+    }
+
+    fn notify(&self, change: Change) {
+        // No receivers simply means nobody is listening.
+        let _ = self.shared.changes.send(change);
+    }
+}

@@ -1,0 +1,78 @@
+//! Settings of the HTTP transport.
+
+use std::time::Duration;
+
+/// Which `Host` (and `Origin`) values are accepted: the DNS-rebinding defence.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum HostPolicy {
+    /// Only `localhost`, `127.0.0.0/8` and `[::1]`, any port (the default).
+    #[default]
+    Loopback,
+    /// Only these host names (without port), compared case-insensitively, plus loopback.
+    AllowList(Vec<String>),
+    /// Any host. Only behind a proxy that checks hosts itself.
+    Any,
+}
+
+/// Settings of the Streamable HTTP endpoint.
+///
+/// ```
+/// use mcp_server::transport::http::{HttpConfig, HostPolicy};
+/// let config = HttpConfig::default()
+///     .hosts(HostPolicy::AllowList(vec!["mcp.example.com".into()]))
+///     .allowed_origins(["https://app.example.com"])
+///     .max_body_bytes(1 << 20);
+/// # let _ = config;
+/// ```
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    pub(crate) hosts: HostPolicy,
+    pub(crate) origins: Vec<String>,
+    pub(crate) max_body_bytes: usize,
+    pub(crate) keep_alive: Duration,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        Self {
+            hosts: HostPolicy::Loopback,
+            origins: Vec::new(),
+            max_body_bytes: 4 * 1024 * 1024,
+            keep_alive: Duration::from_secs(15),
+        }
+    }
+}
+
+impl HttpConfig {
+    /// Which hosts are accepted (default: loopback only).
+    #[must_use]
+    pub fn hosts(mut self, policy: HostPolicy) -> Self {
+        self.hosts = policy;
+        self
+    }
+
+    /// Browser origins accepted in addition to those whose host passes the host policy,
+    /// such as `https://app.example.com`.
+    #[must_use]
+    pub fn allowed_origins<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        origins: I,
+    ) -> Self {
+        self.origins = origins.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The largest request body accepted, in bytes (default 4 MiB); larger ones get 413.
+    #[must_use]
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = bytes.max(1);
+        self
+    }
+
+    /// How often SSE streams send a keep-alive comment (default 15 s).
+    #[must_use]
+    pub fn keep_alive(mut self, every: Duration) -> Self {
+        self.keep_alive = every;
+        self
+    }
+}

@@ -1,0 +1,92 @@
+//! The Streamable HTTP transport (2026-07-28): one POST endpoint answering JSON, or an SSE
+//! stream per request when the handler sends notifications (progress, logs, listen).
+//!
+//! - [`Server::http_service`] gives an axum [`Router`] to nest inside your own application;
+//! - [`Server::serve_http`] binds an address and serves `/mcp` until Ctrl-C.
+//!
+//! Every request is checked in this order: method (405), Host/Origin (403), Content-Type
+//! (415), Accept (406), body size (413), JSON-RPC shape (400), `_meta` (400, `-32602`),
+//! `MCP-Protocol-Version`/`Mcp-Method`/`Mcp-Name` headers (400, `-32020`), protocol version
+//! (400, `-32022`), method (404, `-32601`).
+
+mod config;
+mod endpoint;
+mod headers;
+mod negotiate;
+mod origin;
+mod stream;
+
+use std::future::Future;
+use std::io;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::routing::any;
+use tokio::net::{TcpListener, ToSocketAddrs};
+
+use crate::Server;
+
+pub use config::{HostPolicy, HttpConfig};
+
+impl Server {
+    /// An axum router serving this server at its root path, with the default
+    /// [`HttpConfig`] (loopback Host/Origin only). Nest it where you like:
+    ///
+    /// ```
+    /// use axum::{Router, routing::get};
+    /// use mcp_server::{Server, ToolRoute};
+    ///
+    /// let mcp = Server::builder().tool(ToolRoute::new("ping", || async { "pong" }).description("Pings.")).build().unwrap();
+    /// let app: Router = Router::new()
+    ///     .nest_service("/mcp", mcp.http_service())
+    ///     .route("/health", get(|| async { "ok" }));
+    /// # let _ = app;
+    /// ```
+    pub fn http_service(&self) -> Router {
+        self.http_service_with(HttpConfig::default())
+    }
+
+    /// Like [`Server::http_service`], with explicit settings.
+    pub fn http_service_with(&self, config: HttpConfig) -> Router {
+        let state = Arc::new(endpoint::Endpoint::new(self.clone(), config));
+        Router::new()
+            .route("/", any(endpoint::handle))
+            .with_state(state)
+    }
+
+    /// Serves `/mcp` on `addr` until Ctrl-C, then shuts down gracefully. Bind to a loopback
+    /// address for a local server.
+    pub async fn serve_http(self, addr: impl ToSocketAddrs) -> io::Result<()> {
+        let listener = TcpListener::bind(addr).await?;
+        self.serve_http_on(listener, HttpConfig::default(), shutdown_signal())
+            .await
+    }
+
+    /// Serves `/mcp` on an already bound listener until `shutdown` resolves. Open listen
+    /// streams then complete, in-flight requests drain, and the function returns.
+    pub async fn serve_http_on(
+        self,
+        listener: TcpListener,
+        config: HttpConfig,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> io::Result<()> {
+        if let Ok(addr) = listener.local_addr() {
+            tracing::info!(%addr, "serving MCP over Streamable HTTP at /mcp");
+        }
+        let router = Router::new().nest_service("/mcp", self.http_service_with(config));
+        let server = self.clone();
+        axum::serve(listener, router)
+            .with_graceful_shutdown(async move {
+                shutdown.await;
+                server.shutdown();
+            })
+            .await
+    }
+}
+
+async fn shutdown_signal() {
+    if tokio::signal::ctrl_c().await.is_err() {
+        // No signal handling available: serve until the process is killed.
+        std::future::pending::<()>().await;
+    }
+}

@@ -1,0 +1,116 @@
+//! Content negotiation: the request must be JSON, and the client must accept JSON or SSE.
+
+use http::HeaderMap;
+use http::header::{ACCEPT, CONTENT_TYPE};
+
+/// How a response may be sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Accepts {
+    pub(crate) json: bool,
+    pub(crate) sse: bool,
+}
+
+/// `Content-Type` is `application/json` (parameters such as `charset` allowed).
+pub(crate) fn is_json_body(headers: &HeaderMap) -> bool {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// Reads `Accept`. No header means anything is accepted.
+pub(crate) fn accepts(headers: &HeaderMap) -> Accepts {
+    let values: Vec<&str> = headers
+        .get_all(ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    if values.is_empty() {
+        return Accepts {
+            json: true,
+            sse: true,
+        };
+    }
+    let mut accepts = Accepts {
+        json: false,
+        sse: false,
+    };
+    for range in values.iter().flat_map(|v| v.split(',')) {
+        let mut parts = range.split(';');
+        let mime = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        let refused = parts.any(|p| p.trim().replace(' ', "") == "q=0");
+        if refused {
+            continue;
+        }
+        match mime.as_str() {
+            "*/*" => {
+                accepts = Accepts {
+                    json: true,
+                    sse: true,
+                }
+            }
+            "application/json" | "application/*" => accepts.json = true,
+            "text/event-stream" | "text/*" => accepts.sse = true,
+            _ => {}
+        }
+    }
+    accepts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http::HeaderValue;
+
+    fn with(name: http::HeaderName, value: &'static str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(name, HeaderValue::from_static(value));
+        h
+    }
+
+    #[test]
+    fn reads_content_type_and_accept() {
+        assert!(is_json_body(&with(
+            CONTENT_TYPE,
+            "application/json; charset=utf-8"
+        )));
+        assert!(!is_json_body(&with(CONTENT_TYPE, "text/plain")));
+        assert!(!is_json_body(&HeaderMap::new()));
+        assert_eq!(
+            accepts(&with(ACCEPT, "application/json, text/event-stream")),
+            Accepts {
+                json: true,
+                sse: true
+            }
+        );
+        assert_eq!(
+            accepts(&with(ACCEPT, "application/json")),
+            Accepts {
+                json: true,
+                sse: false
+            }
+        );
+        assert_eq!(
+            accepts(&with(ACCEPT, "text/html")),
+            Accepts {
+                json: false,
+                sse: false
+            }
+        );
+        assert_eq!(
+            accepts(&with(ACCEPT, "*/*")),
+            Accepts {
+                json: true,
+                sse: true
+            }
+        );
+        assert_eq!(
+            accepts(&with(ACCEPT, "application/json;q=0, text/event-stream")),
+            Accepts {
+                json: false,
+                sse: true
+            }
+        );
+    }
+}

@@ -1,0 +1,137 @@
+//! Answering one request: a JSON body when the handler finishes without notifying, or an
+//! SSE stream (notifications, then the response) as soon as it sends its first
+//! notification. Dropping the stream (the client went away) cancels the handler.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use http::StatusCode;
+use http::header::{CONTENT_TYPE, HeaderValue};
+use mcp_core::{McpError, RequestId};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::sync::DropGuard;
+
+use crate::dispatch::{Reply, ReplyStatus};
+
+/// A reply as a JSON response.
+pub(crate) fn json(reply: Reply) -> Response {
+    let status = match reply.status {
+        ReplyStatus::Ok => StatusCode::OK,
+        ReplyStatus::BadRequest => StatusCode::BAD_REQUEST,
+        ReplyStatus::NotFound => StatusCode::NOT_FOUND,
+    };
+    let mut response = (status, reply.body).into_response();
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+type ReplyFuture = Pin<Box<dyn Future<Output = Reply> + Send>>;
+
+/// Runs the request and answers with JSON or SSE, whichever fits.
+pub(crate) async fn respond(
+    mut reply: ReplyFuture,
+    notifications: Option<mpsc::Receiver<Bytes>>,
+    json_allowed: bool,
+    id: RequestId,
+    cancel_on_drop: DropGuard,
+    keep_alive: Duration,
+) -> Response {
+    let Some(mut rx) = notifications else {
+        let response = json(reply.await);
+        drop(cancel_on_drop.disarm());
+        return response;
+    };
+    if !json_allowed {
+        return sse(None, rx, reply, id, cancel_on_drop, keep_alive);
+    }
+    tokio::select! {
+        biased;
+        done = &mut reply => {
+            drop(cancel_on_drop.disarm());
+            json(done)
+        }
+        Some(first) = rx.recv() => sse(Some(first), rx, reply, id, cancel_on_drop, keep_alive),
+    }
+}
+
+fn sse(
+    first: Option<Bytes>,
+    rx: mpsc::Receiver<Bytes>,
+    reply: ReplyFuture,
+    id: RequestId,
+    cancel_on_drop: DropGuard,
+    keep_alive: Duration,
+) -> Response {
+    let task = tokio::spawn(reply);
+    let stream = EventStream {
+        pending: first.into_iter().collect(),
+        rx,
+        task: Some(task),
+        id,
+        _cancel_on_drop: cancel_on_drop,
+    };
+    let mut response = Sse::new(futures_util::stream::unfold(stream, EventStream::next))
+        .keep_alive(KeepAlive::new().interval(keep_alive))
+        .into_response();
+    response
+        .headers_mut()
+        .insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+/// The events of one request's stream.
+struct EventStream {
+    pending: VecDeque<Bytes>,
+    rx: mpsc::Receiver<Bytes>,
+    /// The running request; `None` once its response is queued.
+    task: Option<JoinHandle<Reply>>,
+    id: RequestId,
+    _cancel_on_drop: DropGuard,
+}
+
+impl Drop for EventStream {
+    fn drop(&mut self) {
+        if let Some(task) = &self.task {
+            task.abort();
+        }
+    }
+}
+
+impl EventStream {
+    async fn next(mut self) -> Option<(Result<Event, Infallible>, Self)> {
+        loop {
+            if let Some(message) = self.pending.pop_front() {
+                return Some((Ok(event(&message)), self));
+            }
+            let task = self.task.as_mut()?;
+            tokio::select! {
+                biased;
+                Some(message) = self.rx.recv() => self.pending.push_back(message),
+                done = task => {
+                    self.task = None;
+                    // Notifications sent before the response come first.
+                    while let Ok(message) = self.rx.try_recv() {
+                        self.pending.push_back(message);
+                    }
+                    let body = done.map(|reply| reply.body).unwrap_or_else(|_| {
+                        Reply::error(Some(self.id.clone()), McpError::internal("Internal error")).body
+                    });
+                    self.pending.push_back(body);
+                }
+            }
+        }
+    }
+}
+
+fn event(message: &Bytes) -> Event {
+    Event::default().data(String::from_utf8_lossy(message))
+}

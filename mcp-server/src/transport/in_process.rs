@@ -1,0 +1,47 @@
+//! Calling a server in the same process, without a transport (tests, embedding, benches).
+
+use bytes::Bytes;
+use mcp_core::jsonrpc::{IncomingMessage, parse_message};
+use tokio_util::sync::CancellationToken;
+
+use crate::Server;
+use crate::context::{Outbound, TransportInfo};
+use crate::dispatch::Reply;
+
+impl Server {
+    /// Handles one serialized JSON-RPC message and returns the serialized response
+    /// (`None` for notifications). Notifications the request emits are dropped; use a
+    /// transport to receive them.
+    ///
+    /// ```
+    /// # tokio_test_block(async {
+    /// use mcp_server::{Server, ToolRoute};
+    /// let server = Server::builder().tool(ToolRoute::new("hi", || async { "hello" }).description("Greets.")).build().unwrap();
+    /// let reply = server.handle_message(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hi",
+    ///     "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+    ///     mcp_server::TransportInfo::in_process()).await.unwrap();
+    /// let json: serde_json::Value = serde_json::from_slice(&reply).unwrap();
+    /// assert_eq!(json["result"]["content"][0]["text"], "hello");
+    /// # });
+    /// # fn tokio_test_block<F: std::future::Future>(f: F) { tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f); }
+    /// ```
+    pub async fn handle_message(&self, message: &[u8], transport: TransportInfo) -> Option<Bytes> {
+        match parse_message(message) {
+            Err(error) => Some(Reply::error(error.id.clone(), error.error).body),
+            Ok(IncomingMessage::Notification(_) | IncomingMessage::Response { .. }) => None,
+            Ok(IncomingMessage::Request(request)) => Some(match self.check_meta(request) {
+                Err(reply) => reply.body,
+                Ok(checked) => {
+                    self.dispatch(
+                        checked,
+                        transport,
+                        Outbound::Discard,
+                        CancellationToken::new(),
+                    )
+                    .await
+                    .body
+                }
+            }),
+        }
+    }
+}

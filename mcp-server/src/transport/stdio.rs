@@ -1,0 +1,203 @@
+//! The stdio transport: one JSON-RPC message per line on stdin, responses and
+//! notifications on stdout.
+//!
+//! Requests are handled concurrently. `notifications/cancelled` stops a request and nothing
+//! more is written for it. On end of input, open `subscriptions/listen` requests complete,
+//! in-flight requests drain, and the function returns.
+
+use std::collections::HashMap;
+use std::io;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use bytes::Bytes;
+use futures_util::StreamExt;
+use mcp_core::jsonrpc::{IncomingMessage, IncomingNotification, IncomingRequest, parse_message};
+use mcp_core::protocol::{CancelledParams, methods};
+use mcp_core::{McpError, RequestId};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
+use tokio::sync::mpsc;
+use tokio::task::{AbortHandle, JoinSet};
+use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
+use tokio_util::sync::CancellationToken;
+
+use crate::Server;
+use crate::context::{Outbound, TransportInfo};
+use crate::dispatch::Reply;
+
+/// The most bytes one stdio message may have, unless configured otherwise.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
+
+type InFlight = Arc<Mutex<HashMap<RequestId, (CancellationToken, Option<AbortHandle>)>>>;
+
+fn lock(
+    map: &InFlight,
+) -> MutexGuard<'_, HashMap<RequestId, (CancellationToken, Option<AbortHandle>)>> {
+    map.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Server {
+    /// Serves this server over the process's stdin and stdout until stdin closes.
+    pub async fn serve_stdio(self) -> io::Result<()> {
+        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serves newline-delimited JSON-RPC over any reader and writer (a socket, a pipe, an
+    /// in-memory duplex in tests) until the reader ends.
+    pub async fn serve_io<R, W>(self, reader: R, writer: W) -> io::Result<()>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (out_tx, out_rx) = mpsc::channel::<Bytes>(256);
+        let writer_task = tokio::spawn(write_lines(writer, out_rx));
+        let connection = Connection {
+            server: self.clone(),
+            out: out_tx,
+            in_flight: Arc::default(),
+            listens: CancellationToken::new(),
+            tasks: JoinSet::new(),
+        };
+        let result = connection.run(reader).await;
+        match writer_task.await {
+            Ok(write_result) => result.and(write_result),
+            Err(join) => result.and(Err(io::Error::other(join))),
+        }
+    }
+}
+
+struct Connection {
+    server: Server,
+    out: mpsc::Sender<Bytes>,
+    in_flight: InFlight,
+    /// Ends open listens when input ends.
+    listens: CancellationToken,
+    tasks: JoinSet<()>,
+}
+
+impl Connection {
+    async fn run<R: AsyncRead + Unpin>(mut self, reader: R) -> io::Result<()> {
+        let max = self.server.config().max_message_bytes;
+        let mut lines = FramedRead::new(reader, LinesCodec::new_with_max_length(max));
+        let mut outcome = Ok(());
+        loop {
+            let next = tokio::select! {
+                next = lines.next() => next,
+                () = self.server.shutdown_token().cancelled() => break,
+            };
+            match next {
+                None => break,
+                Some(Ok(line)) if line.trim().is_empty() => {}
+                Some(Ok(line)) => self.on_line(line.as_bytes()).await,
+                Some(Err(LinesCodecError::MaxLineLengthExceeded)) => {
+                    let error = McpError::invalid_request(format!(
+                        "Message too large: the limit is {max} bytes"
+                    ));
+                    self.send(Reply::error(None, error).body).await;
+                }
+                Some(Err(LinesCodecError::Io(err))) => {
+                    outcome = Err(err);
+                    break;
+                }
+            }
+            while self.tasks.try_join_next().is_some() {}
+        }
+        self.listens.cancel();
+        while self.tasks.join_next().await.is_some() {}
+        outcome
+    }
+
+    async fn on_line(&mut self, line: &[u8]) {
+        match parse_message(line) {
+            Err(error) => {
+                self.send(Reply::error(error.id.clone(), error.error).body)
+                    .await
+            }
+            Ok(IncomingMessage::Request(request)) => self.on_request(request).await,
+            Ok(IncomingMessage::Notification(notification)) => self.on_notification(notification),
+            Ok(IncomingMessage::Response { id }) => {
+                tracing::debug!(?id, "ignoring a response from the client");
+            }
+        }
+    }
+
+    async fn on_request(&mut self, request: IncomingRequest) {
+        let id = request.id.clone();
+        if lock(&self.in_flight).contains_key(&id) {
+            let error = McpError::invalid_request(
+                "Invalid request: a request with this id is still in progress",
+            );
+            self.send(Reply::error(Some(id), error).body).await;
+            return;
+        }
+        let checked = match self.server.check_meta(request) {
+            Ok(checked) => checked,
+            Err(reply) => return self.send(reply.body).await,
+        };
+        let token = if checked.request.method == methods::SUBSCRIPTIONS_LISTEN {
+            self.listens.child_token()
+        } else {
+            CancellationToken::new()
+        };
+        let server = self.server.clone();
+        let out = self.out.clone();
+        let in_flight = Arc::clone(&self.in_flight);
+        let outbound = Outbound::Channel(self.out.clone());
+        let task_token = token.clone();
+        let task_id = id.clone();
+        // Hold the lock while spawning so the task cannot finish before it is registered.
+        let mut guard = lock(&self.in_flight);
+        let handle = self.tasks.spawn(async move {
+            let reply = server
+                .dispatch(checked, TransportInfo::stdio(), outbound, task_token)
+                .await;
+            // A cancelled request was removed from the map: nothing more is written for it.
+            let still_wanted = lock(&in_flight).remove(&task_id).is_some();
+            if still_wanted {
+                let _ = out.send(reply.body).await;
+            }
+        });
+        guard.insert(id, (token, Some(handle)));
+    }
+
+    fn on_notification(&mut self, notification: IncomingNotification) {
+        if notification.method != methods::CANCELLED {
+            return;
+        }
+        let params = serde_json::from_value::<CancelledParams>(serde_json::Value::Object(
+            notification.params,
+        ));
+        let Ok(params) = params else {
+            tracing::debug!("ignoring a malformed notifications/cancelled");
+            return;
+        };
+        if let Some((token, handle)) = lock(&self.in_flight).remove(&params.request_id) {
+            token.cancel();
+            if let Some(handle) = handle {
+                handle.abort();
+            }
+            tracing::debug!(request_id = %params.request_id, reason = ?params.reason, "request cancelled by the client");
+        }
+    }
+
+    async fn send(&self, body: Bytes) {
+        let _ = self.out.send(body).await;
+    }
+}
+
+/// Writes each message followed by a newline, flushing whenever the queue runs dry.
+async fn write_lines<W: AsyncWrite + Unpin>(
+    writer: W,
+    mut rx: mpsc::Receiver<Bytes>,
+) -> io::Result<()> {
+    let mut writer = BufWriter::new(writer);
+    while let Some(message) = rx.recv().await {
+        writer.write_all(&message).await?;
+        writer.write_all(b"\n").await?;
+        if rx.is_empty() {
+            writer.flush().await?;
+        }
+    }
+    writer.flush().await?;
+    writer.shutdown().await
+}
