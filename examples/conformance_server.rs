@@ -2,10 +2,12 @@
 //! (`@modelcontextprotocol/conformance`, `--requirements 2026-07-28`).
 //!
 //! Serves every tool, prompt and resource the suite expects on
-//! `http://127.0.0.1:<port>/mcp` (`--port`, default 3000).
+//! `http://127.0.0.1:<port>/mcp` (`--port`, default 3000), or over stdio with `--stdio`
+//! (the integration tests drive both).
 //!
 //! ```text
 //! cargo run --example conformance_server -- --port 3000
+//! cargo run --example conformance_server -- --stdio
 //! ```
 
 use std::time::Duration;
@@ -288,21 +290,33 @@ fn complete_arg1(request: CompletionRequest) -> impl std::future::Future<Output 
     }
 }
 
-fn port() -> Result<u16, String> {
+/// Where to serve.
+enum Mode {
+    Http(u16),
+    Stdio,
+}
+
+fn mode() -> Result<Mode, String> {
     let mut args = std::env::args().skip(1);
-    let mut port = 3000;
+    let mut mode = Mode::Http(3000);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--port" => {
                 let value = args.next().ok_or("--port needs a value")?;
-                port = value
+                let port = value
                     .parse()
                     .map_err(|_| format!("invalid port {value:?}"))?;
+                mode = Mode::Http(port);
             }
-            other => return Err(format!("unknown argument {other:?} (expected --port N)")),
+            "--stdio" => mode = Mode::Stdio,
+            other => {
+                return Err(format!(
+                    "unknown argument {other:?} (expected --port N or --stdio)"
+                ));
+            }
         }
     }
-    Ok(port)
+    Ok(mode)
 }
 
 #[tokio::main]
@@ -313,7 +327,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
         .with_writer(std::io::stderr)
         .init();
-    let port = port()?;
+    let mode = mode()?;
     let mut builder = Server::builder()
         .name("mcp-rust-conformance-server")
         .version(env!("CARGO_PKG_VERSION"))
@@ -333,6 +347,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             complete_arg1,
         ))
         .build()?;
-    server.serve_http(("127.0.0.1", port)).await?;
+    match mode {
+        Mode::Http(port) => server.serve_http(("127.0.0.1", port)).await?,
+        Mode::Stdio => server.serve_stdio().await?,
+    }
     Ok(())
 }

@@ -75,21 +75,25 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::E
 /// assert_eq!(parse_message(b"{oops").unwrap_err().error.code, ErrorCode::PARSE_ERROR);
 /// assert_eq!(parse_message(b"[]").unwrap_err().error.code, ErrorCode::INVALID_REQUEST);
 /// ```
-pub fn parse_message(bytes: &[u8]) -> Result<IncomingMessage, ErrorResponse> {
+pub fn parse_message(bytes: &[u8]) -> Result<IncomingMessage, Box<ErrorResponse>> {
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
     if first != Some(b'{') {
         // Not an object: decide between "not JSON at all" and "JSON of the wrong shape".
-        return Err(match serde_json::from_slice::<IgnoredAny>(bytes) {
-            Err(_) => ErrorResponse::new(None, McpError::parse_error("Parse error: invalid JSON")),
-            Ok(_) if first == Some(b'[') => ErrorResponse::new(
-                None,
-                McpError::invalid_request("Invalid request: batch arrays are not supported"),
-            ),
-            Ok(_) => ErrorResponse::new(
-                None,
-                McpError::invalid_request("Invalid request: a message must be a JSON object"),
-            ),
-        });
+        return Err(Box::new(
+            match serde_json::from_slice::<IgnoredAny>(bytes) {
+                Err(_) => {
+                    ErrorResponse::new(None, McpError::parse_error("Parse error: invalid JSON"))
+                }
+                Ok(_) if first == Some(b'[') => ErrorResponse::new(
+                    None,
+                    McpError::invalid_request("Invalid request: batch arrays are not supported"),
+                ),
+                Ok(_) => ErrorResponse::new(
+                    None,
+                    McpError::invalid_request("Invalid request: a message must be a JSON object"),
+                ),
+            },
+        ));
     }
     let raw: RawMessage = serde_json::from_slice(bytes).map_err(|err| {
         let error = if err.is_syntax() || err.is_eof() {
@@ -97,26 +101,30 @@ pub fn parse_message(bytes: &[u8]) -> Result<IncomingMessage, ErrorResponse> {
         } else {
             McpError::invalid_request(format!("Invalid request: {err}"))
         };
-        ErrorResponse::new(None, error)
+        Box::new(ErrorResponse::new(None, error))
     })?;
     classify(raw)
 }
 
-fn classify(raw: RawMessage) -> Result<IncomingMessage, ErrorResponse> {
+fn classify(raw: RawMessage) -> Result<IncomingMessage, Box<ErrorResponse>> {
     let id = match &raw.id {
         None => None,
         Some(value) => match RequestId::from_value(value) {
             Some(id) => Some(id),
             None => {
-                return Err(ErrorResponse::new(
+                return Err(Box::new(ErrorResponse::new(
                     None,
                     McpError::invalid_request("Invalid request: id must be a string or an integer"),
-                ));
+                )));
             }
         },
     };
-    let invalid =
-        |message: &'static str| ErrorResponse::new(id.clone(), McpError::invalid_request(message));
+    let invalid = |message: &'static str| {
+        Box::new(ErrorResponse::new(
+            id.clone(),
+            McpError::invalid_request(message),
+        ))
+    };
     if raw.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
         return Err(invalid("Invalid request: jsonrpc must be \"2.0\""));
     }

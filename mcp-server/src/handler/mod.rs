@@ -69,9 +69,10 @@ macro_rules! impl_handler {
             type Output = Out;
 
             fn call(&self, invocation: Invocation) -> impl Future<Output = Result<Out, Rejection>> + Send + 'static {
-                let extracted = (|| -> Result<_, Rejection> {
-                    Ok(($($ty::from_invocation(&invocation)?,)*))
-                })();
+                fn extract<$($ty: FromInvocation,)*>(invocation: &Invocation) -> Result<($($ty,)*), Rejection> {
+                    Ok(($($ty::from_invocation(invocation)?,)*))
+                }
+                let extracted = extract::<$($ty,)*>(&invocation);
                 let this = self.clone();
                 async move {
                     let ($($ty,)*) = extracted?;

@@ -102,6 +102,9 @@ impl IntoResourceRoute for AnyResourceRoute {
     }
 }
 
+/// A template that matched a URI, with the variables it matched.
+pub(crate) type TemplateMatch = (Arc<ResourceTemplateRoute>, Vec<(String, String)>);
+
 /// The items a server offers at one moment. Replaced as a whole when something changes,
 /// so a request always sees one consistent snapshot.
 #[derive(Debug, Clone, Default)]
@@ -115,10 +118,7 @@ pub(crate) struct Registry {
 
 impl Registry {
     /// Finds the template matching `uri`, with the variables it matched.
-    pub(crate) fn match_template(
-        &self,
-        uri: &str,
-    ) -> Option<(Arc<ResourceTemplateRoute>, Vec<(String, String)>)> {
+    pub(crate) fn match_template(&self, uri: &str) -> Option<TemplateMatch> {
         self.templates
             .iter()
             .find_map(|t| t.template().matches(uri).map(|vars| (Arc::clone(t), vars)))

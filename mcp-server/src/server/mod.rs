@@ -82,13 +82,15 @@ impl Server {
         let enabled = &self.shared.config.enabled;
         let has_resources = !registry.resources.is_empty() || !registry.templates.is_empty();
         ServerCapabilities {
-            tools: (enabled.tools || !registry.tools.is_empty()).then(|| ToolsCapability {
+            tools: (enabled.tools || !registry.tools.is_empty()).then_some(ToolsCapability {
                 list_changed: Some(true),
             }),
-            prompts: (enabled.prompts || !registry.prompts.is_empty()).then(|| PromptsCapability {
-                list_changed: Some(true),
-            }),
-            resources: (enabled.resources || has_resources).then(|| ResourcesCapability {
+            prompts: (enabled.prompts || !registry.prompts.is_empty()).then_some(
+                PromptsCapability {
+                    list_changed: Some(true),
+                },
+            ),
+            resources: (enabled.resources || has_resources).then_some(ResourcesCapability {
                 subscribe: Some(true),
                 list_changed: Some(true),
             }),

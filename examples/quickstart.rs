@@ -1,0 +1,88 @@
+//! The README quick start: a small server with a tool, a prompt and a resource template.
+//!
+//! ```text
+//! cargo run --example quickstart             # stdio (for an MCP client to spawn)
+//! cargo run --example quickstart -- --http 3000   # Streamable HTTP on 127.0.0.1:3000/mcp
+//! ```
+
+use mcp_server::prelude::*;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// Two numbers to add.
+#[derive(Deserialize, JsonSchema)]
+struct Add {
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+}
+
+/// The code to review.
+#[derive(Deserialize, JsonSchema)]
+struct Review {
+    /// Source code.
+    code: String,
+}
+
+/// Which note to read.
+#[derive(Deserialize)]
+struct NoteId {
+    id: u32,
+}
+
+fn server() -> Result<Server, Box<dyn std::error::Error>> {
+    Ok(Server::builder()
+        .name("quickstart")
+        .version("1.0.0")
+        .tool(
+            ToolRoute::new(
+                "add",
+                |Arguments(Add { a, b }): Arguments<Add>| async move { a + b },
+            )
+            .description("Add two numbers.")
+            .read_only(),
+        )
+        .prompt(
+            PromptRoute::new("review", |Arguments(r): Arguments<Review>| async move {
+                format!("Review this code for bugs:\n\n{}", r.code)
+            })
+            .description("Ask for a code review."),
+        )
+        .resource(
+            ResourceTemplateRoute::new(
+                "notes://{id}",
+                "note",
+                |UriParams(n): UriParams<NoteId>| async move { format!("Note number {}.", n.id) },
+            )?
+            .description("A note by number.")
+            .mime_type("text/plain"),
+        )
+        .build()?)
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .init();
+    let server = server()?;
+    let mut args = std::env::args().skip(1);
+    match (args.next().as_deref(), args.next()) {
+        (Some("--http"), Some(port)) => {
+            let port: u16 = port.parse()?;
+            eprintln!("Serving MCP on http://127.0.0.1:{port}/mcp (Ctrl-C to stop). Try:");
+            eprintln!(
+                "  curl -s http://127.0.0.1:{port}/mcp -H 'Content-Type: application/json' \\\n    \
+                 -H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: 2026-07-28' \\\n    \
+                 -H 'Mcp-Method: tools/call' -H 'Mcp-Name: add' \\\n    \
+                 -d '{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{{\"name\":\"add\",\"arguments\":{{\"a\":2,\"b\":3}},\
+                 \"_meta\":{{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{{}}}}}}}}'"
+            );
+            server.serve_http(("127.0.0.1", port)).await?;
+        }
+        (None, _) => server.serve_stdio().await?,
+        _ => return Err("usage: quickstart [--http PORT]".into()),
+    }
+    Ok(())
+}
