@@ -106,13 +106,11 @@ pub struct ServerCapabilities {
     pub extensions: Option<Map<String, Value>>,
 }
 
-/// The logging capability (an empty object).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct LoggingCapability {}
+/// The logging capability: a free-form object (empty today).
+pub type LoggingCapability = Map<String, Value>;
 
-/// The completions capability (an empty object).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct CompletionsCapability {}
+/// The completions capability: a free-form object (empty today).
+pub type CompletionsCapability = Map<String, Value>;
 
 /// The prompts capability.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

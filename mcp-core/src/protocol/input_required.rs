@@ -12,7 +12,7 @@ pub(crate) fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<V
 }
 
 /// A request the server wants the client to fulfil before it retries.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "method", content = "params")]
 pub enum InputRequest {
     /// Ask the user (`elicitation/create`).
@@ -24,6 +24,33 @@ pub enum InputRequest {
     /// Ask for the client's roots (`roots/list`, deprecated).
     #[serde(rename = "roots/list")]
     ListRoots(Map<String, Value>),
+}
+
+impl<'de> Deserialize<'de> for InputRequest {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+
+        /// `{method, params?}`: `params` is optional for `roots/list`.
+        #[derive(Deserialize)]
+        struct Raw {
+            method: String,
+            #[serde(default)]
+            params: Option<Value>,
+        }
+        let raw = Raw::deserialize(d)?;
+        let params = raw.params.unwrap_or_else(|| Value::Object(Map::new()));
+        match raw.method.as_str() {
+            "elicitation/create" => serde_json::from_value(params).map(Self::Elicitation),
+            "sampling/createMessage" => serde_json::from_value(params).map(Self::Sampling),
+            "roots/list" => serde_json::from_value(params).map(Self::ListRoots),
+            other => {
+                return Err(D::Error::custom(format!(
+                    "unknown input request method {other:?}"
+                )));
+            }
+        }
+        .map_err(D::Error::custom)
+    }
 }
 
 impl InputRequest {

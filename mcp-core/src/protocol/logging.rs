@@ -35,4 +35,7 @@ pub struct LoggingMessageParams {
     pub logger: Option<String>,
     /// Any JSON.
     pub data: Value,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<super::Meta>,
 }

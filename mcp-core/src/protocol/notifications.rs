@@ -67,6 +67,9 @@ pub struct ProgressParams {
     /// Human-readable status.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
 }
 
 /// The params of `notifications/cancelled`.
@@ -78,6 +81,10 @@ pub struct CancelledParams {
     /// Why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Metadata (carries `io.modelcontextprotocol/subscriptionId` when a stdio server
+    /// ends a listen).
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
 }
 
 /// The params of the `*/list_changed` notifications.

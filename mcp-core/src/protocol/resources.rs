@@ -154,8 +154,8 @@ pub struct ReadResourceResult {
 }
 
 impl ReadResourceResult {
-    /// A result with the given contents, immediately stale and private by default; the
-    /// server applies its configured caching policy when it answers.
+    /// A result with the given contents. The server overwrites `ttlMs` and `cacheScope`
+    /// with its configured read policy (by default 0 ms, private) when it answers.
     pub fn new(contents: Vec<ResourceContents>) -> Self {
         Self {
             contents,

@@ -16,6 +16,9 @@ pub struct SamplingMessage {
     pub role: Role,
     /// One content block or an array of them.
     pub content: Value,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<super::Meta>,
 }
 
 impl SamplingMessage {
@@ -24,6 +27,7 @@ impl SamplingMessage {
         Self {
             role: Role::User,
             content: serde_json::to_value(ContentBlock::text(text)).unwrap_or(Value::Null),
+            meta: None,
         }
     }
 }
@@ -113,6 +117,9 @@ pub struct CreateMessageResult {
     /// Why generation stopped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<String>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<super::Meta>,
 }
 
 impl CreateMessageResult {

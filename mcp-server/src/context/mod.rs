@@ -163,6 +163,7 @@ impl RequestContext {
             progress,
             total,
             message,
+            meta: None,
         };
         self.inner.outbound.notify(methods::PROGRESS, &params).await
     }
@@ -181,6 +182,7 @@ impl RequestContext {
             level,
             logger: logger.map(str::to_owned),
             data,
+            meta: None,
         };
         self.inner.outbound.notify(methods::MESSAGE, &params).await
     }
