@@ -280,14 +280,12 @@ fn resources() -> Result<Vec<mcp_server::registry::AnyResourceRoute>, Box<dyn st
     ])
 }
 
-fn complete_arg1(request: CompletionRequest) -> impl std::future::Future<Output = Vec<String>> {
-    async move {
-        ["paris", "park", "party", "test", "testing"]
-            .iter()
-            .filter(|v| v.starts_with(&request.value))
-            .map(|v| (*v).to_owned())
-            .collect()
-    }
+async fn complete_arg1(request: CompletionRequest) -> Vec<String> {
+    ["paris", "park", "party", "test", "testing"]
+        .iter()
+        .filter(|v| v.starts_with(&request.value))
+        .map(|v| (*v).to_owned())
+        .collect()
 }
 
 /// Where to serve.

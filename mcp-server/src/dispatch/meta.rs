@@ -21,6 +21,14 @@ pub(crate) fn take_meta(params: &mut Map<String, Value>) -> Result<RequestMeta, 
             )));
         }
     }
+    // Serde reads a struct from an array too (positionally): objects must be objects.
+    for key in [meta_keys::CLIENT_CAPABILITIES, meta_keys::CLIENT_INFO] {
+        if meta.get(key).is_some_and(|v| !v.is_object()) {
+            return Err(McpError::invalid_params(format!(
+                "Invalid _meta: {key} must be an object"
+            )));
+        }
+    }
     serde_json::from_value(Value::Object(meta))
         .map_err(|err| McpError::invalid_params(format!("Invalid _meta: {err}")))
 }

@@ -9,15 +9,14 @@ use std::collections::HashMap;
 use std::io;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use bytes::Bytes;
-use futures_util::StreamExt;
+use bytes::{Bytes, BytesMut};
 use mcp_core::jsonrpc::{IncomingMessage, IncomingNotification, IncomingRequest, parse_message};
 use mcp_core::protocol::{CancelledParams, methods};
 use mcp_core::{McpError, RequestId};
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::sync::mpsc;
 use tokio::task::{AbortHandle, JoinSet};
-use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
+use tokio_util::codec::{Decoder, LinesCodec, LinesCodecError};
 use tokio_util::sync::CancellationToken;
 
 use crate::Server;
@@ -78,7 +77,7 @@ struct Connection {
 impl Connection {
     async fn run<R: AsyncRead + Unpin>(mut self, reader: R) -> io::Result<()> {
         let max = self.server.config().max_message_bytes;
-        let mut lines = FramedRead::new(reader, LinesCodec::new_with_max_length(max));
+        let mut lines = Lines::new(reader, max);
         let mut outcome = Ok(());
         loop {
             let next = tokio::select! {
@@ -86,16 +85,20 @@ impl Connection {
                 () = self.server.shutdown_token().cancelled() => break,
             };
             match next {
-                None => break,
-                Some(Ok(line)) if line.trim().is_empty() => {}
-                Some(Ok(line)) => self.on_line(line.as_bytes()).await,
-                Some(Err(LinesCodecError::MaxLineLengthExceeded)) => {
+                Ok(Line::End) => break,
+                Ok(Line::Message(line)) if line.trim().is_empty() => {}
+                Ok(Line::Message(line)) => self.on_line(line.as_bytes()).await,
+                Ok(Line::TooLong) => {
                     let error = McpError::invalid_request(format!(
                         "Message too large: the limit is {max} bytes"
                     ));
                     self.send(Reply::error(None, error).body).await;
                 }
-                Some(Err(LinesCodecError::Io(err))) => {
+                Ok(Line::NotUtf8) => {
+                    let error = McpError::parse_error("Parse error: the message is not UTF-8");
+                    self.send(Reply::error(None, error).body).await;
+                }
+                Err(err) => {
                     outcome = Err(err);
                     break;
                 }
@@ -182,6 +185,61 @@ impl Connection {
 
     async fn send(&self, body: Bytes) {
         let _ = self.out.send(body).await;
+    }
+}
+
+/// One framed line of input.
+enum Line {
+    Message(String),
+    /// A line over the limit: it was discarded up to its newline, and reading goes on.
+    TooLong,
+    /// A line that is not UTF-8: discarded, and reading goes on.
+    NotUtf8,
+    End,
+}
+
+/// Newline framing with a length limit that survives bad lines. tokio-util's `LinesCodec`
+/// recovers from an over-long line by itself, but `FramedRead` ends the stream at the first
+/// decode error, so the codec is driven here directly.
+struct Lines<R> {
+    reader: R,
+    codec: LinesCodec,
+    buffer: BytesMut,
+    eof: bool,
+}
+
+impl<R: AsyncRead + Unpin> Lines<R> {
+    fn new(reader: R, max: usize) -> Self {
+        Self {
+            reader,
+            codec: LinesCodec::new_with_max_length(max),
+            buffer: BytesMut::with_capacity(8 * 1024),
+            eof: false,
+        }
+    }
+
+    async fn next(&mut self) -> io::Result<Line> {
+        loop {
+            let decoded = if self.eof {
+                self.codec.decode_eof(&mut self.buffer)
+            } else {
+                self.codec.decode(&mut self.buffer)
+            };
+            match decoded {
+                Ok(Some(line)) => return Ok(Line::Message(line)),
+                Err(LinesCodecError::MaxLineLengthExceeded) => return Ok(Line::TooLong),
+                Err(LinesCodecError::Io(err)) if err.kind() == io::ErrorKind::InvalidData => {
+                    return Ok(Line::NotUtf8);
+                }
+                Err(LinesCodecError::Io(err)) => return Err(err),
+                Ok(None) if self.eof => return Ok(Line::End),
+                Ok(None) => {
+                    if self.reader.read_buf(&mut self.buffer).await? == 0 {
+                        self.eof = true;
+                    }
+                }
+            }
+        }
     }
 }
 

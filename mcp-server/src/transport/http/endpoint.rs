@@ -5,10 +5,10 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use http::header::{ALLOW, CONTENT_LENGTH};
 use http::{Method, StatusCode};
-use http_body_util::{BodyExt, LengthLimitError, Limited};
+use http_body_util::BodyExt;
 use mcp_core::McpError;
 use mcp_core::jsonrpc::{IncomingMessage, IncomingRequest, parse_message};
 use tokio::sync::mpsc;
@@ -97,24 +97,56 @@ pub(crate) async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Reque
     }
 }
 
+/// How much of an oversized body is read and discarded, and for how long at most, before
+/// answering 413: a client that uploads the whole body in one go then reads the answer
+/// instead of a broken pipe, and a client that stalls holds the server for no longer.
+const DRAIN_BYTES: usize = 16 * 1024 * 1024;
+const DRAIN_TIME: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// Reads the body up to the limit; 413 beyond it.
-async fn read_body(headers: &http::HeaderMap, body: Body, limit: usize) -> Result<Bytes, Response> {
-    let too_large = || refuse(StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large");
+async fn read_body(
+    headers: &http::HeaderMap,
+    mut body: Body,
+    limit: usize,
+) -> Result<Bytes, Response> {
     let declared = headers
         .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|len| len > limit as u64) {
-        return Err(too_large());
+    let mut collected = BytesMut::new();
+    if declared.is_none_or(|len| len <= limit as u64) {
+        loop {
+            match body.frame().await {
+                None => return Ok(collected.freeze()),
+                Some(Err(_)) => {
+                    return Err(refuse(
+                        StatusCode::BAD_REQUEST,
+                        "Bad Request: the body could not be read",
+                    ));
+                }
+                Some(Ok(frame)) => {
+                    let Ok(data) = frame.into_data() else {
+                        continue;
+                    };
+                    if collected.len() + data.len() > limit {
+                        break;
+                    }
+                    collected.extend_from_slice(&data);
+                }
+            }
+        }
     }
-    match Limited::new(body, limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(err) if err.downcast_ref::<LengthLimitError>().is_some() => Err(too_large()),
-        Err(_) => Err(refuse(
-            StatusCode::BAD_REQUEST,
-            "Bad Request: the body could not be read",
-        )),
-    }
+    let _ = tokio::time::timeout(DRAIN_TIME, async {
+        let mut drained = 0usize;
+        while let Some(Ok(frame)) = body.frame().await {
+            drained = drained.saturating_add(frame.data_ref().map_or(0, Bytes::len));
+            if drained > DRAIN_BYTES {
+                break;
+            }
+        }
+    })
+    .await;
+    Err(refuse(StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large"))
 }
 
 impl Endpoint {

@@ -16,7 +16,7 @@ use http::header::{CONTENT_TYPE, HeaderValue};
 use mcp_core::{McpError, RequestId};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
-use tokio_util::sync::DropGuard;
+use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::dispatch::{Reply, ReplyStatus};
 
@@ -51,31 +51,48 @@ pub(crate) async fn respond(
         return response;
     };
     if !json_allowed {
-        return sse(None, rx, reply, id, cancel_on_drop, keep_alive);
+        return sse(
+            VecDeque::new(),
+            rx,
+            Some(tokio::spawn(reply)),
+            id,
+            cancel_on_drop,
+            keep_alive,
+        );
     }
     tokio::select! {
         biased;
         done = &mut reply => {
             drop(cancel_on_drop.disarm());
-            json(done)
+            // Notifications queued before the handler finished still go first, on a stream.
+            let mut pending = VecDeque::new();
+            while let Ok(message) = rx.try_recv() {
+                pending.push_back(message);
+            }
+            if pending.is_empty() {
+                return json(done);
+            }
+            pending.push_back(done.body);
+            sse(pending, rx, None, id, CancellationToken::new().drop_guard(), keep_alive)
         }
-        Some(first) = rx.recv() => sse(Some(first), rx, reply, id, cancel_on_drop, keep_alive),
+        Some(first) = rx.recv() => {
+            sse(VecDeque::from([first]), rx, Some(tokio::spawn(reply)), id, cancel_on_drop, keep_alive)
+        }
     }
 }
 
 fn sse(
-    first: Option<Bytes>,
+    pending: VecDeque<Bytes>,
     rx: mpsc::Receiver<Bytes>,
-    reply: ReplyFuture,
+    task: Option<JoinHandle<Reply>>,
     id: RequestId,
     cancel_on_drop: DropGuard,
     keep_alive: Duration,
 ) -> Response {
-    let task = tokio::spawn(reply);
     let stream = EventStream {
-        pending: first.into_iter().collect(),
+        pending,
         rx,
-        task: Some(task),
+        task,
         id,
         _cancel_on_drop: cancel_on_drop,
     };
