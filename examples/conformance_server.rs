@@ -211,7 +211,8 @@ fn prompts() -> Vec<PromptRoute> {
                 )
             },
         )
-        .description("A prompt with two required arguments."),
+        .description("A prompt with two required arguments.")
+        .complete("arg1", complete_arg1),
         PromptRoute::new(
             "test_prompt_with_embedded_resource",
             |Arguments(a): Arguments<EmbeddedArguments>| async move {
@@ -339,12 +340,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     for resource in resources()? {
         builder = builder.resource(resource);
     }
-    let server = builder
-        .completion(CompletionRoute::prompt(
-            "test_prompt_with_arguments",
-            complete_arg1,
-        ))
-        .build()?;
+    let server = builder.build()?;
     match mode {
         Mode::Http(port) => server.serve_http(("127.0.0.1", port)).await?,
         Mode::Stdio => server.serve_stdio().await?,

@@ -32,7 +32,7 @@
 //! ```
 //!
 //! Layout: [`context`] (what a handler knows about its request), [`handler`] (extractors and
-//! return types), [`registry`] (routes for tools, prompts, resources, completions),
+//! return types), [`registry`] (routes for tools, prompts, resources and templates),
 //! `dispatch` (validation and routing), [`server`] (the server and its builder),
 //! [`transport`] (stdio and HTTP).
 
@@ -51,8 +51,8 @@ pub use handler::{
 pub use mcp_core;
 pub use mcp_core::{ErrorCode, McpError};
 pub use registry::{
-    CompletionRequest, CompletionRoute, IntoCompletion, IntoPromptRoute, IntoResourceRoute,
-    IntoToolRoute, PromptRoute, ResourceRoute, ResourceTemplateRoute, ToolRoute,
+    CompletionRequest, IntoCompletion, IntoPromptRoute, IntoResourceRoute, IntoToolRoute,
+    PromptRoute, ResourceRoute, ResourceTemplateRoute, ToolRoute,
 };
 pub use server::{BuildError, CachePolicy, Server, ServerBuilder};
 pub use tokio_util::sync::CancellationToken;
@@ -60,7 +60,7 @@ pub use tokio_util::sync::CancellationToken;
 /// The common imports for writing a server.
 pub mod prelude {
     pub use crate::{
-        Arguments, CompletionRoute, Json, McpError, PromptRoute, RequestContext, ResourceRoute,
+        Arguments, Json, McpError, PromptRoute, RequestContext, ResourceRoute,
         ResourceTemplateRoute, Server, State, ToolRoute, UriParams,
     };
     pub use mcp_core::protocol::{

@@ -17,7 +17,7 @@ use super::gate::check_input_requests;
 use super::page::page;
 use super::parse_params;
 use crate::handler::Invocation;
-use crate::registry::{CompletionKey, CompletionRequest};
+use crate::registry::CompletionRequest;
 use crate::{RequestContext, Server};
 
 type Params = Map<String, Value>;
@@ -208,41 +208,41 @@ impl Server {
     ) -> Result<CompleteResult, McpError> {
         let params: CompleteParams = parse_params(params)?;
         let registry = self.snapshot();
-        let known = match &params.reference {
-            CompletionReference::Prompt { name, .. } => registry.prompts.contains_key(name),
+        let request = CompletionRequest {
+            context: ctx,
+            argument: params.argument.name,
+            value: params.argument.value,
+            arguments: params.context.and_then(|c| c.arguments).unwrap_or_default(),
+        };
+        let completing = match &params.reference {
+            CompletionReference::Prompt { name, .. } => registry
+                .prompts
+                .get(name)
+                .map(|p| p.completions().complete(request))
+                .ok_or_else(|| McpError::invalid_params(format!("Unknown prompt: {name}")))?,
             CompletionReference::Resource { uri } => {
-                registry
+                match registry
                     .templates
                     .iter()
-                    .any(|t| &t.resource_template().uri_template == uri)
-                    || registry.resources.contains_key(uri)
-            }
-        };
-        let key = CompletionKey::of(&params.reference);
-        let route = registry.completions.get(&key);
-        if !known && route.is_none() {
-            return Err(McpError::invalid_params(match &params.reference {
-                CompletionReference::Prompt { name, .. } => format!("Unknown prompt: {name}"),
-                CompletionReference::Resource { uri } => {
-                    format!("Unknown resource template: {uri}")
+                    .find(|t| &t.resource_template().uri_template == uri)
+                {
+                    Some(template) => template.completions().complete(request),
+                    // A concrete resource has nothing to complete.
+                    None if registry.resources.contains_key(uri) => {
+                        Box::pin(async { Ok(Default::default()) })
+                    }
+                    None => {
+                        return Err(McpError::invalid_params(format!(
+                            "Unknown resource template: {uri}"
+                        )));
+                    }
                 }
-            }));
-        }
-        let completion = match route {
-            None => Default::default(),
-            Some(route) => {
-                let request = CompletionRequest {
-                    context: ctx,
-                    argument: params.argument.name,
-                    value: params.argument.value,
-                    arguments: params.context.and_then(|c| c.arguments).unwrap_or_default(),
-                };
-                AssertUnwindSafe(route.complete(request))
-                    .catch_unwind()
-                    .await
-                    .map_err(|_| McpError::internal("Internal error"))??
             }
         };
+        let completion = AssertUnwindSafe(completing)
+            .catch_unwind()
+            .await
+            .map_err(|_| McpError::internal("Internal error"))??;
         Ok(CompleteResult {
             completion,
             ..CompleteResult::default()

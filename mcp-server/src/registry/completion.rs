@@ -1,11 +1,13 @@
-//! Completion routes: suggestions for prompt arguments and template variables.
+//! Completion handlers: suggestions for prompt arguments and template variables, attached
+//! to the prompt or template they complete.
 
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
+use indexmap::IndexMap;
 use mcp_core::McpError;
-use mcp_core::protocol::{Completion, CompletionReference};
+use mcp_core::protocol::Completion;
 use serde_json::{Map, Value};
 
 use super::BoxFuture;
@@ -52,90 +54,48 @@ impl<T: IntoCompletion> IntoCompletion for Result<T, McpError> {
     }
 }
 
-/// Which prompt or template a completion route serves.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) enum CompletionKey {
-    Prompt(String),
-    Template(String),
-}
-
-impl CompletionKey {
-    pub(crate) fn of(reference: &CompletionReference) -> Self {
-        match reference {
-            CompletionReference::Prompt { name, .. } => Self::Prompt(name.clone()),
-            CompletionReference::Resource { uri } => Self::Template(uri.clone()),
-        }
-    }
-}
-
 type CompleteFn =
     dyn Fn(CompletionRequest) -> BoxFuture<Result<Completion, McpError>> + Send + Sync;
 
-/// Completes the arguments of one prompt or the variables of one resource template.
-///
-/// ```
-/// use mcp_server::CompletionRoute;
-/// let route = CompletionRoute::prompt("review", |req| async move {
-///     ["rust", "python"].iter().filter(|l| l.starts_with(&req.value)).map(|l| l.to_string()).collect::<Vec<_>>()
-/// });
-/// # let _ = route;
-/// ```
-#[derive(Clone)]
-pub struct CompletionRoute {
-    key: CompletionKey,
-    complete: Arc<CompleteFn>,
+/// Completion handlers of one prompt or template, by argument (or variable) name.
+#[derive(Clone, Default)]
+pub(crate) struct Completions {
+    handlers: IndexMap<String, Arc<CompleteFn>>,
 }
 
-impl fmt::Debug for CompletionRoute {
+impl fmt::Debug for Completions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CompletionRoute")
-            .field("key", &self.key)
-            .finish_non_exhaustive()
+        f.debug_list().entries(self.handlers.keys()).finish()
     }
 }
 
-impl CompletionRoute {
-    /// Completes the arguments of the prompt `name`.
-    pub fn prompt<F, Fut>(name: impl Into<String>, handler: F) -> Self
+impl Completions {
+    /// Adds (or replaces) the handler completing `argument`.
+    pub(crate) fn insert<F, Fut>(&mut self, argument: impl Into<String>, handler: F)
     where
         F: Fn(CompletionRequest) -> Fut + Send + Sync + 'static,
         Fut: Future + Send + 'static,
         Fut::Output: IntoCompletion,
     {
-        Self::build(CompletionKey::Prompt(name.into()), handler)
-    }
-
-    /// Completes the variables of the resource template `uri_template`.
-    pub fn resource_template<F, Fut>(uri_template: impl Into<String>, handler: F) -> Self
-    where
-        F: Fn(CompletionRequest) -> Fut + Send + Sync + 'static,
-        Fut: Future + Send + 'static,
-        Fut::Output: IntoCompletion,
-    {
-        Self::build(CompletionKey::Template(uri_template.into()), handler)
-    }
-
-    fn build<F, Fut>(key: CompletionKey, handler: F) -> Self
-    where
-        F: Fn(CompletionRequest) -> Fut + Send + Sync + 'static,
-        Fut: Future + Send + 'static,
-        Fut::Output: IntoCompletion,
-    {
-        let complete = Arc::new(move |request: CompletionRequest| -> BoxFuture<_> {
+        let erased = Arc::new(move |request: CompletionRequest| -> BoxFuture<_> {
             let fut = handler(request);
             Box::pin(async move { fut.await.into_completion() })
         });
-        Self { key, complete }
+        self.handlers.insert(argument.into(), erased);
     }
 
-    pub(crate) fn key(&self) -> &CompletionKey {
-        &self.key
+    pub(crate) fn is_empty(&self) -> bool {
+        self.handlers.is_empty()
     }
 
+    /// Completes `request.argument`; an argument without a handler has no suggestions.
     pub(crate) fn complete(
         &self,
         request: CompletionRequest,
     ) -> BoxFuture<Result<Completion, McpError>> {
-        (self.complete)(request)
+        match self.handlers.get(&request.argument) {
+            Some(handler) => handler(request),
+            None => Box::pin(async { Ok(Completion::default()) }),
+        }
     }
 }

@@ -1,5 +1,5 @@
-//! What a server offers: routes for tools, prompts, resources, resource templates and
-//! completions, and the registry that holds them while the server runs.
+//! What a server offers: routes for tools, prompts, resources and resource templates (with
+//! their completions), and the registry that holds them while the server runs.
 //!
 //! A route pairs the protocol description of an item (name, schema, …) with a type-erased
 //! handler. The macros build routes; so can you, by hand.
@@ -10,19 +10,18 @@ mod resource;
 mod schema;
 mod tool;
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
 
-pub use completion::{CompletionRequest, CompletionRoute, IntoCompletion};
+pub use completion::{CompletionRequest, IntoCompletion};
 pub use prompt::PromptRoute;
 pub use resource::{ResourceRoute, ResourceTemplateRoute};
 pub use tool::ToolRoute;
 
-pub(crate) use completion::CompletionKey;
+pub(crate) use completion::Completions;
 pub(crate) use resource::template_params;
 
 /// A boxed, sendable future.
@@ -113,10 +112,15 @@ pub(crate) struct Registry {
     pub(crate) prompts: IndexMap<String, Arc<PromptRoute>>,
     pub(crate) resources: IndexMap<String, Arc<ResourceRoute>>,
     pub(crate) templates: Vec<Arc<ResourceTemplateRoute>>,
-    pub(crate) completions: HashMap<CompletionKey, Arc<CompletionRoute>>,
 }
 
 impl Registry {
+    /// Whether any prompt or template completes its arguments.
+    pub(crate) fn completes(&self) -> bool {
+        self.prompts.values().any(|p| !p.completions().is_empty())
+            || self.templates.iter().any(|t| !t.completions().is_empty())
+    }
+
     /// Finds the template matching `uri`, with the variables it matched.
     pub(crate) fn match_template(&self, uri: &str) -> Option<TemplateMatch> {
         self.templates

@@ -7,8 +7,8 @@ use mcp_core::McpError;
 use mcp_core::protocol::{GetPromptResult, Meta, Outcome, Prompt, PromptArgument};
 use serde_json::Value;
 
-use super::BoxFuture;
 use super::schema;
+use super::{BoxFuture, CompletionRequest, Completions, IntoCompletion};
 use crate::handler::{Handler, IntoPromptResult, Invocation, Rejection};
 
 type GetFn =
@@ -39,6 +39,7 @@ type GetFn =
 pub struct PromptRoute {
     prompt: Prompt,
     get: Arc<GetFn>,
+    completions: Completions,
 }
 
 impl fmt::Debug for PromptRoute {
@@ -79,6 +80,7 @@ impl PromptRoute {
                 ..Prompt::default()
             },
             get,
+            completions: Completions::default(),
         }
     }
 
@@ -106,6 +108,31 @@ impl PromptRoute {
     pub fn arguments(mut self, arguments: Vec<PromptArgument>) -> Self {
         self.prompt.arguments = Some(arguments);
         self
+    }
+
+    /// Suggests values for `argument` (`completion/complete` with a `ref/prompt`).
+    ///
+    /// ```
+    /// use mcp_server::PromptRoute;
+    /// let route = PromptRoute::new("greet", || async { "Hello" })
+    ///     .complete("language", |req| async move {
+    ///         ["en", "fr"].iter().filter(|l| l.starts_with(&req.value)).map(|l| l.to_string()).collect::<Vec<_>>()
+    ///     });
+    /// # let _ = route;
+    /// ```
+    #[must_use]
+    pub fn complete<F, Fut>(mut self, argument: impl Into<String>, handler: F) -> Self
+    where
+        F: Fn(CompletionRequest) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future + Send + 'static,
+        Fut::Output: IntoCompletion,
+    {
+        self.completions.insert(argument, handler);
+        self
+    }
+
+    pub(crate) fn completions(&self) -> &Completions {
+        &self.completions
     }
 
     /// Sets the prompt's `_meta`.

@@ -8,7 +8,7 @@ use mcp_core::protocol::{Outcome, ReadResourceResult, Resource, ResourceTemplate
 use mcp_core::uri_template::{UriTemplate, UriTemplateError};
 use serde_json::Value;
 
-use super::BoxFuture;
+use super::{BoxFuture, CompletionRequest, Completions, IntoCompletion};
 use crate::handler::{Handler, IntoResourceResult, Invocation, Rejection};
 
 type ReadFn =
@@ -122,6 +122,7 @@ pub struct ResourceTemplateRoute {
     template: ResourceTemplate,
     parsed: UriTemplate,
     read: Arc<ReadFn>,
+    completions: Completions,
 }
 
 impl fmt::Debug for ResourceTemplateRoute {
@@ -153,6 +154,7 @@ impl ResourceTemplateRoute {
             },
             parsed,
             read: erase(handler),
+            completions: Completions::default(),
         })
     }
 
@@ -180,6 +182,23 @@ impl ResourceTemplateRoute {
     pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
         self.template.mime_type = Some(mime_type.into());
         self
+    }
+
+    /// Suggests values for the template variable `variable` (`completion/complete` with a
+    /// `ref/resource`).
+    #[must_use]
+    pub fn complete<F, Fut>(mut self, variable: impl Into<String>, handler: F) -> Self
+    where
+        F: Fn(CompletionRequest) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future + Send + 'static,
+        Fut::Output: IntoCompletion,
+    {
+        self.completions.insert(variable, handler);
+        self
+    }
+
+    pub(crate) fn completions(&self) -> &Completions {
+        &self.completions
     }
 
     pub(crate) fn template(&self) -> &UriTemplate {

@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{CachePolicy, Server, ServerConfig, Shared};
 use crate::registry::{
-    AnyResourceRoute, CompletionRoute, IntoPromptRoute, IntoResourceRoute, IntoToolRoute, Registry,
+    AnyResourceRoute, IntoPromptRoute, IntoResourceRoute, IntoToolRoute, Registry,
 };
 
 /// Why a server could not be built.
@@ -24,9 +24,6 @@ pub enum BuildError {
     /// Two resources share a URI, or two templates share a template.
     #[error("duplicate resource {0:?}")]
     DuplicateResource(String),
-    /// Two completion routes serve the same prompt or template.
-    #[error("duplicate completion route for {0}")]
-    DuplicateCompletion(String),
     /// A tool's schema is unusable.
     #[error("{0}")]
     InvalidSchema(String),
@@ -57,7 +54,6 @@ pub struct ServerBuilder {
     tools: Vec<crate::ToolRoute>,
     prompts: Vec<crate::PromptRoute>,
     resources: Vec<AnyResourceRoute>,
-    completions: Vec<CompletionRoute>,
     state: http::Extensions,
     config: ServerConfig,
 }
@@ -123,13 +119,6 @@ impl ServerBuilder {
     #[must_use]
     pub fn resource(mut self, resource: impl IntoResourceRoute) -> Self {
         self.resources.push(resource.into_resource_route());
-        self
-    }
-
-    /// Adds a completion route.
-    #[must_use]
-    pub fn completion(mut self, route: CompletionRoute) -> Self {
-        self.completions.push(route);
         self
     }
 
@@ -207,7 +196,7 @@ impl ServerBuilder {
         self
     }
 
-    /// Declares the completions capability even with no completion route.
+    /// Declares the completions capability even when no prompt or template completes.
     #[must_use]
     pub fn enable_completions(mut self) -> Self {
         self.config.enabled.completions = true;
@@ -277,17 +266,6 @@ impl ServerBuilder {
                     registry.templates.push(Arc::new(route.clone()));
                 }
             }
-        }
-        for completion in &self.completions {
-            if registry.completions.contains_key(completion.key()) {
-                return Err(BuildError::DuplicateCompletion(format!(
-                    "{:?}",
-                    completion.key()
-                )));
-            }
-            registry
-                .completions
-                .insert(completion.key().clone(), Arc::new(completion.clone()));
         }
         Ok(registry)
     }

@@ -17,7 +17,7 @@ use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use crate::registry::{
-    AnyResourceRoute, CompletionRoute, IntoPromptRoute, IntoResourceRoute, IntoToolRoute, Registry,
+    AnyResourceRoute, IntoPromptRoute, IntoResourceRoute, IntoToolRoute, Registry,
 };
 
 pub use builder::{BuildError, ServerBuilder};
@@ -94,7 +94,7 @@ impl Server {
                 subscribe: Some(true),
                 list_changed: Some(true),
             }),
-            completions: (enabled.completions || !registry.completions.is_empty())
+            completions: (enabled.completions || registry.completes())
                 .then(CompletionsCapability::default),
             logging: self.shared.config.logging.then(LoggingCapability::default),
             ..ServerCapabilities::default()
@@ -169,13 +169,6 @@ impl Server {
             self.notify(Change::ResourcesListChanged);
         }
         removed
-    }
-
-    /// Registers a completion route while the server runs.
-    pub fn add_completion(&self, route: CompletionRoute) {
-        self.update(|r| {
-            r.completions.insert(route.key().clone(), Arc::new(route));
-        });
     }
 
     /// Tells listeners the tool list changed (for changes the registry cannot see, such as
