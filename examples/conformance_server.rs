@@ -1,5 +1,6 @@
 //! The fixture server for the official MCP conformance suite
-//! (`@modelcontextprotocol/conformance`, `--requirements 2026-07-28`).
+//! (`@modelcontextprotocol/conformance`, `--requirements 2026-07-28`), written the idiomatic
+//! way: plain async functions with `#[tool]`, `#[prompt]` and `#[resource]`.
 //!
 //! Serves every tool, prompt and resource the suite expects on
 //! `http://127.0.0.1:<port>/mcp` (`--port`, default 3000), or over stdio with `--stdio`
@@ -17,10 +18,10 @@ use mcp_server::mcp_core::protocol::{
     InputRequiredResult, LoggingLevel, Outcome, PrimitiveSchemaDefinition, PromptMessage,
     RequestedSchema, ResourceContents, Role, StringSchema,
 };
-use mcp_server::prelude::*;
-use mcp_server::{CompletionRequest, McpError};
-use schemars::JsonSchema;
-use serde::Deserialize;
+use mcp_server::{
+    CompletionRequest, FromInvocation, Invocation, McpError, Rejection, RequestContext, Server,
+    ToolRoute, prompt, resource, tool,
+};
 use serde_json::{Value, json};
 
 /// A 1×1 PNG.
@@ -28,127 +29,100 @@ const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkY
 /// A tiny WAV file (RIFF header with one silent sample).
 const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQIAAAAAAA==";
 
-fn tools() -> Vec<ToolRoute> {
+/// Returns a simple text response.
+#[tool]
+async fn test_simple_text() -> &'static str {
+    "This is a simple text response for testing."
+}
+
+/// Returns an image.
+#[tool]
+async fn test_image_content() -> ContentBlock {
+    ContentBlock::image(PNG, "image/png")
+}
+
+/// Returns audio.
+#[tool]
+async fn test_audio_content() -> ContentBlock {
+    ContentBlock::audio(WAV, "audio/wav")
+}
+
+/// Returns an embedded resource.
+#[tool]
+async fn test_embedded_resource() -> ContentBlock {
+    ContentBlock::resource(ResourceContents::text(
+        "test://embedded-resource",
+        "text/plain",
+        "This is an embedded resource content.",
+    ))
+}
+
+/// Returns text, an image and an embedded resource.
+#[tool]
+async fn test_multiple_content_types() -> Vec<ContentBlock> {
     vec![
-        ToolRoute::new("test_simple_text", || async {
-            "This is a simple text response for testing."
-        })
-        .description("Returns a simple text response."),
-        ToolRoute::new("test_image_content", || async {
-            ContentBlock::image(PNG, "image/png")
-        })
-        .description("Returns an image."),
-        ToolRoute::new("test_audio_content", || async {
-            ContentBlock::audio(WAV, "audio/wav")
-        })
-        .description("Returns audio."),
-        ToolRoute::new("test_embedded_resource", || async {
-            ContentBlock::resource(ResourceContents::text(
-                "test://embedded-resource",
-                "text/plain",
-                "This is an embedded resource content.",
-            ))
-        })
-        .description("Returns an embedded resource."),
-        ToolRoute::new("test_multiple_content_types", || async {
-            vec![
-                ContentBlock::text("Multiple content types test:"),
-                ContentBlock::image(PNG, "image/png"),
-                ContentBlock::resource(ResourceContents::text(
-                    "test://mixed-content-resource",
-                    "application/json",
-                    r#"{"test":"data","value":123}"#,
-                )),
-            ]
-        })
-        .description("Returns text, an image and an embedded resource."),
-        ToolRoute::new(
-            "test_tool_with_progress",
-            |ctx: RequestContext| async move {
-                for (i, progress) in [0.0, 50.0, 100.0].into_iter().enumerate() {
-                    if i > 0 {
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                    }
-                    ctx.report_progress(progress, Some(100.0), None).await;
-                }
-                "Progress complete."
-            },
-        )
-        .description("Reports progress 0, 50 and 100 of 100."),
-        ToolRoute::new("test_error_handling", || async {
-            CallToolResult::error("This tool intentionally returns an error for testing")
-        })
-        .description("Always fails with a tool execution error."),
-        ToolRoute::new(
-            "test_missing_capability",
-            |ctx: RequestContext| async move {
-                if !ctx.client_capabilities().supports_sampling() {
-                    return Err(McpError::missing_client_capability(
-                        json!({ "sampling": {} }),
-                    ));
-                }
-                Ok("The client declared sampling.")
-            },
-        )
-        .description("Needs the client's sampling capability."),
-        ToolRoute::new(
-            "test_streaming_elicitation",
-            |ctx: RequestContext, inv: Answers| async move {
-                ctx.report_progress(0.0, Some(1.0), Some("asking".into()))
-                    .await;
-                match inv.0 {
-                    Some(_) => Outcome::Complete(CallToolResult::text("Thanks!")),
-                    None => Outcome::InputRequired(InputRequiredResult::new().with_request(
-                        "user_name",
-                        InputRequest::Elicitation(ElicitRequestParams::form(
-                            "What is your name?",
-                            name_form(),
-                        )),
-                    )),
-                }
-            },
-        )
-        .description("Streams a notification, then asks for input."),
-        ToolRoute::new("test_logging_tool", |ctx: RequestContext| async move {
-            for step in ["starting", "working", "done"] {
-                ctx.log(
-                    LoggingLevel::Info,
-                    Some("conformance"),
-                    json!({ "step": step }),
-                )
-                .await;
-            }
-            "Logged three messages."
-        })
-        .description("Logs three messages when the request asks for logs."),
-        ToolRoute::new(
-            "test_trigger_tool_change",
-            |ctx: RequestContext| async move {
-                ctx.server().notify_tools_list_changed();
-                "Tool list change notified."
-            },
-        )
-        .description("Notifies listeners that the tool list changed."),
-        ToolRoute::new(
-            "test_trigger_prompt_change",
-            |ctx: RequestContext| async move {
-                ctx.server().notify_prompts_list_changed();
-                "Prompt list change notified."
-            },
-        )
-        .description("Notifies listeners that the prompt list changed."),
-        ToolRoute::new("json_schema_2020_12_tool", || async { "ok" })
-            .description("Tool with JSON Schema 2020-12 features")
-            .input_schema(json_schema_2020_12()),
+        ContentBlock::text("Multiple content types test:"),
+        ContentBlock::image(PNG, "image/png"),
+        ContentBlock::resource(ResourceContents::text(
+            "test://mixed-content-resource",
+            "application/json",
+            r#"{"test":"data","value":123}"#,
+        )),
     ]
 }
 
-/// The raw `inputResponses` of a retry, for the streaming elicitation fixture.
+/// Reports progress 0, 50 and 100 of 100.
+#[tool]
+async fn test_tool_with_progress(ctx: RequestContext) -> &'static str {
+    for (i, progress) in [0.0, 50.0, 100.0].into_iter().enumerate() {
+        if i > 0 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        ctx.report_progress(progress, Some(100.0), None).await;
+    }
+    "Progress complete."
+}
+
+/// Always fails with a tool execution error.
+#[tool]
+async fn test_error_handling() -> CallToolResult {
+    CallToolResult::error("This tool intentionally returns an error for testing")
+}
+
+/// Needs the client's sampling capability.
+#[tool]
+async fn test_missing_capability(ctx: RequestContext) -> Result<&'static str, McpError> {
+    if !ctx.client_capabilities().supports_sampling() {
+        return Err(McpError::missing_client_capability(
+            json!({ "sampling": {} }),
+        ));
+    }
+    Ok("The client declared sampling.")
+}
+
+/// The raw `inputResponses` of a retry (the typed multi-round API comes with issue #5).
 struct Answers(Option<Value>);
 
-impl mcp_server::FromInvocation for Answers {
-    fn from_invocation(invocation: &mcp_server::Invocation) -> Result<Self, mcp_server::Rejection> {
+impl FromInvocation for Answers {
+    fn from_invocation(invocation: &Invocation) -> Result<Self, Rejection> {
         Ok(Self(invocation.input_responses.clone()))
+    }
+}
+
+/// Streams a notification, then asks for input.
+#[tool]
+async fn test_streaming_elicitation(
+    ctx: RequestContext,
+    answers: Answers,
+) -> Outcome<CallToolResult> {
+    ctx.report_progress(0.0, Some(1.0), Some("asking".into()))
+        .await;
+    match answers.0 {
+        Some(_) => Outcome::Complete(CallToolResult::text("Thanks!")),
+        None => Outcome::InputRequired(InputRequiredResult::new().with_request(
+            "user_name",
+            InputRequest::Elicitation(ElicitRequestParams::form("What is your name?", name_form())),
+        )),
     }
 }
 
@@ -160,7 +134,37 @@ fn name_form() -> RequestedSchema {
     RequestedSchema::new(fields.into_iter().collect(), vec!["name".into()])
 }
 
-fn json_schema_2020_12() -> serde_json::Map<String, Value> {
+/// Logs three messages when the request asks for logs.
+#[tool]
+async fn test_logging_tool(ctx: RequestContext) -> &'static str {
+    for step in ["starting", "working", "done"] {
+        ctx.log(
+            LoggingLevel::Info,
+            Some("conformance"),
+            json!({ "step": step }),
+        )
+        .await;
+    }
+    "Logged three messages."
+}
+
+/// Notifies listeners that the tool list changed.
+#[tool]
+async fn test_trigger_tool_change(ctx: RequestContext) -> &'static str {
+    ctx.server().notify_tools_list_changed();
+    "Tool list change notified."
+}
+
+/// Notifies listeners that the prompt list changed.
+#[tool]
+async fn test_trigger_prompt_change(ctx: RequestContext) -> &'static str {
+    ctx.server().notify_prompts_list_changed();
+    "Prompt list change notified."
+}
+
+/// A tool whose input schema is written by hand, to show every JSON Schema 2020-12 keyword
+/// survives listing.
+fn json_schema_2020_12_tool() -> ToolRoute {
     let schema = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
@@ -175,110 +179,18 @@ fn json_schema_2020_12() -> serde_json::Map<String, Value> {
         "else": {"required": ["email"]},
         "additionalProperties": false
     });
-    match schema {
-        Value::Object(map) => map,
-        _ => serde_json::Map::new(),
-    }
+    let Value::Object(schema) = schema else {
+        unreachable!("a JSON object literal")
+    };
+    ToolRoute::new("json_schema_2020_12_tool", || async { "ok" })
+        .description("Tool with JSON Schema 2020-12 features")
+        .input_schema(schema)
 }
 
-#[derive(Deserialize, JsonSchema)]
-struct TwoArguments {
-    /// First test argument.
-    arg1: String,
-    /// Second test argument.
-    arg2: String,
-}
-
-#[derive(Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-struct EmbeddedArguments {
-    /// URI of the resource to embed.
-    resource_uri: String,
-}
-
-fn prompts() -> Vec<PromptRoute> {
-    vec![
-        PromptRoute::new("test_simple_prompt", || async {
-            "This is a simple prompt for testing."
-        })
-        .description("A simple prompt without arguments."),
-        PromptRoute::new(
-            "test_prompt_with_arguments",
-            |Arguments(a): Arguments<TwoArguments>| async move {
-                format!(
-                    "Prompt with arguments: arg1='{}', arg2='{}'",
-                    a.arg1, a.arg2
-                )
-            },
-        )
-        .description("A prompt with two required arguments.")
-        .complete("arg1", complete_arg1),
-        PromptRoute::new(
-            "test_prompt_with_embedded_resource",
-            |Arguments(a): Arguments<EmbeddedArguments>| async move {
-                GetPromptResult::new(vec![
-                    PromptMessage::new(
-                        Role::User,
-                        ContentBlock::resource(ResourceContents::text(
-                            a.resource_uri,
-                            "text/plain",
-                            "Embedded resource content for testing.",
-                        )),
-                    ),
-                    PromptMessage::user("Please process the embedded resource above."),
-                ])
-            },
-        )
-        .description("A prompt that embeds a resource."),
-        PromptRoute::new("test_prompt_with_image", || async {
-            vec![
-                PromptMessage::new(Role::User, ContentBlock::image(PNG, "image/png")),
-                PromptMessage::user("Please analyze the image above."),
-            ]
-        })
-        .description("A prompt with an image."),
-    ]
-}
-
-#[derive(Deserialize)]
-struct TemplateId {
-    id: String,
-}
-
-fn resources() -> Result<Vec<mcp_server::registry::AnyResourceRoute>, Box<dyn std::error::Error>> {
-    use mcp_server::IntoResourceRoute;
-    Ok(vec![
-        ResourceRoute::new("test://static-text", "static-text", || async {
-            ResourceContents::text("test://static-text", "text/plain", "This is the content of the static text resource.")
-        })
-        .description("A static text resource.")
-        .mime_type("text/plain")
-        .into_resource_route(),
-        ResourceRoute::new("test://static-binary", "static-binary", || async {
-            ResourceContents::blob("test://static-binary", "image/png", PNG)
-        })
-        .description("A static binary resource.")
-        .mime_type("image/png")
-        .into_resource_route(),
-        ResourceRoute::new("test://watched-resource", "watched-resource", || async {
-            ResourceContents::text("test://watched-resource", "text/plain", "Watched resource content.")
-        })
-        .description("A resource clients can subscribe to.")
-        .mime_type("text/plain")
-        .into_resource_route(),
-        ResourceTemplateRoute::new(
-            "test://template/{id}/data",
-            "template-data",
-            |UriParams(t): UriParams<TemplateId>| async move {
-                let uri = format!("test://template/{}/data", t.id);
-                let body = json!({ "id": t.id, "templateTest": true, "data": format!("Data for ID: {}", t.id) });
-                ResourceContents::text(uri, "application/json", body.to_string())
-            },
-        )?
-        .description("A resource template with an id.")
-        .mime_type("application/json")
-        .into_resource_route(),
-    ])
+/// A simple prompt without arguments.
+#[prompt]
+async fn test_simple_prompt() -> &'static str {
+    "This is a simple prompt for testing."
 }
 
 async fn complete_arg1(request: CompletionRequest) -> Vec<String> {
@@ -287,6 +199,120 @@ async fn complete_arg1(request: CompletionRequest) -> Vec<String> {
         .filter(|v| v.starts_with(&request.value))
         .map(|v| (*v).to_owned())
         .collect()
+}
+
+/// A prompt with two required arguments.
+#[prompt(complete(arg1 = complete_arg1))]
+async fn test_prompt_with_arguments(
+    /// First test argument.
+    arg1: String,
+    /// Second test argument.
+    arg2: String,
+) -> String {
+    format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")
+}
+
+/// A prompt that embeds a resource.
+#[prompt]
+#[allow(non_snake_case)]
+async fn test_prompt_with_embedded_resource(
+    /// URI of the resource to embed.
+    resourceUri: String,
+) -> GetPromptResult {
+    GetPromptResult::new(vec![
+        PromptMessage::new(
+            Role::User,
+            ContentBlock::resource(ResourceContents::text(
+                resourceUri,
+                "text/plain",
+                "Embedded resource content for testing.",
+            )),
+        ),
+        PromptMessage::user("Please process the embedded resource above."),
+    ])
+}
+
+/// A prompt with an image.
+#[prompt]
+async fn test_prompt_with_image() -> Vec<PromptMessage> {
+    vec![
+        PromptMessage::new(Role::User, ContentBlock::image(PNG, "image/png")),
+        PromptMessage::user("Please analyze the image above."),
+    ]
+}
+
+/// A static text resource.
+#[resource(
+    uri = "test://static-text",
+    name = "static-text",
+    mime_type = "text/plain"
+)]
+async fn static_text() -> &'static str {
+    "This is the content of the static text resource."
+}
+
+/// A static binary resource.
+#[resource(
+    uri = "test://static-binary",
+    name = "static-binary",
+    mime_type = "image/png"
+)]
+async fn static_binary() -> ResourceContents {
+    ResourceContents::blob("test://static-binary", "image/png", PNG)
+}
+
+/// A resource clients can subscribe to.
+#[resource(
+    uri = "test://watched-resource",
+    name = "watched-resource",
+    mime_type = "text/plain"
+)]
+async fn watched_resource() -> &'static str {
+    "Watched resource content."
+}
+
+/// A resource template with an id.
+#[resource(
+    template = "test://template/{id}/data",
+    name = "template-data",
+    mime_type = "application/json"
+)]
+async fn template_data(id: String) -> ResourceContents {
+    let body = json!({ "id": id, "templateTest": true, "data": format!("Data for ID: {id}") });
+    ResourceContents::text(
+        format!("test://template/{id}/data"),
+        "application/json",
+        body.to_string(),
+    )
+}
+
+fn server() -> Result<Server, mcp_server::BuildError> {
+    Server::builder()
+        .name("mcp-rust-conformance-server")
+        .version(env!("CARGO_PKG_VERSION"))
+        .instructions("Fixture server for the MCP conformance suite.")
+        .tool(test_simple_text)
+        .tool(test_image_content)
+        .tool(test_audio_content)
+        .tool(test_embedded_resource)
+        .tool(test_multiple_content_types)
+        .tool(test_tool_with_progress)
+        .tool(test_error_handling)
+        .tool(test_missing_capability)
+        .tool(test_streaming_elicitation)
+        .tool(test_logging_tool)
+        .tool(test_trigger_tool_change)
+        .tool(test_trigger_prompt_change)
+        .tool(json_schema_2020_12_tool())
+        .prompt(test_simple_prompt)
+        .prompt(test_prompt_with_arguments)
+        .prompt(test_prompt_with_embedded_resource)
+        .prompt(test_prompt_with_image)
+        .resource(static_text)
+        .resource(static_binary)
+        .resource(watched_resource)
+        .resource(template_data)
+        .build()
 }
 
 /// Where to serve.
@@ -327,20 +353,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_writer(std::io::stderr)
         .init();
     let mode = mode()?;
-    let mut builder = Server::builder()
-        .name("mcp-rust-conformance-server")
-        .version(env!("CARGO_PKG_VERSION"))
-        .instructions("Fixture server for the MCP conformance suite.");
-    for tool in tools() {
-        builder = builder.tool(tool);
-    }
-    for prompt in prompts() {
-        builder = builder.prompt(prompt);
-    }
-    for resource in resources()? {
-        builder = builder.resource(resource);
-    }
-    let server = builder.build()?;
+    let server = server()?;
     match mode {
         Mode::Http(port) => server.serve_http(("127.0.0.1", port)).await?,
         Mode::Stdio => server.serve_stdio().await?,

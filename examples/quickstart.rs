@@ -1,64 +1,47 @@
 //! The README quick start: a small server with a tool, a prompt and a resource template.
 //!
 //! ```text
-//! cargo run --example quickstart             # stdio (for an MCP client to spawn)
+//! cargo run --example quickstart                  # stdio (for an MCP client to spawn)
 //! cargo run --example quickstart -- --http 3000   # Streamable HTTP on 127.0.0.1:3000/mcp
 //! ```
 
 use mcp_server::prelude::*;
-use schemars::JsonSchema;
-use serde::Deserialize;
+use mcp_server::{prompt, resource, tool};
 
-/// Two numbers to add.
-#[derive(Deserialize, JsonSchema)]
-struct Add {
+/// Add two numbers.
+#[tool(read_only)]
+async fn add(
     /// The first addend.
     a: i64,
     /// The second addend.
     b: i64,
+) -> i64 {
+    a + b
 }
 
-/// The code to review.
-#[derive(Deserialize, JsonSchema)]
-struct Review {
-    /// Source code.
+/// Ask for a code review.
+#[prompt]
+async fn review(
+    /// The code to review.
     code: String,
+) -> String {
+    format!("Review this code for bugs:\n\n{code}")
 }
 
-/// Which note to read.
-#[derive(Deserialize)]
-struct NoteId {
-    id: u32,
+/// A note by number.
+#[resource(template = "notes://{id}", mime_type = "text/plain")]
+async fn note(id: u32) -> String {
+    format!("Note number {id}.")
 }
 
-fn server() -> Result<Server, Box<dyn std::error::Error>> {
-    Ok(Server::builder()
+fn server() -> Result<Server, mcp_server::BuildError> {
+    Server::builder()
         .name("quickstart")
         .version("1.0.0")
-        .tool(
-            ToolRoute::new(
-                "add",
-                |Arguments(Add { a, b }): Arguments<Add>| async move { a + b },
-            )
-            .description("Add two numbers.")
-            .read_only(),
-        )
-        .prompt(
-            PromptRoute::new("review", |Arguments(r): Arguments<Review>| async move {
-                format!("Review this code for bugs:\n\n{}", r.code)
-            })
-            .description("Ask for a code review."),
-        )
-        .resource(
-            ResourceTemplateRoute::new(
-                "notes://{id}",
-                "note",
-                |UriParams(n): UriParams<NoteId>| async move { format!("Note number {}.", n.id) },
-            )?
-            .description("A note by number.")
-            .mime_type("text/plain"),
-        )
-        .build()?)
+        .tool(add)
+        .prompt(review)
+        .resource(note)
+        .build()
 }
 
 #[tokio::main]

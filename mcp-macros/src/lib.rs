@@ -1,4 +1,43 @@
-//! Procedural macros of the MCP Rust SDK.
+//! Procedural macros of the MCP Rust SDK. Use them through `mcp_server`, which re-exports
+//! them; generated code reaches the runtime only through `::mcp_server::__private`.
 //!
-//! The declaration macros (`#[tool]`, `#[prompt]`, `#[resource]`) and the form derive
-//! (`#[elicit_form]`) live here. Use them through `mcp_server`, which re-exports them.
+//! Every macro is parse → IR → check → expand: attributes are parsed into typed values that
+//! keep their spans ([`attrs`]), the function into a small model ([`model`]), each rule is one
+//! function in [`check`], and [`expand`] only writes tokens. Errors are collected
+//! ([`ctxt`]) and reported together, beside fallback items so one mistake does not cascade.
+
+mod attrs;
+mod check;
+mod ctxt;
+mod doc;
+mod expand;
+mod model;
+mod tool_input;
+
+use proc_macro::TokenStream;
+
+/// Declares a tool from an async function. See `mcp_server::tool` for the attribute keys.
+#[proc_macro_attribute]
+pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand::handler(expand::Kind::Tool, attr.into(), item.into()).into()
+}
+
+/// Declares a prompt from an async function. See `mcp_server::prompt`.
+#[proc_macro_attribute]
+pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand::handler(expand::Kind::Prompt, attr.into(), item.into()).into()
+}
+
+/// Declares a resource or resource template from an async function. See
+/// `mcp_server::resource`.
+#[proc_macro_attribute]
+pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand::handler(expand::Kind::Resource, attr.into(), item.into()).into()
+}
+
+/// Marks a struct with named fields as a tool's whole `arguments` object. See
+/// `mcp_server::ToolInput`.
+#[proc_macro_derive(ToolInput)]
+pub fn derive_tool_input(item: TokenStream) -> TokenStream {
+    tool_input::derive(item.into()).into()
+}

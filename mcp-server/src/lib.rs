@@ -7,38 +7,48 @@
 //! every result, and streams progress, logs and list changes.
 //!
 //! ```no_run
-//! use mcp_server::{Arguments, Server, ToolRoute};
+//! use mcp_server::{tool, Server};
 //!
-//! #[derive(serde::Deserialize, schemars::JsonSchema)]
-//! struct Add {
+//! /// Add two numbers.
+//! #[tool(read_only)]
+//! async fn add(
 //!     /// The first addend.
 //!     a: i64,
 //!     /// The second addend.
 //!     b: i64,
+//! ) -> i64 {
+//!     a + b
 //! }
 //!
 //! #[tokio::main]
-//! async fn main() -> std::io::Result<()> {
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //!     Server::builder()
 //!         .name("calculator")
 //!         .version("1.0.0")
-//!         .tool(ToolRoute::new("add", |Arguments(Add { a, b }): Arguments<Add>| async move { a + b })
-//!             .description("Add two numbers."))
-//!         .build()
-//!         .expect("valid server")
+//!         .tool(add)
+//!         .build()?
 //!         .serve_stdio()
-//!         .await
+//!         .await?;
+//!     Ok(())
 //! }
 //! ```
+//!
+//! The macros ([`tool`](macro@tool), [`prompt`](macro@prompt), [`resource`](macro@resource))
+//! only add metadata: every handler can also be registered by hand with [`ToolRoute`],
+//! [`PromptRoute`], [`ResourceRoute`] and [`ResourceTemplateRoute`].
 //!
 //! Layout: [`context`] (what a handler knows about its request), [`handler`] (extractors and
 //! return types), [`registry`] (routes for tools, prompts, resources and templates),
 //! `dispatch` (validation and routing), [`server`] (the server and its builder),
 //! [`transport`] (stdio and HTTP).
 
+// Lets the macros' absolute `::mcp_server` paths resolve inside this crate too.
+extern crate self as mcp_server;
+
 pub mod context;
 mod dispatch;
 pub mod handler;
+mod macro_support;
 pub mod registry;
 pub mod server;
 pub mod transport;
@@ -46,16 +56,29 @@ pub mod transport;
 pub use context::{AuthIdentity, RequestContext, TransportInfo, TransportKind};
 pub use handler::{
     Arguments, FromInvocation, Handler, IntoPromptResult, IntoResourceResult, IntoToolResult,
-    Invocation, Json, Rejection, State, UriParams,
+    Invocation, Json, Rejection, State, ToolArgument, ToolInput, UriParams,
 };
 pub use mcp_core;
 pub use mcp_core::{ErrorCode, McpError};
+#[doc = include_str!("docs/tool_input.md")]
+pub use mcp_macros::ToolInput;
+#[doc = include_str!("docs/prompt.md")]
+pub use mcp_macros::prompt;
+#[doc = include_str!("docs/resource.md")]
+pub use mcp_macros::resource;
+#[doc = include_str!("docs/tool.md")]
+pub use mcp_macros::tool;
 pub use registry::{
     CompletionRequest, IntoCompletion, IntoPromptRoute, IntoResourceRoute, IntoToolRoute,
     PromptRoute, ResourceRoute, ResourceTemplateRoute, ToolRoute,
 };
 pub use server::{BuildError, CachePolicy, Server, ServerBuilder};
 pub use tokio_util::sync::CancellationToken;
+
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::macro_support::*;
+}
 
 /// The common imports for writing a server.
 pub mod prelude {

@@ -52,12 +52,41 @@ pub trait FromInvocation: Sized {
     }
 }
 
-/// The tool's or prompt's `arguments`, deserialized into `T`. Its JSON Schema becomes the
-/// tool's `inputSchema`.
+/// A type that can be one named argument of a `#[tool]` or `#[prompt]` function: anything
+/// serde can read and schemars can describe. Implemented for every such type.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is neither a tool argument nor an extractor",
+    label = "this parameter is not an argument (`Deserialize + JsonSchema`) nor an extractor (`FromInvocation`)",
+    note = "an argument type implements `serde::Deserialize` and `schemars::JsonSchema`",
+    note = "an extractor implements `FromInvocation`: `RequestContext`, `State<T>`, `CancellationToken`, `UriParams<T>`, or `Arguments<T>` for a `T` that derives `ToolInput`"
+)]
+pub trait ToolArgument: DeserializeOwned + JsonSchema {}
+
+impl<T: DeserializeOwned + JsonSchema> ToolArgument for T {}
+
+/// A type whose JSON Schema is an object, so it can be a tool's whole `arguments`.
+///
+/// Derive it (`#[derive(Deserialize, JsonSchema, ToolInput)]`) on a struct with named fields;
+/// the derive refuses anything else at compile time.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the arguments object of a tool",
+    label = "its JSON Schema root is not known to be an object",
+    note = "derive it on a struct with named fields: `#[derive(Deserialize, JsonSchema, ToolInput)]`"
+)]
+pub trait ToolInput: DeserializeOwned + JsonSchema {}
+
+impl ToolInput for serde_json::Map<String, serde_json::Value> {}
+
+impl<V: DeserializeOwned + JsonSchema> ToolInput for std::collections::HashMap<String, V> {}
+
+impl<V: DeserializeOwned + JsonSchema> ToolInput for std::collections::BTreeMap<String, V> {}
+
+/// The tool's or prompt's whole `arguments` object, deserialized into `T`. Its JSON Schema
+/// becomes the tool's `inputSchema`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Arguments<T>(pub T);
 
-impl<T: DeserializeOwned + JsonSchema> FromInvocation for Arguments<T> {
+impl<T: ToolInput> FromInvocation for Arguments<T> {
     fn from_invocation(invocation: &Invocation) -> Result<Self, Rejection> {
         T::deserialize(&invocation.arguments)
             .map(Arguments)

@@ -11,7 +11,7 @@
 //! use schemars::JsonSchema;
 //! use serde::Deserialize;
 //!
-//! #[derive(Deserialize, JsonSchema)]
+//! #[derive(Deserialize, JsonSchema, mcp_server::ToolInput)]
 //! struct Add { a: i64, b: i64 }
 //!
 //! let route = ToolRoute::new("add", |Arguments(Add { a, b }): Arguments<Add>, _ctx: RequestContext| async move {
@@ -27,7 +27,9 @@ mod output;
 
 use std::future::Future;
 
-pub use extract::{Arguments, FromInvocation, Rejection, State, UriParams};
+pub use extract::{
+    Arguments, FromInvocation, Rejection, State, ToolArgument, ToolInput, UriParams,
+};
 pub use invocation::Invocation;
 pub use output::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json};
 
@@ -39,7 +41,8 @@ pub use output::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json};
     message = "`{Self}` is not an MCP handler",
     label = "not an async fn whose parameters are all extractors",
     note = "a handler is an `async fn` (or closure returning a future) whose parameters each implement `FromInvocation`: `Arguments<T>`, `RequestContext`, `State<T>`, `UriParams<T>`, `CancellationToken`",
-    note = "the returned future must be `Send + 'static`, and its output must convert into the method's result"
+    note = "the returned future must be `Send + 'static`, and its output must convert into the method's result",
+    note = "`Arguments<T>` is an extractor only when `T` derives `ToolInput`"
 )]
 pub trait Handler<M>: Clone + Send + Sync + 'static {
     /// What the handler returns.
@@ -49,7 +52,7 @@ pub trait Handler<M>: Clone + Send + Sync + 'static {
     fn call(
         &self,
         invocation: Invocation,
-    ) -> impl Future<Output = Result<Self::Output, Rejection>> + Send + 'static;
+    ) -> impl Future<Output = Result<Self::Output, Rejection>> + Send + 'static + use<Self, M>;
 
     /// The JSON Schema of the arguments, from the first extractor that describes them.
     fn argument_schema(generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema>;
@@ -68,7 +71,7 @@ macro_rules! impl_handler {
         {
             type Output = Out;
 
-            fn call(&self, invocation: Invocation) -> impl Future<Output = Result<Out, Rejection>> + Send + 'static {
+            fn call(&self, invocation: Invocation) -> impl Future<Output = Result<Out, Rejection>> + Send + 'static + use<F, Fut, Out, $($ty,)*> {
                 fn extract<$($ty: FromInvocation,)*>(invocation: &Invocation) -> Result<($($ty,)*), Rejection> {
                     Ok(($($ty::from_invocation(invocation)?,)*))
                 }

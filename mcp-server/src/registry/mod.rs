@@ -7,7 +7,7 @@
 mod completion;
 mod prompt;
 mod resource;
-mod schema;
+pub(crate) mod schema;
 mod tool;
 
 use std::future::Future;
@@ -125,6 +125,6 @@ impl Registry {
     pub(crate) fn match_template(&self, uri: &str) -> Option<TemplateMatch> {
         self.templates
             .iter()
-            .find_map(|t| t.template().matches(uri).map(|vars| (Arc::clone(t), vars)))
+            .find_map(|t| t.template()?.matches(uri).map(|vars| (Arc::clone(t), vars)))
     }
 }

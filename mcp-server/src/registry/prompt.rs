@@ -1,6 +1,7 @@
 //! Prompt routes.
 
 use std::fmt;
+use std::future::Future;
 use std::sync::Arc;
 
 use mcp_core::McpError;
@@ -20,7 +21,7 @@ type GetFn =
 /// use mcp_server::{Arguments, PromptRoute};
 /// use mcp_core::protocol::PromptMessage;
 ///
-/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// #[derive(serde::Deserialize, schemars::JsonSchema, mcp_server::ToolInput)]
 /// struct Review {
 ///     /// The code to review.
 ///     code: String,
@@ -61,11 +62,31 @@ impl PromptRoute {
         let mut generator = schema::generator();
         let arguments =
             H::argument_schema(&mut generator).map(|s| prompt_arguments(&schema::to_object(s)));
-        let get = Arc::new(move |invocation: Invocation| -> BoxFuture<_> {
+        let prompt = Prompt {
+            name: name.into(),
+            arguments: arguments.filter(|a| !a.is_empty()),
+            ..Prompt::default()
+        };
+        Self::from_parts(prompt, move |invocation: Invocation| {
             let fut = handler.call(invocation);
+            async move { fut.await.map(IntoPromptResult::into_prompt_result) }
+        })
+    }
+
+    /// A prompt from its description and a call that extracts parameters and converts the
+    /// handler's output. Used by the `#[prompt]` macro.
+    pub(crate) fn from_parts<F, Fut>(prompt: Prompt, get: F) -> Self
+    where
+        F: Fn(Invocation) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Result<Outcome<GetPromptResult>, McpError>, Rejection>>
+            + Send
+            + 'static,
+    {
+        let get = Arc::new(move |invocation: Invocation| -> BoxFuture<_> {
+            let fut = get(invocation);
             Box::pin(async move {
                 match fut.await {
-                    Ok(output) => output.into_prompt_result(),
+                    Ok(result) => result,
                     Err(Rejection::InvalidArguments(message)) => {
                         Err(McpError::invalid_params(message))
                     }
@@ -74,11 +95,7 @@ impl PromptRoute {
             })
         });
         Self {
-            prompt: Prompt {
-                name: name.into(),
-                arguments: arguments.filter(|a| !a.is_empty()),
-                ..Prompt::default()
-            },
+            prompt,
             get,
             completions: Completions::default(),
         }

@@ -1,6 +1,7 @@
 //! Resource and resource-template routes.
 
 use std::fmt;
+use std::future::Future;
 use std::sync::Arc;
 
 use mcp_core::McpError;
@@ -14,17 +15,37 @@ use crate::handler::{Handler, IntoResourceResult, Invocation, Rejection};
 type ReadFn =
     dyn Fn(Invocation) -> BoxFuture<Result<Outcome<ReadResourceResult>, McpError>> + Send + Sync;
 
-fn erase<H, M>(handler: H) -> Arc<ReadFn>
+/// Adapts a handler to the generated-call shape.
+fn from_handler<H, M>(
+    handler: H,
+) -> impl Fn(Invocation) -> BoxFuture<Result<Result<Outcome<ReadResourceResult>, McpError>, Rejection>>
++ Send
++ Sync
++ 'static
 where
     H: Handler<M>,
     H::Output: IntoResourceResult,
 {
-    Arc::new(move |invocation: Invocation| -> BoxFuture<_> {
+    move |invocation: Invocation| -> BoxFuture<_> {
         let uri = invocation.uri.clone().unwrap_or_default();
         let fut = handler.call(invocation);
+        Box::pin(async move { fut.await.map(|output| output.into_resource_result(&uri)) })
+    }
+}
+
+/// Erases a generated read call.
+fn erase<F, Fut>(read: F) -> Arc<ReadFn>
+where
+    F: Fn(Invocation) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Result<Outcome<ReadResourceResult>, McpError>, Rejection>>
+        + Send
+        + 'static,
+{
+    Arc::new(move |invocation: Invocation| -> BoxFuture<_> {
+        let fut = read(invocation);
         Box::pin(async move {
             match fut.await {
-                Ok(output) => output.into_resource_result(&uri),
+                Ok(result) => result,
                 Err(Rejection::InvalidArguments(message)) => Err(McpError::invalid_params(message)),
                 Err(Rejection::Error(err)) => Err(err),
             }
@@ -61,9 +82,20 @@ impl ResourceRoute {
         H: Handler<M>,
         H::Output: IntoResourceResult,
     {
+        Self::from_parts(Resource::new(uri, name), from_handler(handler))
+    }
+
+    /// A resource from its description and a generated read. Used by `#[resource]`.
+    pub(crate) fn from_parts<F, Fut>(resource: Resource, read: F) -> Self
+    where
+        F: Fn(Invocation) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Result<Outcome<ReadResourceResult>, McpError>, Rejection>>
+            + Send
+            + 'static,
+    {
         Self {
-            resource: Resource::new(uri, name),
-            read: erase(handler),
+            resource,
+            read: erase(read),
         }
     }
 
@@ -120,7 +152,7 @@ impl ResourceRoute {
 #[derive(Clone)]
 pub struct ResourceTemplateRoute {
     template: ResourceTemplate,
-    parsed: UriTemplate,
+    parsed: Result<UriTemplate, UriTemplateError>,
     read: Arc<ReadFn>,
     completions: Completions,
 }
@@ -144,18 +176,30 @@ impl ResourceTemplateRoute {
         H: Handler<M>,
         H::Output: IntoResourceResult,
     {
-        let template = template.into();
-        let parsed = UriTemplate::parse(&template)?;
-        Ok(Self {
-            template: ResourceTemplate {
-                uri_template: template,
-                name: name.into(),
-                ..ResourceTemplate::default()
-            },
-            parsed,
-            read: erase(handler),
+        let template = ResourceTemplate {
+            uri_template: template.into(),
+            name: name.into(),
+            ..ResourceTemplate::default()
+        };
+        UriTemplate::parse(&template.uri_template)?;
+        Ok(Self::from_parts(template, from_handler(handler)))
+    }
+
+    /// A template from its description and a generated read. Used by `#[resource]`, which
+    /// checks the template at compile time; a malformed one is refused when registered.
+    pub(crate) fn from_parts<F, Fut>(template: ResourceTemplate, read: F) -> Self
+    where
+        F: Fn(Invocation) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Result<Outcome<ReadResourceResult>, McpError>, Rejection>>
+            + Send
+            + 'static,
+    {
+        Self {
+            parsed: UriTemplate::parse(&template.uri_template),
+            template,
+            read: erase(read),
             completions: Completions::default(),
-        })
+        }
     }
 
     /// The template description as listed.
@@ -201,8 +245,14 @@ impl ResourceTemplateRoute {
         &self.completions
     }
 
-    pub(crate) fn template(&self) -> &UriTemplate {
-        &self.parsed
+    /// The parsed template; `None` for a malformed one (never registered).
+    pub(crate) fn template(&self) -> Option<&UriTemplate> {
+        self.parsed.as_ref().ok()
+    }
+
+    /// Fails for a malformed template.
+    pub(crate) fn check(&self) -> Result<(), UriTemplateError> {
+        self.parsed.as_ref().map(|_| ()).map_err(Clone::clone)
     }
 
     pub(crate) fn read(

@@ -1,6 +1,7 @@
 //! Tool routes.
 
 use std::fmt;
+use std::future::Future;
 use std::sync::{Arc, OnceLock};
 
 use mcp_core::McpError;
@@ -54,11 +55,26 @@ impl ToolRoute {
         }
         tool.output_schema =
             <H::Output as IntoToolResult>::output_schema(&mut generator).map(schema::to_object);
-        let call = Arc::new(move |invocation: Invocation| -> BoxFuture<_> {
+        Self::from_parts(tool, move |invocation: Invocation| {
             let fut = handler.call(invocation);
+            async move { fut.await.map(IntoToolResult::into_tool_result) }
+        })
+    }
+
+    /// A tool from its description and a call that extracts parameters (`Err(Rejection)`)
+    /// and converts the handler's output. Used by the `#[tool]` macro.
+    pub(crate) fn from_parts<F, Fut>(tool: Tool, call: F) -> Self
+    where
+        F: Fn(Invocation) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Result<Outcome<CallToolResult>, McpError>, Rejection>>
+            + Send
+            + 'static,
+    {
+        let call = Arc::new(move |invocation: Invocation| -> BoxFuture<_> {
+            let fut = call(invocation);
             Box::pin(async move {
                 match fut.await {
-                    Ok(output) => output.into_tool_result(),
+                    Ok(result) => result,
                     Err(Rejection::InvalidArguments(message)) => {
                         Ok(Outcome::Complete(CallToolResult::error(message)))
                     }

@@ -24,6 +24,9 @@ pub enum BuildError {
     /// Two resources share a URI, or two templates share a template.
     #[error("duplicate resource {0:?}")]
     DuplicateResource(String),
+    /// A resource template is malformed.
+    #[error("{0}")]
+    InvalidUriTemplate(#[from] mcp_core::uri_template::UriTemplateError),
     /// A tool's schema is unusable.
     #[error("{0}")]
     InvalidSchema(String),
@@ -255,6 +258,7 @@ impl ServerBuilder {
                         .insert(uri.clone(), Arc::new(route.clone()));
                 }
                 AnyResourceRoute::Template(route) => {
+                    route.check()?;
                     let template = &route.resource_template().uri_template;
                     if registry
                         .templates

@@ -147,6 +147,10 @@ impl Server {
                 r.resources
                     .insert(route.resource().uri.clone(), Arc::new(route));
             }),
+            AnyResourceRoute::Template(route) if route.check().is_err() => {
+                tracing::error!(template = %route.resource_template().uri_template, "refused a malformed resource template");
+                return;
+            }
             AnyResourceRoute::Template(route) => self.update(|r| {
                 let template = route.resource_template().uri_template.clone();
                 r.templates

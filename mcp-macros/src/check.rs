@@ -1,0 +1,166 @@
+//! The rules a declaration must follow, one function each. Every rule reports through the
+//! context and never stops the others.
+
+use mcp_core::uri_template::UriTemplate;
+
+use crate::attrs::HandlerAttrs;
+use crate::ctxt::Ctxt;
+use crate::expand::Kind;
+use crate::model::HandlerFn;
+
+/// Runs every rule that applies to `kind`.
+pub(crate) fn handler(ctxt: &Ctxt, kind: Kind, f: &HandlerFn, attrs: &HandlerAttrs) {
+    must_be_async(ctxt, kind, f);
+    must_not_be_generic(ctxt, kind, f);
+    must_not_take_self(ctxt, kind, f);
+    match kind {
+        Kind::Tool => {
+            tool_name_is_valid(ctxt, attrs);
+            read_only_is_not_destructive(ctxt, attrs);
+        }
+        Kind::Prompt => completions_name_parameters(ctxt, f, attrs),
+        Kind::Resource => {
+            needs_uri_or_template(ctxt, f, attrs);
+            template_is_well_formed_and_bound(ctxt, f, attrs);
+            completions_name_template_variables(ctxt, attrs);
+        }
+    }
+}
+
+/// Handlers run on the async runtime; a blocking function would stall it.
+fn must_be_async(ctxt: &Ctxt, kind: Kind, f: &HandlerFn) {
+    if f.item.sig.asyncness.is_none() {
+        ctxt.error_spanned_by(
+            f.item.sig.fn_token,
+            format!(
+                "`#[{kind}]` functions must be `async`: write `async fn {}`",
+                f.ident()
+            ),
+        );
+    }
+}
+
+/// The macro registers one concrete function; there is nothing to instantiate generics with.
+fn must_not_be_generic(ctxt: &Ctxt, kind: Kind, f: &HandlerFn) {
+    if !f.item.sig.generics.params.is_empty() {
+        ctxt.error_spanned_by(
+            &f.item.sig.generics,
+            format!("`#[{kind}]` functions cannot be generic"),
+        );
+    }
+}
+
+/// Handlers are free functions: shared state comes in through the `State<T>` extractor.
+fn must_not_take_self(ctxt: &Ctxt, kind: Kind, f: &HandlerFn) {
+    if let Some(span) = f.receiver {
+        ctxt.error_at(
+            span,
+            format!("`#[{kind}]` functions cannot take `self`: write a free function and take shared state with `State<T>`"),
+        );
+    }
+}
+
+/// Tool names are 1–128 characters of `[A-Za-z0-9_.-]` (clients may hide other names).
+fn tool_name_is_valid(ctxt: &Ctxt, attrs: &HandlerAttrs) {
+    let Some(name) = &attrs.name else { return };
+    let value = name.value();
+    let ok = (1..=128).contains(&value.len())
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+    if !ok {
+        ctxt.error_spanned_by(
+            name,
+            format!("invalid tool name {value:?}: use 1 to 128 characters from A-Z, a-z, 0-9, `_`, `.` and `-`"),
+        );
+    }
+}
+
+/// `destructiveHint` only means something for a tool that modifies its environment.
+fn read_only_is_not_destructive(ctxt: &Ctxt, attrs: &HandlerAttrs) {
+    if let (Some(read_only), Some(destructive)) = (&attrs.read_only, &attrs.destructive)
+        && read_only.value
+        && destructive.value
+    {
+        ctxt.error_at(
+            destructive.span,
+            "a `read_only` tool cannot be `destructive`: it does not modify its environment",
+        );
+    }
+}
+
+/// A prompt completion names one of the prompt's parameters.
+fn completions_name_parameters(ctxt: &Ctxt, f: &HandlerFn, attrs: &HandlerAttrs) {
+    for (argument, _) in &attrs.complete {
+        let known = f.params.iter().any(|p| p.name.as_ref() == Some(argument));
+        if !known {
+            ctxt.error_spanned_by(
+                argument,
+                format!("`complete` names `{argument}`, which is not a parameter of this prompt"),
+            );
+        }
+    }
+}
+
+/// A resource has a fixed `uri` or a `template`, not both.
+fn needs_uri_or_template(ctxt: &Ctxt, f: &HandlerFn, attrs: &HandlerAttrs) {
+    match (&attrs.uri, &attrs.template) {
+        (None, None) => ctxt.error_spanned_by(
+            f.ident(),
+            "`#[resource]` needs `uri = \"...\"` (one resource) or `template = \"...\"` (a URI template)",
+        ),
+        (Some(_), Some(template)) => {
+            ctxt.error_spanned_by(template, "`#[resource]` takes either `uri` or `template`, not both")
+        }
+        _ => {}
+    }
+}
+
+/// A template parses, and each of its variables is filled by a parameter of the same name.
+fn template_is_well_formed_and_bound(ctxt: &Ctxt, f: &HandlerFn, attrs: &HandlerAttrs) {
+    let Some(template) = &attrs.template else {
+        return;
+    };
+    match UriTemplate::parse(&template.value()) {
+        Err(err) => ctxt.error_spanned_by(template, format!("malformed URI template: {err}")),
+        Ok(parsed) => {
+            for variable in parsed.variables() {
+                let bound = f
+                    .params
+                    .iter()
+                    .any(|p| p.name.as_ref().is_some_and(|n| n == variable));
+                if !bound {
+                    ctxt.error_spanned_by(
+                        template,
+                        format!("template variable `{{{variable}}}` has no matching parameter: add `{variable}: String` (or another type) to the function"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A template completion names one of the template's variables.
+fn completions_name_template_variables(ctxt: &Ctxt, attrs: &HandlerAttrs) {
+    let variables: Vec<String> = match attrs
+        .template
+        .as_ref()
+        .map(|t| UriTemplate::parse(&t.value()))
+    {
+        Some(Ok(parsed)) => parsed.variables().map(str::to_owned).collect(),
+        _ => Vec::new(),
+    };
+    for (argument, _) in &attrs.complete {
+        if attrs.template.is_none() {
+            ctxt.error_spanned_by(
+                argument,
+                "`complete` needs a `template`: a fixed `uri` has nothing to complete",
+            );
+        } else if !variables.iter().any(|v| argument == v) {
+            ctxt.error_spanned_by(
+                argument,
+                format!("`complete` names `{argument}`, which is not a variable of the template"),
+            );
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! The model of an annotated function: what the expansion needs, read once from syn.
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{Attribute, FnArg, Ident, ItemFn, Pat, ReturnType, Type};
+
+use crate::doc;
+
+/// One parameter of the function.
+pub(crate) struct Param {
+    /// The name, when the pattern is a plain identifier (arguments need one).
+    pub(crate) name: Option<Ident>,
+    /// The declared type.
+    pub(crate) ty: Type,
+    /// The parameter's doc comment.
+    pub(crate) doc: Option<String>,
+}
+
+/// The annotated function.
+pub(crate) struct HandlerFn {
+    /// The function as written, minus the doc comments on its parameters (rustc refuses
+    /// those; they become argument descriptions instead).
+    pub(crate) item: ItemFn,
+    /// The function's doc comment, paragraphs preserved.
+    pub(crate) description: Option<String>,
+    /// The function's doc attributes (kept on the generated item).
+    pub(crate) docs: Vec<Attribute>,
+    /// Parameters other than a receiver.
+    pub(crate) params: Vec<Param>,
+    /// Where a receiver (`self`) was written, if any.
+    pub(crate) receiver: Option<Span>,
+    /// The return type (`()` when none is written).
+    pub(crate) output: Type,
+}
+
+impl HandlerFn {
+    pub(crate) fn from_item(mut item: ItemFn) -> Self {
+        let docs: Vec<Attribute> = item
+            .attrs
+            .iter()
+            .filter(|a| doc::is_doc(a))
+            .cloned()
+            .collect();
+        let description = doc::description(&docs);
+        let mut params = Vec::new();
+        let mut receiver = None;
+        for input in &mut item.sig.inputs {
+            match input {
+                FnArg::Receiver(r) => receiver = Some(r.span()),
+                FnArg::Typed(typed) => {
+                    let doc = doc::description(&typed.attrs);
+                    typed.attrs.retain(|a| !doc::is_doc(a));
+                    let name = match typed.pat.as_ref() {
+                        Pat::Ident(p) if p.subpat.is_none() => Some(p.ident.clone()),
+                        _ => None,
+                    };
+                    params.push(Param {
+                        name,
+                        ty: (*typed.ty).clone(),
+                        doc,
+                    });
+                }
+            }
+        }
+        let output = match &item.sig.output {
+            ReturnType::Default => syn::parse_quote!(()),
+            ReturnType::Type(_, ty) => (**ty).clone(),
+        };
+        Self {
+            item,
+            description,
+            docs,
+            params,
+            receiver,
+            output,
+        }
+    }
+
+    /// The function's name.
+    pub(crate) fn ident(&self) -> &Ident {
+        &self.item.sig.ident
+    }
+}

@@ -1,0 +1,249 @@
+//! Runtime helpers for the code `mcp-macros` generates. Not a public API: reached only
+//! through `mcp_server::__private`, so generated code never depends on a user's imports.
+
+use std::future::Future;
+use std::marker::PhantomData;
+
+pub use mcp_core;
+pub use mcp_core::protocol::{
+    Prompt, PromptArgument, Resource, ResourceTemplate, Tool, ToolAnnotations,
+};
+pub use schemars;
+pub use serde;
+pub use serde_json;
+
+use mcp_core::McpError;
+use mcp_core::protocol::{CallToolResult, GetPromptResult, Outcome, ReadResourceResult};
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::handler::{
+    FromInvocation, IntoPromptResult, IntoResourceResult, IntoToolResult, Invocation, Rejection,
+    ToolArgument,
+};
+use crate::registry::{PromptRoute, ResourceRoute, ResourceTemplateRoute, ToolRoute, schema};
+
+/// Selects, by trait, how a handler parameter of type `T` is filled: as an extractor when
+/// `T: FromInvocation`, otherwise as a named argument (`T: ToolArgument`). Generated code
+/// calls `(&&Probe::<T>::new()).extract(..)`; method resolution tries `&Probe<T>`
+/// ([`ViaExtractor`]) before `Probe<T>` ([`ViaArgument`]).
+#[derive(Debug)]
+pub struct Probe<T>(PhantomData<fn() -> T>);
+
+impl<T> Probe<T> {
+    /// A probe for `T`.
+    pub const fn new() -> Self {
+        Self(PhantomData)
+    }
+}
+
+impl<T> Default for Probe<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The schema of one named argument.
+#[derive(Debug)]
+pub struct ParamSchema {
+    schema: schemars::Schema,
+    required: bool,
+}
+
+/// Parameters that are extractors.
+pub trait ViaExtractor<T> {
+    /// Builds the parameter.
+    fn extract(&self, invocation: &Invocation, name: &'static str) -> Result<T, Rejection>;
+    /// Extractors are not arguments.
+    fn describe(&self, generator: &mut schemars::SchemaGenerator) -> Option<ParamSchema>;
+}
+
+impl<T: FromInvocation> ViaExtractor<T> for &Probe<T> {
+    fn extract(&self, invocation: &Invocation, _name: &'static str) -> Result<T, Rejection> {
+        T::from_invocation(invocation)
+    }
+
+    fn describe(&self, _generator: &mut schemars::SchemaGenerator) -> Option<ParamSchema> {
+        None
+    }
+}
+
+/// Parameters that are named arguments.
+pub trait ViaArgument<T> {
+    /// Reads the argument `name`.
+    fn extract(&self, invocation: &Invocation, name: &'static str) -> Result<T, Rejection>
+    where
+        T: ToolArgument;
+    /// The argument's schema, and whether it is required.
+    fn describe(&self, generator: &mut schemars::SchemaGenerator) -> Option<ParamSchema>
+    where
+        T: ToolArgument;
+}
+
+impl<T> ViaArgument<T> for Probe<T> {
+    fn extract(&self, invocation: &Invocation, name: &'static str) -> Result<T, Rejection>
+    where
+        T: ToolArgument,
+    {
+        let value = invocation.arguments.get(name).unwrap_or(&Value::Null);
+        T::deserialize(value).map_err(|err| match value {
+            Value::Null => {
+                Rejection::InvalidArguments(format!("Missing required argument `{name}`"))
+            }
+            _ => Rejection::InvalidArguments(format!("Invalid argument `{name}`: {err}")),
+        })
+    }
+
+    fn describe(&self, generator: &mut schemars::SchemaGenerator) -> Option<ParamSchema>
+    where
+        T: ToolArgument,
+    {
+        Some(ParamSchema {
+            schema: generator.subschema_for::<T>(),
+            // Not required when an absent value reads fine (`Option<T>`, `()`).
+            required: T::deserialize(&Value::Null).is_err(),
+        })
+    }
+}
+
+/// A parameter in a position that only extractors may take.
+pub fn extractor<T: FromInvocation>(invocation: &Invocation) -> Result<T, Rejection> {
+    T::from_invocation(invocation)
+}
+
+/// A resource-template variable, read from the URI. Text is tried first, then JSON (so
+/// `{id}` fills a `u32` or a `bool` as well as a `String`).
+pub fn uri_variable<T: DeserializeOwned>(
+    invocation: &Invocation,
+    name: &'static str,
+) -> Result<T, Rejection> {
+    let Some((_, raw)) = invocation.uri_params.iter().find(|(k, _)| k == name) else {
+        return Err(Rejection::Error(McpError::internal("Internal error")));
+    };
+    T::deserialize(Value::String(raw.clone()))
+        .or_else(|_| serde_json::from_str::<T>(raw))
+        .map_err(|err| {
+            Rejection::Error(McpError::invalid_params(format!(
+                "Invalid URI variable `{name}`: {err}"
+            )))
+        })
+}
+
+/// A schema generator (JSON Schema 2020-12).
+pub fn schema_generator() -> schemars::SchemaGenerator {
+    schema::generator()
+}
+
+/// The input schema of individual argument parameters: an object with one property each.
+pub fn object_schema(
+    params: Vec<(&'static str, Option<&'static str>, Option<ParamSchema>)>,
+) -> Map<String, Value> {
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for (name, doc, param) in params {
+        let Some(param) = param else { continue };
+        let mut value = param.schema.to_value();
+        if let (Some(doc), Value::Object(map)) = (doc, &mut value) {
+            map.insert("description".into(), Value::from(doc));
+        }
+        properties.insert(name.into(), value);
+        if param.required {
+            required.push(Value::from(name));
+        }
+    }
+    let mut schema = Map::new();
+    schema.insert("type".into(), Value::from("object"));
+    schema.insert("properties".into(), Value::Object(properties));
+    if !required.is_empty() {
+        schema.insert("required".into(), Value::Array(required));
+    }
+    schema
+}
+
+/// Prompt arguments from individual argument parameters.
+pub fn prompt_arguments(
+    params: Vec<(&'static str, Option<&'static str>, Option<ParamSchema>)>,
+) -> Option<Vec<PromptArgument>> {
+    let arguments: Vec<PromptArgument> = params
+        .into_iter()
+        .filter_map(|(name, doc, param)| {
+            let param = param?;
+            Some(PromptArgument {
+                name: name.into(),
+                title: None,
+                description: doc.map(str::to_owned),
+                required: Some(param.required),
+            })
+        })
+        .collect();
+    (!arguments.is_empty()).then_some(arguments)
+}
+
+/// The `outputSchema` a tool's return type promises.
+pub fn output_schema<R: IntoToolResult>(
+    generator: &mut schemars::SchemaGenerator,
+) -> Option<Map<String, Value>> {
+    R::output_schema(generator).map(schema::to_object)
+}
+
+/// Converts a tool's return value (the span of this call points at the return type).
+pub fn tool_output<R: IntoToolResult>(value: R) -> Result<Outcome<CallToolResult>, McpError> {
+    value.into_tool_result()
+}
+
+/// Converts a prompt's return value.
+pub fn prompt_output<R: IntoPromptResult>(value: R) -> Result<Outcome<GetPromptResult>, McpError> {
+    value.into_prompt_result()
+}
+
+/// Converts a resource's return value.
+pub fn resource_output<R: IntoResourceResult>(
+    value: R,
+    uri: &str,
+) -> Result<Outcome<ReadResourceResult>, McpError> {
+    value.into_resource_result(uri)
+}
+
+/// A tool route from a described tool and a generated call.
+pub fn tool_route<F, Fut>(tool: Tool, call: F) -> ToolRoute
+where
+    F: Fn(Invocation) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Result<Outcome<CallToolResult>, McpError>, Rejection>>
+        + Send
+        + 'static,
+{
+    ToolRoute::from_parts(tool, call)
+}
+
+/// A prompt route from a described prompt and a generated call.
+pub fn prompt_route<F, Fut>(prompt: Prompt, get: F) -> PromptRoute
+where
+    F: Fn(Invocation) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Result<Outcome<GetPromptResult>, McpError>, Rejection>>
+        + Send
+        + 'static,
+{
+    PromptRoute::from_parts(prompt, get)
+}
+
+/// A resource route from a described resource and a generated read.
+pub fn resource_route<F, Fut>(resource: Resource, read: F) -> ResourceRoute
+where
+    F: Fn(Invocation) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Result<Outcome<ReadResourceResult>, McpError>, Rejection>>
+        + Send
+        + 'static,
+{
+    ResourceRoute::from_parts(resource, read)
+}
+
+/// A template route from a described template (checked by the macro) and a generated read.
+pub fn template_route<F, Fut>(template: ResourceTemplate, read: F) -> ResourceTemplateRoute
+where
+    F: Fn(Invocation) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Result<Outcome<ReadResourceResult>, McpError>, Rejection>>
+        + Send
+        + 'static,
+{
+    ResourceTemplateRoute::from_parts(template, read)
+}
