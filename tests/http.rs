@@ -25,6 +25,9 @@ use futures_util::StreamExt;
 use reqwest::Method;
 use serde_json::{Value, json};
 
+/// The notification that opens a `subscriptions/listen` stream.
+const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+
 /// The server shared by every test of this binary.
 static SERVER: LazyLock<HttpServer> = LazyLock::new(HttpServer::start);
 
@@ -164,6 +167,14 @@ impl Reply {
             .unwrap_or_else(|| panic!("the response carried no message: {self:?}"))
     }
 
+    /// The final response and the notifications that preceded it on the stream.
+    #[track_caller]
+    fn split_response(&self) -> (&Value, &[Value]) {
+        self.messages
+            .split_last()
+            .unwrap_or_else(|| panic!("the response carried no message: {self:?}"))
+    }
+
     fn is_sse(&self) -> bool {
         self.content_type
             .as_deref()
@@ -171,10 +182,16 @@ impl Reply {
     }
 }
 
-/// Posts `body` (with conforming headers) and returns the successful result.
-async fn call_ok(body: &Value) -> Value {
+/// Posts `body` (with conforming headers) and returns the reply, checked to be a 200.
+async fn send_ok(body: &Value) -> Reply {
     let reply = Post::new(body).send().await;
     assert_eq!(reply.status, 200, "{reply:?}");
+    reply
+}
+
+/// Posts `body` (with conforming headers) and returns the successful result.
+async fn call_ok(body: &Value) -> Value {
+    let reply = send_ok(body).await;
     assert_result(reply.response(), &body["id"]).clone()
 }
 
@@ -197,6 +214,30 @@ async fn expect_error(
 /// Like [`expect_error`] for a conforming request `body`, whose id must be echoed.
 async fn expect_request_error(body: &Value, status: u16, code: i64, needle: &str) -> Value {
     expect_error(Post::new(body), status, Some(&body["id"]), code, needle).await
+}
+
+/// Like [`expect_error`] for `post`, a request `body` sent with adjusted headers: a 400
+/// `HEADER_MISMATCH` error naming `header`, with the body's id echoed.
+async fn expect_header_mismatch(body: &Value, post: Post, header: &str) -> Value {
+    let id = Some(&body["id"]);
+    expect_error(post, 400, id, code::HEADER_MISMATCH, header).await
+}
+
+/// Sends `server/discover` (id `id`) with `header` set to `value` and expects it refused at
+/// the HTTP level: `status` and an `INVALID_REQUEST` error without id mentioning `needle`,
+/// then a working server.
+async fn expect_header_refused(id: &str, header: &str, value: &str, status: u16, needle: &str) {
+    let post = Post::new(&discover(id)).header(header, value);
+    expect_error(post, status, None, code::INVALID_REQUEST, needle).await;
+}
+
+/// Posts the conforming request `body` and checks `status` and the plain-JSON error with
+/// the id echoed; `case` labels a wrong status. Unlike [`expect_request_error`], it does not
+/// check the server afterwards, so that a loop over cases can do it once at the end.
+async fn assert_request_refused(case: &str, body: &Value, status: u16, code: i64, needle: &str) {
+    let reply = Post::new(body).send().await;
+    assert_eq!(reply.status, status, "{case}: {reply:?}");
+    assert_error(reply.json(), Some(&body["id"]), code, needle);
 }
 
 /// The server answers a well-formed request after whatever the test did.
@@ -256,6 +297,17 @@ impl EventStream {
             .await
             .expect("an SSE event arrived in time")
     }
+
+    /// The next message, checked to be `method` tagged with the subscription `id`.
+    async fn next_tagged(&mut self, method: &str, id: &Value) -> Value {
+        let message = self.next().await;
+        assert_eq!(message["method"], method, "{message}");
+        assert_eq!(
+            &message["params"]["_meta"][META_SUBSCRIPTION_ID], id,
+            "{message}"
+        );
+        message
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -263,9 +315,7 @@ impl EventStream {
 
 #[tokio::test]
 async fn discover_reports_versions_capabilities_and_cache_hints() {
-    let body = discover(1);
-    let reply = Post::new(&body).send().await;
-    assert_eq!(reply.status, 200);
+    let reply = send_ok(&discover(1)).await;
     let result = assert_result(reply.json(), &json!(1));
     let versions = result["supportedVersions"].as_array().unwrap();
     assert!(versions.contains(&json!(PROTOCOL_VERSION)), "{result}");
@@ -411,15 +461,19 @@ async fn completion_offers_values_with_the_typed_prefix() {
 // ---------------------------------------------------------------------------------------------
 // Notifications on the request's stream
 
+/// `test_tool_with_progress`, asking for progress reports under `token`.
+fn progress_call(id: &str, token: impl Into<Value>) -> Value {
+    call_tool_with_meta(
+        id,
+        "test_tool_with_progress",
+        json!({"progressToken": token.into()}),
+    )
+}
+
 #[tokio::test]
 async fn progress_streams_as_sse_events_before_the_response() {
-    let body = call_tool_with_meta(
-        "prog",
-        "test_tool_with_progress",
-        json!({"progressToken": "tok-1"}),
-    );
-    let reply = Post::new(&body).send().await;
-    assert_eq!(reply.status, 200);
+    let body = progress_call("prog", "tok-1");
+    let reply = send_ok(&body).await;
     assert!(reply.is_sse(), "progress needs an SSE stream: {reply:?}");
     assert_eq!(
         reply
@@ -428,7 +482,7 @@ async fn progress_streams_as_sse_events_before_the_response() {
             .map(|v| v.to_str().unwrap()),
         Some("no")
     );
-    let (response, notifications) = reply.messages.split_last().unwrap();
+    let (response, notifications) = reply.split_response();
     assert_eq!(
         progress_messages(notifications).len(),
         notifications.len(),
@@ -444,11 +498,7 @@ async fn progress_streams_as_sse_events_before_the_response() {
 
 #[tokio::test]
 async fn progress_with_json_only_accept_answers_plain_json() {
-    let body = call_tool_with_meta(
-        "prog-json",
-        "test_tool_with_progress",
-        json!({"progressToken": 5}),
-    );
+    let body = progress_call("prog-json", 5);
     let reply = Post::new(&body)
         .header("Accept", "application/json")
         .send()
@@ -461,9 +511,8 @@ async fn progress_with_json_only_accept_answers_plain_json() {
 /// Calls `test_logging_tool` with `extra` in `_meta`; returns the log notifications seen.
 async fn logging_call(id: &str, extra: Value) -> Vec<Value> {
     let body = call_tool_with_meta(id, "test_logging_tool", extra);
-    let reply = Post::new(&body).send().await;
-    assert_eq!(reply.status, 200, "{reply:?}");
-    let (response, notifications) = reply.messages.split_last().unwrap();
+    let reply = send_ok(&body).await;
+    let (response, notifications) = reply.split_response();
     assert_eq!(
         tool_text(assert_result(response, &json!(id))),
         "Logged three messages."
@@ -506,9 +555,8 @@ async fn progress_sent_right_before_an_input_required_result_is_delivered() {
         json!({"progressToken": "asking"}),
     );
     body["params"]["_meta"][common::META_CLIENT_CAPABILITIES] = json!({"elicitation": {}});
-    let reply = Post::new(&body).send().await;
-    assert_eq!(reply.status, 200, "{reply:?}");
-    let (response, notifications) = reply.messages.split_last().unwrap();
+    let reply = send_ok(&body).await;
+    let (response, notifications) = reply.split_response();
     assert_eq!(response["id"], "elicit", "{response}");
     assert_eq!(
         response["result"]["resultType"], "input_required",
@@ -522,39 +570,28 @@ async fn progress_sent_right_before_an_input_required_result_is_delivered() {
 // ---------------------------------------------------------------------------------------------
 // subscriptions/listen
 
+/// Calls `tool` (no arguments), one of the tools that announce a list change.
+async fn trigger(id: &str, tool: &str) -> Value {
+    call_ok(&call_tool(id, tool, json!({}))).await
+}
+
 #[tokio::test]
 async fn listen_acknowledges_then_forwards_tagged_tool_changes() {
     let id = json!("listen-tools");
     let mut stream =
         EventStream::open(&listen(id.clone(), json!({"toolsListChanged": true}))).await;
-    let ack = stream.next().await;
-    assert_eq!(
-        ack["method"], "notifications/subscriptions/acknowledged",
-        "{ack}"
-    );
+    let ack = stream.next_tagged(ACKNOWLEDGED, &id).await;
     assert!(ack.get("id").is_none(), "{ack}");
-    assert_eq!(ack["params"]["_meta"][META_SUBSCRIPTION_ID], id, "{ack}");
     assert_eq!(
         ack["params"]["notifications"]["toolsListChanged"], true,
         "{ack}"
     );
 
-    let trigger = call_ok(&call_tool(
-        "trigger-1",
-        "test_trigger_tool_change",
-        json!({}),
-    ))
-    .await;
-    assert_eq!(tool_text(&trigger), "Tool list change notified.");
-    let changed = stream.next().await;
-    assert_eq!(
-        changed["method"], "notifications/tools/list_changed",
-        "{changed}"
-    );
-    assert_eq!(
-        changed["params"]["_meta"][META_SUBSCRIPTION_ID], id,
-        "{changed}"
-    );
+    let result = trigger("trigger-1", "test_trigger_tool_change").await;
+    assert_eq!(tool_text(&result), "Tool list change notified.");
+    stream
+        .next_tagged("notifications/tools/list_changed", &id)
+        .await;
 }
 
 #[tokio::test]
@@ -562,24 +599,14 @@ async fn listen_for_prompt_changes_does_not_receive_tool_changes() {
     let id = json!(4242);
     let mut stream =
         EventStream::open(&listen(id.clone(), json!({"promptsListChanged": true}))).await;
-    let ack = stream.next().await;
-    assert_eq!(
-        ack["method"], "notifications/subscriptions/acknowledged",
-        "{ack}"
-    );
-    assert_eq!(ack["params"]["_meta"][META_SUBSCRIPTION_ID], id, "{ack}");
+    let ack = stream.next_tagged(ACKNOWLEDGED, &id).await;
     assert_eq!(
         ack["params"]["notifications"],
         json!({"promptsListChanged": true}),
         "only what was asked for is honoured"
     );
 
-    call_ok(&call_tool(
-        "trigger-2",
-        "test_trigger_tool_change",
-        json!({}),
-    ))
-    .await;
+    trigger("trigger-2", "test_trigger_tool_change").await;
     let unexpected = stream.next_within(Duration::from_millis(500)).await;
     assert!(
         unexpected.is_none(),
@@ -587,21 +614,10 @@ async fn listen_for_prompt_changes_does_not_receive_tool_changes() {
     );
 
     // The stream is alive: a prompt change does arrive.
-    call_ok(&call_tool(
-        "trigger-3",
-        "test_trigger_prompt_change",
-        json!({}),
-    ))
-    .await;
-    let changed = stream.next().await;
-    assert_eq!(
-        changed["method"], "notifications/prompts/list_changed",
-        "{changed}"
-    );
-    assert_eq!(
-        changed["params"]["_meta"][META_SUBSCRIPTION_ID], id,
-        "{changed}"
-    );
+    trigger("trigger-3", "test_trigger_prompt_change").await;
+    stream
+        .next_tagged("notifications/prompts/list_changed", &id)
+        .await;
 }
 
 #[tokio::test]
@@ -623,11 +639,7 @@ async fn listen_with_json_only_accept_is_refused() {
 
 #[tokio::test]
 async fn dropping_a_streamed_call_cancels_it_and_the_server_keeps_serving() {
-    let body = call_tool_with_meta(
-        "to-cancel",
-        "test_tool_with_progress",
-        json!({"progressToken": "c"}),
-    );
+    let body = progress_call("to-cancel", "c");
     let mut stream = EventStream::open(&body).await;
     let first = stream.next().await;
     assert_eq!(first["method"], "notifications/progress", "{first}");
@@ -724,14 +736,7 @@ async fn missing_or_malformed_meta_is_400_invalid_params_with_id() {
     ];
     for (i, (case, params, needle)) in cases.into_iter().enumerate() {
         let body = raw_request(format!("meta-{i}"), "server/discover", params);
-        let reply = Post::new(&body).send().await;
-        assert_eq!(reply.status, 400, "{case}: {reply:?}");
-        assert_error(
-            reply.json(),
-            Some(&body["id"]),
-            code::INVALID_PARAMS,
-            needle,
-        );
+        assert_request_refused(case, &body, 400, code::INVALID_PARAMS, needle).await;
     }
     assert_still_serving().await;
 }
@@ -743,8 +748,7 @@ async fn missing_or_malformed_meta_is_400_invalid_params_with_id() {
 async fn protocol_version_header_differing_from_meta_is_400_header_mismatch() {
     let body = discover("hdr-version");
     let post = Post::new(&body).header("MCP-Protocol-Version", "2025-11-25");
-    let id = Some(&body["id"]);
-    expect_error(post, 400, id, code::HEADER_MISMATCH, "MCP-Protocol-Version").await;
+    expect_header_mismatch(&body, post, "MCP-Protocol-Version").await;
 }
 
 #[tokio::test]
@@ -752,50 +756,28 @@ async fn header_consistency_is_checked_before_version_support() {
     let mut body = discover("hdr-before-version");
     body["params"]["_meta"][META_PROTOCOL_VERSION] = json!("v999.0.0");
     let post = Post::new(&body).header("MCP-Protocol-Version", PROTOCOL_VERSION);
-    let id = Some(&body["id"]);
-    expect_error(post, 400, id, code::HEADER_MISMATCH, "MCP-Protocol-Version").await;
+    expect_header_mismatch(&body, post, "MCP-Protocol-Version").await;
 }
 
 #[tokio::test]
 async fn missing_mcp_method_header_is_400_header_mismatch() {
     let body = discover("hdr-method");
     let post = Post::new(&body).without("Mcp-Method");
-    expect_error(
-        post,
-        400,
-        Some(&body["id"]),
-        code::HEADER_MISMATCH,
-        "Mcp-Method",
-    )
-    .await;
+    expect_header_mismatch(&body, post, "Mcp-Method").await;
 }
 
 #[tokio::test]
 async fn mcp_method_header_differing_from_body_is_400_header_mismatch() {
     let body = discover("hdr-method-2");
     let post = Post::new(&body).header("Mcp-Method", "tools/list");
-    expect_error(
-        post,
-        400,
-        Some(&body["id"]),
-        code::HEADER_MISMATCH,
-        "Mcp-Method",
-    )
-    .await;
+    expect_header_mismatch(&body, post, "Mcp-Method").await;
 }
 
 #[tokio::test]
 async fn mcp_name_header_missing_or_differing_is_400_header_mismatch() {
     let body = call_tool("hdr-name", "test_simple_text", json!({}));
     let mismatched = Post::new(&body).header("Mcp-Name", "test_error_handling");
-    let error = expect_error(
-        mismatched,
-        400,
-        Some(&body["id"]),
-        code::HEADER_MISMATCH,
-        "Mcp-Name",
-    )
-    .await;
+    let error = expect_header_mismatch(&body, mismatched, "Mcp-Name").await;
     let message = error["message"].as_str().unwrap();
     assert!(
         message.contains("test_error_handling") && message.contains("test_simple_text"),
@@ -803,14 +785,7 @@ async fn mcp_name_header_missing_or_differing_is_400_header_mismatch() {
     );
 
     let missing = Post::new(&body).without("Mcp-Name");
-    expect_error(
-        missing,
-        400,
-        Some(&body["id"]),
-        code::HEADER_MISMATCH,
-        "Mcp-Name",
-    )
-    .await;
+    expect_header_mismatch(&body, missing, "Mcp-Name").await;
 
     let read = request(
         "hdr-uri",
@@ -818,14 +793,7 @@ async fn mcp_name_header_missing_or_differing_is_400_header_mismatch() {
         json!({"uri": "test://static-text"}),
     );
     let wrong_uri = Post::new(&read).header("Mcp-Name", "test://static-binary");
-    expect_error(
-        wrong_uri,
-        400,
-        Some(&read["id"]),
-        code::HEADER_MISMATCH,
-        "Mcp-Name",
-    )
-    .await;
+    expect_header_mismatch(&read, wrong_uri, "Mcp-Name").await;
 }
 
 #[tokio::test]
@@ -868,14 +836,7 @@ async fn removed_methods_are_404_method_not_found() {
             _ => json!({}),
         };
         let body = request(format!("removed-{method}"), method, params);
-        let reply = Post::new(&body).send().await;
-        assert_eq!(reply.status, 404, "{method}: {reply:?}");
-        assert_error(
-            reply.json(),
-            Some(&body["id"]),
-            code::METHOD_NOT_FOUND,
-            method,
-        );
+        assert_request_refused(method, &body, 404, code::METHOD_NOT_FOUND, method).await;
     }
     assert_still_serving().await;
 }
@@ -1006,30 +967,30 @@ async fn oversized_chunked_body_is_413() {
 
 #[tokio::test]
 async fn text_plain_content_type_is_415() {
-    let body = discover("text-plain");
-    let post = Post::new(&body).header("Content-Type", "text/plain");
-    expect_error(post, 415, None, code::INVALID_REQUEST, "Content-Type").await;
+    expect_header_refused(
+        "text-plain",
+        "Content-Type",
+        "text/plain",
+        415,
+        "Content-Type",
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn accept_text_html_is_406() {
-    let body = discover("html");
-    let post = Post::new(&body).header("Accept", "text/html");
-    expect_error(post, 406, None, code::INVALID_REQUEST, "Not Acceptable").await;
+    expect_header_refused("html", "Accept", "text/html", 406, "Not Acceptable").await;
 }
 
 #[tokio::test]
 async fn foreign_host_is_403() {
-    let body = discover("evil-host");
-    let post = Post::new(&body).header("Host", "evil.example.com");
-    expect_error(post, 403, None, code::INVALID_REQUEST, "Host").await;
+    expect_header_refused("evil-host", "Host", "evil.example.com", 403, "Host").await;
 }
 
 #[tokio::test]
 async fn foreign_origin_is_403() {
-    let body = discover("evil-origin");
-    let post = Post::new(&body).header("Origin", "http://evil.example.com");
-    expect_error(post, 403, None, code::INVALID_REQUEST, "Origin").await;
+    let origin = "http://evil.example.com";
+    expect_header_refused("evil-origin", "Origin", origin, 403, "Origin").await;
 }
 
 #[tokio::test]

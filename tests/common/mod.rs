@@ -1,13 +1,14 @@
-//! Helpers shared by the end-to-end tests: 2026-07-28 request bodies and HTTP headers,
-//! building and spawning the `conformance_server` example, SSE parsing and assertions on
-//! JSON-RPC responses.
+//! Helpers shared by the end-to-end tests (`http`, `stdio` and `conformance`): 2026-07-28
+//! request bodies and HTTP headers, building and spawning the `conformance_server` example,
+//! SSE parsing and assertions on JSON-RPC responses.
 //!
 //! Not every test binary uses every helper, hence the `dead_code` allowances.
 
 #![allow(dead_code, unreachable_pub)]
 
-use std::net::{Ipv4Addr, TcpListener};
-use std::path::PathBuf;
+use std::fs::File;
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -40,7 +41,8 @@ pub mod code {
 
 /// How long to wait for the server to answer one message before failing the test.
 pub const READ_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long the freshly spawned HTTP server may take to accept connections.
+/// How long the freshly spawned HTTP server of [`HttpServer::start`] may take to accept
+/// connections.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 
 // ---------------------------------------------------------------------------------------------
@@ -325,6 +327,20 @@ impl SseParser {
 // ---------------------------------------------------------------------------------------------
 // The fixture server process
 
+/// The root package's directory (the workspace root).
+pub fn root_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The cargo target directory: `CARGO_TARGET_DIR` or `<root>/target`.
+pub fn target_dir() -> PathBuf {
+    let root = root_dir();
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => root.join(dir), // an absolute path replaces `root`
+        None => root.join("target"),
+    }
+}
+
 /// Builds `examples/conformance_server.rs` once per test binary, with the cargo and
 /// profile running the tests, and returns the path of the executable.
 pub fn server_binary() -> PathBuf {
@@ -333,30 +349,17 @@ pub fn server_binary() -> PathBuf {
 }
 
 fn build_server_binary() -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let release = !cfg!(debug_assertions);
     let mut build = Command::new(cargo);
     build
         .args(["build", "--quiet", "--example", "conformance_server"])
-        .current_dir(&root);
+        .current_dir(root_dir());
     if release {
         build.arg("--release");
     }
-    let output = build
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run cargo to build the conformance server: {e}"));
-    assert!(
-        output.status.success(),
-        "`cargo build --example conformance_server` failed ({}):\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let target_dir = match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) => root.join(dir), // an absolute path replaces `root`
-        None => root.join("target"),
-    };
-    let exe = target_dir
+    capture(&mut build);
+    let exe = target_dir()
         .join(if release { "release" } else { "debug" })
         .join("examples")
         .join(format!(
@@ -370,6 +373,21 @@ fn build_server_binary() -> PathBuf {
     exe
 }
 
+/// Runs `command` and returns its trimmed stdout; panics with its output if it fails.
+pub fn capture(command: &mut Command) -> String {
+    let output = command
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
+    assert!(
+        output.status.success(),
+        "{command:?} failed ({}):\n{}{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).trim().to_owned()
+}
+
 /// A loopback port that was free a moment ago.
 pub fn free_port() -> u16 {
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
@@ -378,6 +396,19 @@ pub fn free_port() -> u16 {
         .local_addr()
         .unwrap_or_else(|e| panic!("cannot read the bound port: {e}"))
         .port()
+}
+
+/// Spawns `command` with stdin closed and stdout and stderr written to a fresh `log` file.
+pub fn spawn_logged(command: &mut Command, log: &Path) -> std::io::Result<Child> {
+    let (out, err) = log_file(log)?;
+    command.stdin(Stdio::null()).stdout(out).stderr(err).spawn()
+}
+
+/// A fresh `log` file, twice: for stdout and for stderr.
+fn log_file(log: &Path) -> std::io::Result<(File, File)> {
+    let out = File::create(log)?;
+    let err = out.try_clone()?;
+    Ok((out, err))
 }
 
 /// A child process that is killed (and reaped) when the guard is dropped, also on panic.
@@ -395,18 +426,31 @@ impl ChildGuard {
         Self { child }
     }
 
+    /// Spawns `command` with its output in a fresh `log` file (see [`spawn_logged`]).
+    pub fn spawn_logged(command: &mut Command, log: &Path) -> Self {
+        let child = spawn_logged(command, log)
+            .unwrap_or_else(|e| panic!("cannot start {command:?} (log {log:?}): {e}"));
+        Self { child }
+    }
+
+    /// The exit status if the process has ended.
+    pub fn try_wait(&mut self) -> Option<ExitStatus> {
+        self.child
+            .try_wait()
+            .unwrap_or_else(|e| panic!("cannot poll the child process: {e}"))
+    }
+
     /// Waits up to `timeout` for the process to exit on its own.
     pub fn wait_timeout(&mut self, timeout: Duration) -> Option<ExitStatus> {
         let deadline = Instant::now() + timeout;
         loop {
-            match self.child.try_wait() {
-                Ok(Some(status)) => return Some(status),
-                Ok(None) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(20));
-                }
-                Ok(None) => return None,
-                Err(e) => panic!("cannot poll the child process: {e}"),
+            if let Some(status) = self.try_wait() {
+                return Some(status);
             }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
         }
     }
 }
@@ -431,40 +475,64 @@ pub fn spawn_stdio_server() -> ChildGuard {
     )
 }
 
-/// The fixture server over HTTP on `127.0.0.1:<port>/mcp`, shared by the tests of one
-/// binary.
+/// The fixture server over HTTP on `127.0.0.1:<port>/mcp`.
 #[derive(Debug)]
 pub struct HttpServer {
     pub port: u16,
-    /// Kept open for the life of the test process: see [`HttpServer::start`].
+    /// Kept open for the life of the server: see [`HttpServer::try_start`].
     _process: ChildGuard,
 }
 
 impl HttpServer {
-    /// Starts the server on a free port and waits until it accepts connections.
+    /// Starts the server with its output discarded (see [`HttpServer::try_start`]);
+    /// panics if it does not start.
+    pub fn start() -> Self {
+        Self::try_start(None, START_TIMEOUT)
+            .unwrap_or_else(|e| panic!("the conformance server did not start: {e}"))
+    }
+
+    /// Starts the server on a free port and waits up to `timeout` until it accepts
+    /// connections. Its stdout and stderr go to a fresh `log` file (with the inherited
+    /// `RUST_LOG`), or nowhere (with `RUST_LOG=error`). A port taken by another process in
+    /// the meantime is retried on another port; the error says why the last attempt failed.
     ///
     /// A server held in a `static` is never dropped, so on Unix it runs under a small `sh`
     /// watchdog that kills it once its stdin (a pipe from this process) reaches end of
-    /// file: that happens when the test process exits, however it exits. The `sh` itself
-    /// exits when the server does, so an early exit (port taken) is still noticed.
-    pub fn start() -> Self {
+    /// file: that happens when the guard is dropped or the test process exits, however it
+    /// exits. The `sh` itself exits when the server does, so an early exit (port taken) is
+    /// still noticed.
+    pub fn try_start(log: Option<&Path>, timeout: Duration) -> Result<Self, String> {
         let binary = server_binary();
         let mut last_error = String::new();
         for _attempt in 0..3 {
             let port = free_port();
-            let mut process = ChildGuard::spawn(&mut http_server_command(&binary, port));
-            match wait_until_listening(&mut process, port) {
+            let mut command = http_server_command(&binary, port);
+            match log {
+                Some(log) => {
+                    let (out, err) = log_file(log)
+                        .unwrap_or_else(|e| panic!("cannot create the log {log:?}: {e}"));
+                    command.stdout(out).stderr(err);
+                }
+                None => {
+                    command
+                        .env("RUST_LOG", "error")
+                        .stdout(Stdio::null())
+                        .stderr(Stdio::null());
+                }
+            }
+            let mut process = ChildGuard::spawn(&mut command);
+            match wait_until_listening(&mut process, port, timeout) {
                 Ok(()) => {
-                    return Self {
+                    return Ok(Self {
                         port,
                         _process: process,
-                    };
+                    });
                 }
                 // Most likely another process took the port in between: try another one.
                 Err(error) => last_error = error,
             }
         }
-        panic!("the conformance server did not start: {last_error}");
+        Err(last_error)
     }
 
     /// The MCP endpoint.
@@ -473,8 +541,9 @@ impl HttpServer {
     }
 }
 
+/// The server command for `port`; the caller sets stdout and stderr.
 #[cfg(unix)]
-fn http_server_command(binary: &std::path::Path, port: u16) -> Command {
+fn http_server_command(binary: &Path, port: u16) -> Command {
     let mut command = Command::new("sh");
     command
         .args([
@@ -487,39 +556,38 @@ fn http_server_command(binary: &std::path::Path, port: u16) -> Command {
         ])
         .arg(binary)
         .arg(port.to_string())
-        .env("RUST_LOG", "error")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
+        .stdin(Stdio::piped());
     command
 }
 
+/// The server command for `port`; the caller sets stdout and stderr.
 #[cfg(not(unix))]
-fn http_server_command(binary: &std::path::Path, port: u16) -> Command {
+fn http_server_command(binary: &Path, port: u16) -> Command {
     let mut command = Command::new(binary);
     command
         .args(["--port", &port.to_string()])
-        .env("RUST_LOG", "error")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
+        .stdin(Stdio::null());
     command
 }
 
-fn wait_until_listening(process: &mut ChildGuard, port: u16) -> Result<(), String> {
-    let addr = std::net::SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-    let deadline = Instant::now() + START_TIMEOUT;
+/// Waits up to `timeout` until `port` accepts TCP connections; fails if `process` exits
+/// first or the time runs out.
+pub fn wait_until_listening(
+    process: &mut ChildGuard,
+    port: u16,
+    timeout: Duration,
+) -> Result<(), String> {
+    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+    let deadline = Instant::now() + timeout;
     loop {
-        if std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
+        if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
             return Ok(());
         }
-        if let Ok(Some(status)) = process.child.try_wait() {
+        if let Some(status) = process.try_wait() {
             return Err(format!("it exited early ({status})"));
         }
         if Instant::now() > deadline {
-            return Err(format!(
-                "it did not listen on {addr} within {START_TIMEOUT:?}"
-            ));
+            return Err(format!("it did not listen on {addr} within {timeout:?}"));
         }
         std::thread::sleep(Duration::from_millis(25));
     }
