@@ -5,6 +5,8 @@
 //!   and the parser that classifies malformed input with the right error code;
 //! - [`protocol`]: every request, result and notification payload a 2026-07-28 server
 //!   receives or sends, following `schema/2026-07-28/schema.ts` of the specification;
+//! - [`form`]: elicitation forms from Rust types: the field vocabulary as traits, and typed,
+//!   validated answers;
 //! - [`uri_template`]: matching of RFC 6570 level-1 URI templates used by resource templates.
 //!
 //! ```
@@ -17,6 +19,7 @@
 //! # let _ = ContentBlock::text("x");
 //! ```
 
+pub mod form;
 pub mod jsonrpc;
 pub mod protocol;
 pub mod uri_template;

@@ -11,6 +11,7 @@ mod check;
 mod ctxt;
 mod doc;
 mod expand;
+mod form;
 mod model;
 mod tool_input;
 
@@ -40,4 +41,23 @@ pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_derive(ToolInput)]
 pub fn derive_tool_input(item: TokenStream) -> TokenStream {
     tool_input::derive(item.into()).into()
+}
+
+/// Derives `ElicitForm` for a struct whose fields are the questions. See
+/// `mcp_server::ElicitForm`.
+#[proc_macro_derive(ElicitForm, attributes(form))]
+pub fn derive_elicit_form(item: TokenStream) -> TokenStream {
+    form::derive_form(item.into()).into()
+}
+
+/// The attribute spelling of `#[derive(ElicitForm)]`. See `mcp_server::elicit_form`.
+#[proc_macro_attribute]
+pub fn elicit_form(attr: TokenStream, item: TokenStream) -> TokenStream {
+    form::attribute(attr.into(), item.into()).into()
+}
+
+/// Derives `FormChoice` for a unit-only enum. See `mcp_server::FormChoice`.
+#[proc_macro_derive(FormChoice, attributes(choice, serde))]
+pub fn derive_form_choice(item: TokenStream) -> TokenStream {
+    form::derive_choice(item.into()).into()
 }

@@ -59,9 +59,17 @@ pub use handler::{
     Invocation, Json, Rejection, State, ToolArgument, ToolInput, UriParams,
 };
 pub use mcp_core;
+pub use mcp_core::form::{Answer, ElicitForm, Email, FormChoice, FormError};
 pub use mcp_core::{ErrorCode, McpError};
+#[doc = include_str!("docs/elicit_form.md")]
+pub use mcp_macros::ElicitForm;
+#[doc = include_str!("docs/form_choice.md")]
+pub use mcp_macros::FormChoice;
 #[doc = include_str!("docs/tool_input.md")]
 pub use mcp_macros::ToolInput;
+/// The attribute spelling of [`ElicitForm`](derive@ElicitForm): `#[elicit_form]` on a struct
+/// is `#[derive(ElicitForm)]`.
+pub use mcp_macros::elicit_form;
 #[doc = include_str!("docs/prompt.md")]
 pub use mcp_macros::prompt;
 #[doc = include_str!("docs/resource.md")]

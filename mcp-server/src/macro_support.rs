@@ -4,10 +4,26 @@
 use std::future::Future;
 use std::marker::PhantomData;
 
+pub use indexmap::IndexMap;
 pub use mcp_core;
 pub use mcp_core::protocol::{
-    Prompt, PromptArgument, Resource, ResourceTemplate, Tool, ToolAnnotations,
+    PrimitiveSchemaDefinition, Prompt, PromptArgument, RequestedSchema, Resource, ResourceTemplate,
+    StringFormat, Tool, ToolAnnotations,
 };
+
+/// Form support: the vocabulary traits, and compile-time assertions the form derive emits.
+pub mod form {
+    pub use mcp_core::form::*;
+
+    /// The field's type is in the form vocabulary.
+    pub fn assert_field<T: mcp_core::form::FormField>() {}
+    /// `min_length`, `max_length` and `format` apply to the field's type.
+    pub fn assert_length<T: mcp_core::form::LengthField>() {}
+    /// `min_items` and `max_items` apply to the field's type.
+    pub fn assert_items<T: mcp_core::form::ItemsField>() {}
+    /// `minimum` and `maximum` apply to the field's type.
+    pub fn assert_range<T: mcp_core::form::RangeField>() {}
+}
 pub use schemars;
 pub use serde;
 pub use serde_json;

@@ -1,0 +1,112 @@
+//! Choices: unit-only enums whose variants are the values a user picks from.
+
+use serde_json::Value;
+
+use super::field::FieldSpec;
+use crate::protocol::{
+    EnumOption, PrimitiveSchemaDefinition, TitledItems, TitledMultiSelectEnumSchema,
+    TitledSingleSelectEnumSchema, UntitledItems, UntitledMultiSelectEnumSchema,
+    UntitledSingleSelectEnumSchema,
+};
+
+/// One choice: the value sent back, and the label shown (if any).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Choice {
+    /// The value (the variant name after serde renames).
+    pub value: &'static str,
+    /// The display label, for titled choices.
+    pub title: Option<&'static str>,
+}
+
+/// A unit-only enum whose variants are choices. Derive it with `#[derive(FormChoice)]`
+/// from `mcp_server`: values follow `#[serde(rename)]`/`#[serde(rename_all)]`, labels come
+/// from `#[choice(title = "...")]`. A choice enum is a single-select field; `Vec<E>` and
+/// `BTreeSet<E>` of it are multi-select fields.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a choice enum",
+    note = "derive `FormChoice` on a unit-only enum to use it as a single- or multi-select field"
+)]
+pub trait FormChoice: Sized + 'static {
+    /// Every choice, in declaration order.
+    const CHOICES: &'static [Choice];
+
+    /// This variant's value.
+    fn value(&self) -> &'static str;
+
+    /// The variant with this value.
+    fn from_value(value: &str) -> Option<Self>;
+}
+
+fn titled<E: FormChoice>() -> bool {
+    E::CHOICES.iter().any(|c| c.title.is_some())
+}
+
+fn options<E: FormChoice>() -> Vec<EnumOption> {
+    E::CHOICES
+        .iter()
+        .map(|c| EnumOption {
+            value: c.value.to_owned(),
+            title: c.title.unwrap_or(c.value).to_owned(),
+        })
+        .collect()
+}
+
+fn values<E: FormChoice>() -> Vec<String> {
+    E::CHOICES.iter().map(|c| c.value.to_owned()).collect()
+}
+
+/// The schema of a single-choice field: titled (`oneOf`) when any choice has a label,
+/// untitled (`enum`) otherwise.
+pub fn choice_schema<E: FormChoice>(
+    spec: &FieldSpec,
+    default: Option<&E>,
+) -> PrimitiveSchemaDefinition {
+    let title = spec.title.map(str::to_owned);
+    let description = spec.description.map(str::to_owned);
+    let default = default.map(|d| d.value().to_owned());
+    if titled::<E>() {
+        let mut schema = TitledSingleSelectEnumSchema::new();
+        (schema.title, schema.description, schema.default) = (title, description, default);
+        schema.one_of = options::<E>();
+        PrimitiveSchemaDefinition::TitledSingleSelect(schema)
+    } else {
+        let mut schema = UntitledSingleSelectEnumSchema::new();
+        (schema.title, schema.description, schema.default) = (title, description, default);
+        schema.values = values::<E>();
+        PrimitiveSchemaDefinition::UntitledSingleSelect(schema)
+    }
+}
+
+/// Reads one choice.
+pub fn parse_choice<E: FormChoice>(value: &Value) -> Result<E, String> {
+    let text = value
+        .as_str()
+        .ok_or_else(|| "expected one of the choices".to_owned())?;
+    E::from_value(text).ok_or_else(|| format!("{text:?} is not one of the choices"))
+}
+
+/// The schema of a multi-select field.
+pub(crate) fn multi_choice_schema<E: FormChoice>(
+    spec: &FieldSpec,
+    default: Option<Vec<String>>,
+) -> PrimitiveSchemaDefinition {
+    let title = spec.title.map(str::to_owned);
+    let description = spec.description.map(str::to_owned);
+    if titled::<E>() {
+        let mut schema = TitledMultiSelectEnumSchema::new();
+        (schema.title, schema.description, schema.default) = (title, description, default);
+        (schema.min_items, schema.max_items) = (spec.min_items, spec.max_items);
+        schema.items = TitledItems {
+            any_of: options::<E>(),
+        };
+        PrimitiveSchemaDefinition::TitledMultiSelect(schema)
+    } else {
+        let mut schema = UntitledMultiSelectEnumSchema::new();
+        (schema.title, schema.description, schema.default) = (title, description, default);
+        (schema.min_items, schema.max_items) = (spec.min_items, spec.max_items);
+        let mut items = UntitledItems::new();
+        items.values = values::<E>();
+        schema.items = items;
+        PrimitiveSchemaDefinition::UntitledMultiSelect(schema)
+    }
+}

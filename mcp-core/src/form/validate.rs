@@ -1,0 +1,53 @@
+//! Checking an answer against the form's own schema, with a maintained JSON Schema
+//! validator (formats included), before the typed value is built.
+
+use serde_json::{Map, Value};
+
+use super::answer::FieldProblem;
+use crate::protocol::RequestedSchema;
+
+/// A compiled validator for one form. Build it once per form type.
+#[derive(Debug)]
+pub struct FormValidator {
+    validator: Option<jsonschema::Validator>,
+}
+
+impl FormValidator {
+    /// Compiles the validator of `schema`.
+    pub fn new(schema: &RequestedSchema) -> Self {
+        let validator = serde_json::to_value(schema).ok().and_then(|schema| {
+            jsonschema::options()
+                .with_draft(jsonschema::Draft::Draft202012)
+                .should_validate_formats(true)
+                .build(&schema)
+                .ok()
+        });
+        Self { validator }
+    }
+
+    /// Every way `content` breaks the form's constraints.
+    pub fn check(&self, content: &Map<String, Value>) -> Vec<FieldProblem> {
+        let Some(validator) = &self.validator else {
+            return vec![FieldProblem {
+                field: None,
+                reason: "the form's schema could not be compiled".into(),
+            }];
+        };
+        let instance = Value::Object(content.clone());
+        validator
+            .iter_errors(&instance)
+            .map(|err| {
+                let path = err.instance_path().to_string();
+                let field = path
+                    .trim_start_matches('/')
+                    .split('/')
+                    .next()
+                    .filter(|f| !f.is_empty());
+                FieldProblem {
+                    field: field.map(str::to_owned),
+                    reason: err.to_string(),
+                }
+            })
+            .collect()
+    }
+}
