@@ -13,14 +13,14 @@
 
 use std::time::Duration;
 
+use mcp_server::mcp_core::form::form_request;
 use mcp_server::mcp_core::protocol::{
-    CallToolResult, ContentBlock, ElicitRequestParams, GetPromptResult, InputRequest,
-    InputRequiredResult, LoggingLevel, Outcome, PrimitiveSchemaDefinition, PromptMessage,
-    RequestedSchema, ResourceContents, Role, StringSchema,
+    CallToolResult, ContentBlock, GetPromptResult, InputRequiredResult, LoggingLevel, Outcome,
+    PromptMessage, ResourceContents, Role,
 };
 use mcp_server::{
-    CompletionRequest, FromInvocation, Invocation, McpError, Rejection, RequestContext, Server,
-    ToolRoute, prompt, resource, tool,
+    Answer, CompletionRequest, ElicitForm, FromInvocation, Invocation, McpError, Rejection,
+    RequestContext, Server, ToolRoute, prompt, resource, tool,
 };
 use serde_json::{Value, json};
 
@@ -117,21 +117,26 @@ async fn test_streaming_elicitation(
 ) -> Outcome<CallToolResult> {
     ctx.report_progress(0.0, Some(1.0), Some("asking".into()))
         .await;
-    match answers.0 {
-        Some(_) => Outcome::Complete(CallToolResult::text("Thanks!")),
-        None => Outcome::InputRequired(InputRequiredResult::new().with_request(
-            "user_name",
-            InputRequest::Elicitation(ElicitRequestParams::form("What is your name?", name_form())),
-        )),
+    let answer = answers.0.as_ref().and_then(|a| a.get("user_name"));
+    match Answer::<NameForm>::read(answer) {
+        Answer::Accepted(form) => {
+            Outcome::Complete(CallToolResult::text(format!("Hello, {}!", form.name)))
+        }
+        Answer::Declined | Answer::Cancelled => {
+            Outcome::Complete(CallToolResult::text("No name given."))
+        }
+        Answer::Missing | Answer::Malformed(_) => Outcome::InputRequired(
+            InputRequiredResult::new()
+                .with_request("user_name", form_request::<NameForm>("What is your name?")),
+        ),
     }
 }
 
-fn name_form() -> RequestedSchema {
-    let fields = [(
-        "name".to_owned(),
-        PrimitiveSchemaDefinition::String(StringSchema::new()),
-    )];
-    RequestedSchema::new(fields.into_iter().collect(), vec!["name".into()])
+/// The user's name.
+#[derive(ElicitForm)]
+struct NameForm {
+    /// Your name.
+    name: String,
 }
 
 /// Logs three messages when the request asks for logs.
