@@ -1,0 +1,165 @@
+//! What a state is bound to: unambiguous, length-prefixed binding material.
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use super::canonical_json;
+
+/// Binding material folded into a token's signature. Built from length-prefixed parts, so
+/// `("ab", "c")` and `("a", "bc")` never collide.
+///
+/// ```
+/// use mcp_core::state::Binding;
+/// assert_ne!(Binding::from_parts(["ab", "c"]), Binding::from_parts(["a", "bc"]));
+/// ```
+#[derive(Clone, PartialEq, Eq, Default)]
+pub struct Binding(Vec<u8>);
+
+impl std::fmt::Debug for Binding {
+    /// Only a short digest: binding material may hold a caller's identity.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Binding({:02x?})", &self.hint())
+    }
+}
+
+impl Binding {
+    /// No binding: the state verifies for any request (only for states whose tampering can do
+    /// no harm).
+    pub fn none() -> Self {
+        Self(Vec::new())
+    }
+
+    /// A binding made of these parts, in order.
+    pub fn from_parts<I, P>(parts: I) -> Self
+    where
+        I: IntoIterator<Item = P>,
+        P: AsRef<[u8]>,
+    {
+        let mut bytes = Vec::new();
+        for part in parts {
+            let part = part.as_ref();
+            bytes.extend_from_slice(&(part.len() as u64).to_be_bytes());
+            bytes.extend_from_slice(part);
+        }
+        Self(bytes)
+    }
+
+    /// The default binding of a request: subject, method, target and argument digest.
+    pub fn derive(request: &BindingRequest<'_>) -> Self {
+        let digest = Sha256::digest(canonical_json(request.arguments).as_bytes());
+        Self::from_parts([
+            request.subject.unwrap_or("").as_bytes(),
+            request.method.as_bytes(),
+            request.target.as_bytes(),
+            digest.as_slice(),
+        ])
+    }
+
+    /// The encoded material.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// The first 8 bytes of the material's SHA-256 (carried in tokens for diagnostics).
+    pub fn hint(&self) -> [u8; 8] {
+        let digest = Sha256::digest(&self.0);
+        let mut hint = [0u8; 8];
+        hint.copy_from_slice(&digest[..8]);
+        hint
+    }
+}
+
+/// What the default binding policy looks at in a request.
+#[derive(Debug, Clone, Copy)]
+pub struct BindingRequest<'a> {
+    /// The authenticated caller (`None` over stdio or on an unauthenticated endpoint).
+    pub subject: Option<&'a str>,
+    /// `tools/call`, `prompts/get` or `resources/read`.
+    pub method: &'a str,
+    /// The tool name, prompt name or resource URI.
+    pub target: &'a str,
+    /// The request's arguments (`{}` for resources).
+    pub arguments: &'a Value,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn derive(subject: Option<&str>, method: &str, target: &str, args: Value) -> Binding {
+        Binding::derive(&BindingRequest {
+            subject,
+            method,
+            target,
+            arguments: &args,
+        })
+    }
+
+    #[test]
+    fn every_component_changes_the_binding() {
+        let base = derive(
+            Some("ann"),
+            "tools/call",
+            "deploy",
+            json!({"target": "staging"}),
+        );
+        assert_eq!(
+            base,
+            derive(
+                Some("ann"),
+                "tools/call",
+                "deploy",
+                json!({"target": "staging"})
+            )
+        );
+        assert_ne!(
+            base,
+            derive(
+                Some("bob"),
+                "tools/call",
+                "deploy",
+                json!({"target": "staging"})
+            )
+        );
+        assert_ne!(
+            base,
+            derive(None, "tools/call", "deploy", json!({"target": "staging"}))
+        );
+        assert_ne!(
+            base,
+            derive(
+                Some("ann"),
+                "prompts/get",
+                "deploy",
+                json!({"target": "staging"})
+            )
+        );
+        assert_ne!(
+            base,
+            derive(
+                Some("ann"),
+                "tools/call",
+                "other",
+                json!({"target": "staging"})
+            )
+        );
+        assert_ne!(
+            base,
+            derive(
+                Some("ann"),
+                "tools/call",
+                "deploy",
+                json!({"target": "production"})
+            )
+        );
+    }
+
+    #[test]
+    fn argument_key_order_does_not_matter() {
+        assert_eq!(
+            derive(None, "m", "t", json!({"a": 1, "b": {"c": 2, "d": 3}})),
+            derive(None, "m", "t", json!({"b": {"d": 3, "c": 2}, "a": 1}))
+        );
+    }
+}
