@@ -15,7 +15,10 @@ fn main() -> anyhow::Result<()> {
     // Cargo sets CARGO_BIN_EXE_<name> when compiling benches and builds the bins first.
     let mut bins = BinLocator::default()
         .with_known("echo_stdio", option_env!("CARGO_BIN_EXE_echo_stdio"))
-        .with_known("rmcp_stdio_server", option_env!("CARGO_BIN_EXE_rmcp_stdio_server"));
+        .with_known(
+            "rmcp_stdio_server",
+            option_env!("CARGO_BIN_EXE_rmcp_stdio_server"),
+        );
     let all = targets::all();
     let report = runner::run(&config, &all, &mut bins)?;
     println!("{}", report::render(&report));

@@ -45,7 +45,9 @@ impl BinLocator {
                 return Ok(path);
             }
         }
-        bail!("cannot find the `{name}` executable; run `cargo build -p mcp-benchmarks --bins --release`")
+        bail!(
+            "cannot find the `{name}` executable; run `cargo build -p mcp-benchmarks --bins --release`"
+        )
     }
 }
 

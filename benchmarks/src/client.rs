@@ -17,13 +17,14 @@ use anyhow::Context as _;
 use bytes::Bytes;
 use http::{Request, header};
 use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
 use hyper::client::conn::http1::{self, SendRequest};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 
 use crate::protocol::{
-    self, ACCEPT, CONTENT_TYPE_JSON, HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION,
-    MCP_PATH, METHOD, PROTOCOL_VERSION, ReplyError, TOOL_NAME,
+    self, ACCEPT, CONTENT_TYPE_JSON, HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION, MCP_PATH,
+    METHOD, PROTOCOL_VERSION, ReplyError, TOOL_NAME,
 };
 use crate::stats::{CellStats, Recorder, Window};
 
@@ -71,8 +72,8 @@ impl Connection {
         })
     }
 
-    /// Sends request `id` and returns the JSON-RPC reply body.
-    async fn call(&mut self, id: u64) -> Result<Bytes, ReplyError> {
+    /// Sends request `id` and returns the response head; the body is still to be read.
+    async fn send(&mut self, id: u64) -> Result<http::Response<Incoming>, ReplyError> {
         let request = Request::post(MCP_PATH)
             .header(header::HOST, &self.host)
             .header(header::CONTENT_TYPE, CONTENT_TYPE_JSON)
@@ -86,11 +87,15 @@ impl Connection {
             .ready()
             .await
             .map_err(|e| ReplyError::Transport(e.to_string()))?;
-        let response = self
-            .sender
+        self.sender
             .send_request(request)
             .await
-            .map_err(|e| ReplyError::Transport(e.to_string()))?;
+            .map_err(|e| ReplyError::Transport(e.to_string()))
+    }
+
+    /// Sends request `id` and returns the JSON-RPC reply body.
+    async fn call(&mut self, id: u64) -> Result<Bytes, ReplyError> {
+        let response = self.send(id).await?;
         let status = response.status();
         let content_type = response
             .headers()
@@ -114,6 +119,21 @@ impl Connection {
             std::borrow::Cow::Owned(json) => Ok(Bytes::from(json)),
         }
     }
+}
+
+/// Sends request `id` on a fresh connection and returns the raw reply:
+/// status, `Content-Type` and body (for diagnostics and tests).
+pub async fn probe(addr: SocketAddr, id: u64) -> anyhow::Result<(u16, Option<String>, Bytes)> {
+    let mut connection = Connection::open(addr).await?;
+    let response = connection.send(id).await?;
+    let status = response.status().as_u16();
+    let content_type = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let body = response.into_body().collect().await?.to_bytes();
+    Ok((status, content_type, body))
 }
 
 /// Sends one request and validates the reply in full: the pre-flight check
@@ -185,7 +205,7 @@ async fn worker_loop(
         };
         let done = Instant::now();
         let checked = outcome.and_then(|body| {
-            if (id - first_id - 1) % cell.sample_every == 0 {
+            if (id - first_id - 1).is_multiple_of(cell.sample_every) {
                 protocol::check_reply_full(&body, id)?;
                 recorder.validated();
                 Ok(())
@@ -204,4 +224,62 @@ async fn worker_loop(
         }
     }
     recorder
+}
+
+#[cfg(test)]
+mod tests {
+    use std::convert::Infallible;
+
+    use hyper::service::service_fn;
+    use tokio::net::TcpListener;
+    use tokio_util::sync::CancellationToken;
+
+    use super::*;
+
+    /// A server that answers every request with an HTTP 400 JSON-RPC error.
+    async fn rejecting_server(shutdown: CancellationToken) -> anyhow::Result<SocketAddr> {
+        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        crate::targets::spawn_http1(
+            listener,
+            shutdown,
+            service_fn(|_request| async {
+                let body = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"no"}}"#;
+                let mut response =
+                    http::Response::new(Full::new(Bytes::from_static(body.as_bytes())));
+                *response.status_mut() = http::StatusCode::BAD_REQUEST;
+                Ok::<_, Infallible>(response)
+            }),
+        );
+        Ok(addr)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_target_answering_errors_is_broken_not_fast() -> anyhow::Result<()> {
+        let shutdown = CancellationToken::new();
+        let addr = rejecting_server(shutdown.clone()).await?;
+        assert!(preflight(addr, Duration::from_secs(2)).await.is_err());
+        let stats = run(HttpCell {
+            addr,
+            concurrency: 2,
+            warmup: Duration::from_millis(20),
+            measure: Duration::from_millis(100),
+            max_requests: 10_000,
+            timeout: Duration::from_secs(2),
+            sample_every: 1,
+        })
+        .await?;
+        shutdown.cancel();
+        assert!(stats.errors > 0);
+        assert!(!stats.healthy());
+        assert!(
+            stats
+                .first_error
+                .as_deref()
+                .is_some_and(|e| e.starts_with("HTTP 400")),
+            "{:?}",
+            stats.first_error
+        );
+        Ok(())
+    }
 }

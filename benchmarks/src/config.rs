@@ -4,8 +4,8 @@
 //! | --- | --- | --- |
 //! | `LOAD_WARMUP_MS` | `2000` | warm-up per cell, not measured |
 //! | `LOAD_MEASURE_MS` | `5000` | measuring window per cell |
-//! | `LOAD_HTTP_CONCURRENCY` | `1,64` | HTTP workers per cell, one keep-alive connection each |
-//! | `LOAD_STDIO_IN_FLIGHT` | `1,64` | stdio requests pipelined per cell |
+//! | `LOAD_HTTP_CONCURRENCY` | `1,64` | HTTP workers per cell, one keep-alive connection each (`none`: skip HTTP) |
+//! | `LOAD_STDIO_IN_FLIGHT` | `1,64` | stdio requests pipelined per cell (`none`: skip stdio) |
 //! | `LOAD_SERVER_THREADS` | `2` | worker threads of the servers' runtime |
 //! | `LOAD_CLIENT_THREADS` | `2` | worker threads of the load generator's runtime |
 //! | `LOAD_MAX_REQUESTS` | `10000000` | hard cap on requests sent per cell (warm-up included) |
@@ -132,6 +132,9 @@ fn to_usize(value: u64) -> anyhow::Result<usize> {
 }
 
 fn parse_list(key: &str, value: &str) -> anyhow::Result<Vec<usize>> {
+    if value.trim().is_empty() || value.trim() == "none" {
+        return Ok(Vec::new());
+    }
     let items = value
         .split(',')
         .map(str::trim)
@@ -181,6 +184,10 @@ mod tests {
         assert!(
             LoadConfig::from_lookup(|k| (k == "LOAD_HTTP_CONCURRENCY").then(|| "0".into()))
                 .is_err()
+        );
+        assert!(
+            LoadConfig::from_lookup(|k| (k == "LOAD_HTTP_CONCURRENCY").then(|| "none".into()))
+                .is_ok_and(|c| c.http_concurrency.is_empty())
         );
     }
 }

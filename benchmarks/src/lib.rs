@@ -8,8 +8,7 @@
 //!   (the HTTP ceiling for any framework),
 //! * a newline-delimited JSON echo child process (the stdio ceiling),
 //! * rmcp 3.1.4, the official Rust SDK, over Streamable HTTP and stdio,
-//! * this workspace's `mcp-server` (adapter in `targets/ours.rs`, wired in once
-//!   that crate exposes its serving API).
+//! * this workspace's `mcp-server`, over Streamable HTTP and stdio.
 //!
 //! Servers run on their own multi-thread tokio runtime, the load generators on
 //! another ([`runner`]); traffic stays on `127.0.0.1` and every cell is bounded

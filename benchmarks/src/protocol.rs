@@ -243,7 +243,8 @@ mod tests {
 
     #[test]
     fn unpacks_event_streams() {
-        let body = b"id: 0\nretry: 3000\ndata: \n\ndata: {\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}\n\n";
+        let body =
+            b"id: 0\nretry: 3000\ndata: \n\ndata: {\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}\n\n";
         let json = json_payload(Some("text/event-stream"), body);
         assert_eq!(check_reply(&json, 9), Ok(()));
         let plain = json_payload(Some("application/json"), b"{}");

@@ -33,6 +33,23 @@ pub fn render(report: &RunReport) -> String {
             report.cores
         );
     }
+    if let (Some(before), Some(after)) = report.load_average {
+        let _ = writeln!(
+            out,
+            "load average: {before:.2} before, {after:.2} after the run{}",
+            if before > 1.0 {
+                " (other work was running: expect noisy numbers, the c=1 cells most)"
+            } else {
+                ""
+            }
+        );
+    }
+    let _ = writeln!(
+        out,
+        "request (identical for every target): POST /mcp, MCP-Protocol-Version: 2026-07-28, \
+         Mcp-Method: tools/call, Mcp-Name: echo, _meta protocolVersion + clientCapabilities; \
+         stdio sends the same body as one line"
+    );
     let _ = writeln!(
         out,
         "ceiling: bare-hyper for http, echo-stdio for stdio; ratio = target / ceiling\n"
@@ -53,7 +70,10 @@ pub fn render(report: &RunReport) -> String {
         }
     }
 
-    let _ = writeln!(out, "\nours vs rmcp (ours req/s / rmcp req/s; >1 means ours is faster)");
+    let _ = writeln!(
+        out,
+        "\nours vs rmcp (ours req/s / rmcp req/s; >1 means ours is faster)"
+    );
     for (scenario, cells) in &groups {
         let rate = |kind| {
             cells
@@ -156,6 +176,7 @@ mod tests {
         let report = RunReport {
             config: LoadConfig::default(),
             cores: 2,
+            load_average: (Some(0.5), Some(2.0)),
             cells: vec![
                 measured("bare-hyper", TargetKind::Ceiling, 1000, 0),
                 measured("rmcp", TargetKind::Rmcp, 250, 0),
@@ -165,8 +186,15 @@ mod tests {
         let text = render(&report);
         assert!(text.contains("0.25x"), "{text}");
         assert!(text.contains("BROKEN: 3 errors"), "{text}");
-        assert!(!text.contains("5000"), "a broken target shows no rate: {text}");
+        assert!(
+            !text.contains("5000"),
+            "a broken target shows no rate: {text}"
+        );
         assert!(text.contains("n/a (a target is broken)"), "{text}");
         assert!(text.contains("50.0µs") && text.contains("2.00ms"), "{text}");
+        assert!(
+            text.contains("load average: 0.50 before, 2.00 after"),
+            "{text}"
+        );
     }
 }

@@ -99,6 +99,19 @@ pub struct RunReport {
     pub cores: usize,
     /// The cells, in run order.
     pub cells: Vec<Cell>,
+    /// 1-minute load average when the run started and ended (Linux only): other
+    /// work on the machine skews the numbers, the concurrency-1 cells most.
+    pub load_average: (Option<f64>, Option<f64>),
+}
+
+/// The 1-minute load average from `/proc/loadavg`, where there is one.
+pub fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 fn runtime(threads: usize, name: &str) -> anyhow::Result<Runtime> {
@@ -116,6 +129,7 @@ pub fn run(
     targets: &[Box<dyn Target>],
     bins: &mut BinLocator,
 ) -> anyhow::Result<RunReport> {
+    let load_before = load_average();
     let servers = runtime(config.server_threads, "bench-server")?;
     let load = runtime(config.client_threads, "bench-load")?;
     let targets: Vec<&dyn Target> = targets
@@ -128,7 +142,8 @@ pub fn run(
 
     // HTTP: start every server once, check it, then measure scenario by scenario.
     let mut http: Vec<(&dyn Target, Result<SocketAddr, String>)> = Vec::new();
-    for &target in targets.iter().filter(|t| t.has_http()) {
+    let run_http = !config.http_concurrency.is_empty();
+    for &target in targets.iter().filter(|t| run_http && t.has_http()) {
         let started = start_http(&servers, target, shutdown.child_token()).and_then(|addr| {
             load.block_on(client::preflight(addr, config.request_timeout))
                 .with_context(|| format!("pre-flight request to {addr} failed"))?;
@@ -177,7 +192,8 @@ pub fn run(
 
     // stdio: locate and check each server once, then a fresh child per cell.
     let mut stdio: Vec<(&dyn Target, Result<std::path::PathBuf, String>)> = Vec::new();
-    for &target in &targets {
+    let run_stdio = !config.stdio_in_flight.is_empty();
+    for &target in targets.iter().filter(|_| run_stdio) {
         let Some(bin) = target.stdio_bin() else {
             continue;
         };
@@ -187,8 +203,9 @@ pub fn run(
             Ok(program)
         });
         let ready = ready.map_err(|e| format!("{e:#}"));
-        if let Err(why) = &ready {
-            eprintln!("[stdio] {} is BROKEN: {why}", target.name());
+        match &ready {
+            Ok(program) => eprintln!("[stdio] {}: {}", target.name(), program.display()),
+            Err(why) => eprintln!("[stdio] {} is BROKEN: {why}", target.name()),
         }
         stdio.push((target, ready));
     }
@@ -230,6 +247,7 @@ pub fn run(
         config: config.clone(),
         cores: std::thread::available_parallelism().map_or(1, usize::from),
         cells,
+        load_average: (load_before, load_average()),
     })
 }
 

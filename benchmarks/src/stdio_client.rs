@@ -86,7 +86,9 @@ pub async fn preflight(program: &PathBuf, timeout: Duration) -> anyhow::Result<(
                     .context("no reply in time")??;
                 anyhow::ensure!(read > 0, "the server closed stdout");
                 // Skip notifications and log lines that are not replies.
-                if protocol::reply_id(&reply).is_some() || serde_json::from_slice::<serde_json::Value>(&reply).is_err() {
+                if protocol::reply_id(&reply).is_some()
+                    || serde_json::from_slice::<serde_json::Value>(&reply).is_err()
+                {
                     break;
                 }
             }
@@ -237,7 +239,7 @@ async fn read_replies(
             continue;
         };
         slots.add_permits(1);
-        let checked = if (id - 1) % sample_every == 0 {
+        let checked = if (id - 1).is_multiple_of(sample_every) {
             protocol::check_reply_full(json, id).map(|()| recorder.validated())
         } else {
             protocol::check_reply(json, id)
@@ -248,4 +250,32 @@ async fn read_replies(
         }
     }
     recorder
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `cat` echoes the request back: a reply with the right id but no `result`.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_server_answering_wrongly_is_broken() -> anyhow::Result<()> {
+        let cat = PathBuf::from("/bin/cat");
+        if !cat.is_file() {
+            return Ok(());
+        }
+        assert!(preflight(&cat, Duration::from_secs(2)).await.is_err());
+        let stats = run(StdioCell {
+            program: cat,
+            in_flight: 8,
+            warmup: Duration::from_millis(20),
+            measure: Duration::from_millis(100),
+            max_requests: 10_000,
+            timeout: Duration::from_secs(2),
+            sample_every: 1,
+        })
+        .await?;
+        assert!(stats.errors > 0);
+        assert!(!stats.healthy());
+        Ok(())
+    }
 }

@@ -113,7 +113,10 @@ mod tests {
         input.push(b'\n');
         let mut output = Vec::new();
         echo_loop(input.as_slice(), &mut output)?;
-        let lines: Vec<&[u8]> = output.split(|b| *b == b'\n').filter(|l| !l.is_empty()).collect();
+        let lines: Vec<&[u8]> = output
+            .split(|b| *b == b'\n')
+            .filter(|l| !l.is_empty())
+            .collect();
         assert_eq!(lines.len(), 2);
         check_reply_full(lines[0], 1)?;
         check_reply_full(lines[1], 2)?;

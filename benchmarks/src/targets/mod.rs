@@ -9,19 +9,17 @@
 //! | [`bare_hyper`] | ceiling | – |
 //! | [`echo_stdio`] | – | ceiling |
 //! | [`rmcp`] | yes | yes |
-//! | `ours` (`targets/ours.rs`) | TODO | TODO |
+//! | [`ours`] | yes | yes |
 //!
 //! Adding a target is: implement [`Target`] in a new module and list it in
-//! [`all`]. HTTP targets that expose a hyper-compatible service can reuse
-//! [`spawn_http1`], so every HTTP target gets the same connection handling.
+//! [`all`]. HTTP targets that expose a hyper service ([`spawn_http1`]) or a
+//! tower service such as an axum `Router` ([`spawn_tower_http1`]) reuse the same
+//! connection handling, so only the framework differs between targets.
 
 pub mod bare_hyper;
 pub mod echo_stdio;
+pub mod ours;
 pub mod rmcp;
-// TODO(ours): `ours.rs` holds the adapter for this workspace's `mcp-server`. It is kept out
-// of the module tree until `mcp-server` exposes its serving API; then add
-// `pub mod ours;` here, `Box::new(ours::Ours)` to `all()`, the `ours_stdio_server` bin to
-// Cargo.toml and `mcp-server = { workspace = true }` to the dependencies.
 
 use std::error::Error as StdError;
 
@@ -77,6 +75,7 @@ pub fn all() -> Vec<Box<dyn Target>> {
         Box::new(bare_hyper::BareHyper),
         Box::new(echo_stdio::EchoStdio),
         Box::new(rmcp::Rmcp),
+        Box::new(ours::Ours),
     ]
 }
 
@@ -121,4 +120,88 @@ where
             });
         }
     });
+}
+
+/// [`spawn_http1`] for a tower service, such as an axum `Router`: each request
+/// is handed to a clone of `service` with `oneshot`.
+pub fn spawn_tower_http1<T, B>(listener: TcpListener, shutdown: CancellationToken, service: T)
+where
+    T: tower::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+    T::Future: Send + 'static,
+    T::Error: Into<Box<dyn StdError + Send + Sync>>,
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn StdError + Send + Sync>>,
+{
+    use tower::ServiceExt as _;
+    spawn_http1(
+        listener,
+        shutdown,
+        hyper::service::service_fn(move |request| service.clone().oneshot(request)),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client;
+    use crate::protocol::check_reply_full;
+
+    /// Starts each HTTP target and checks it answers the benchmark request
+    /// with a single `application/json` JSON-RPC success.
+    #[test]
+    fn http_targets_answer_the_benchmark_request() -> anyhow::Result<()> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?;
+        let shutdown = CancellationToken::new();
+        for target in all().into_iter().filter(|t| t.has_http()) {
+            let listener = runtime.block_on(TcpListener::bind("127.0.0.1:0"))?;
+            let addr = listener.local_addr()?;
+            {
+                let _entered = runtime.enter();
+                target.spawn_http(listener, shutdown.child_token())?;
+            }
+            let (status, content_type, body) = runtime.block_on(client::probe(addr, 5))?;
+            assert_eq!(status, 200, "{}: {body:?}", target.name());
+            assert_eq!(
+                content_type.as_deref(),
+                Some("application/json"),
+                "{}",
+                target.name()
+            );
+            check_reply_full(&body, 5)?;
+        }
+        shutdown.cancel();
+        Ok(())
+    }
+
+    /// The tower bridge (used for axum routers) serves requests like the hyper one.
+    #[test]
+    fn tower_services_are_served() -> anyhow::Result<()> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()?;
+        let shutdown = CancellationToken::new();
+        let listener = runtime.block_on(TcpListener::bind("127.0.0.1:0"))?;
+        let addr = listener.local_addr()?;
+        let service = tower::service_fn(|_request: Request<Incoming>| async {
+            let body =
+                r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"hello"}]}}"#;
+            Ok::<_, std::convert::Infallible>(Response::new(http_body_util::Full::new(
+                bytes::Bytes::from_static(body.as_bytes()),
+            )))
+        });
+        {
+            let _entered = runtime.enter();
+            spawn_tower_http1(listener, shutdown.clone(), service);
+        }
+        let (status, _content_type, body) = runtime.block_on(client::probe(addr, 3))?;
+        assert_eq!(status, 200);
+        check_reply_full(&body, 3)?;
+        shutdown.cancel();
+        Ok(())
+    }
 }

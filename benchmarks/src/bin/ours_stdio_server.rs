@@ -1,0 +1,9 @@
+//! This workspace's SDK (`mcp-server`) serving the `echo` tool over stdio, for the load harness.
+//!
+//! Speaks newline-delimited JSON on stdin/stdout until stdin closes (see
+//! `mcp_benchmarks::targets::ours`).
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    mcp_benchmarks::targets::ours::serve_stdio().await
+}
