@@ -18,10 +18,12 @@ use mcp_server::mcp_core::protocol::{
     CallToolResult, ContentBlock, GetPromptResult, InputRequiredResult, LoggingLevel, Outcome,
     PromptMessage, ResourceContents, Role,
 };
+use mcp_server::state::{Awaitable, Continuation, InputResponses, Roots, Round, Sampled, Step};
 use mcp_server::{
-    Answer, CompletionRequest, ElicitForm, FromInvocation, Invocation, McpError, Rejection,
-    RequestContext, Server, ToolRoute, prompt, resource, tool,
+    Answer, CompletionRequest, ElicitForm, McpError, RequestContext, Server, ToolRoute, prompt,
+    resource, tool,
 };
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 /// A 1×1 PNG.
@@ -100,25 +102,15 @@ async fn test_missing_capability(ctx: RequestContext) -> Result<&'static str, Mc
     Ok("The client declared sampling.")
 }
 
-/// The raw `inputResponses` of a retry (the typed multi-round API comes with issue #5).
-struct Answers(Option<Value>);
-
-impl FromInvocation for Answers {
-    fn from_invocation(invocation: &Invocation) -> Result<Self, Rejection> {
-        Ok(Self(invocation.input_responses.clone()))
-    }
-}
-
 /// Streams a notification, then asks for input.
 #[tool]
 async fn test_streaming_elicitation(
     ctx: RequestContext,
-    answers: Answers,
+    answers: InputResponses,
 ) -> Outcome<CallToolResult> {
     ctx.report_progress(0.0, Some(1.0), Some("asking".into()))
         .await;
-    let answer = answers.0.as_ref().and_then(|a| a.get("user_name"));
-    match Answer::<NameForm>::read(answer) {
+    match answers.answer::<NameForm>("user_name") {
         Answer::Accepted(form) => {
             Outcome::Complete(CallToolResult::text(format!("Hello, {}!", form.name)))
         }
@@ -190,6 +182,251 @@ fn json_schema_2020_12_tool() -> ToolRoute {
     ToolRoute::new("json_schema_2020_12_tool", || async { "ok" })
         .description("Tool with JSON Schema 2020-12 features")
         .input_schema(schema)
+}
+
+// ----- Multi-round requests (SEP-2322) -----
+
+/// Please confirm.
+#[derive(ElicitForm)]
+struct ConfirmForm {
+    /// Confirm?
+    ok: bool,
+}
+
+/// A favourite colour.
+#[derive(ElicitForm)]
+struct ColorForm {
+    /// Your favourite colour.
+    color: String,
+}
+
+/// The context a prompt should use.
+#[derive(ElicitForm)]
+struct ContextForm {
+    /// Context for the prompt.
+    context: String,
+}
+
+/// Asks for a name; completes from `inputResponses` alone (no state needed).
+#[tool]
+async fn test_input_required_result_elicitation(
+    answers: InputResponses,
+) -> Outcome<CallToolResult> {
+    match answers.answer::<NameForm>("user_name") {
+        Answer::Accepted(form) => {
+            Outcome::Complete(CallToolResult::text(format!("Hello, {}!", form.name)))
+        }
+        Answer::Declined | Answer::Cancelled => {
+            Outcome::Complete(CallToolResult::text("No name given."))
+        }
+        Answer::Missing | Answer::Malformed(_) => Outcome::InputRequired(
+            InputRequiredResult::new()
+                .with_request("user_name", form_request::<NameForm>("What is your name?")),
+        ),
+    }
+}
+
+/// Asks the client's model a question (sampling, deprecated).
+#[tool]
+async fn test_input_required_result_sampling(answers: InputResponses) -> Outcome<CallToolResult> {
+    match answers.answer::<Sampled>("sample_request") {
+        Answer::Accepted(reply) => Outcome::Complete(CallToolResult::text(format!(
+            "Sampling result: {}",
+            reply.text()
+        ))),
+        _ => Outcome::InputRequired(InputRequiredResult::new().with_request(
+            "sample_request",
+            Sampled::request("What is the capital of France?".into()),
+        )),
+    }
+}
+
+/// Asks for the client's roots (deprecated).
+#[tool]
+async fn test_input_required_result_list_roots(answers: InputResponses) -> Outcome<CallToolResult> {
+    match answers.answer::<Roots>("roots_request") {
+        Answer::Accepted(Roots(list)) => {
+            let uris: Vec<&str> = list.roots.iter().map(|r| r.uri.as_str()).collect();
+            Outcome::Complete(CallToolResult::text(format!("Roots: {}", uris.join(", "))))
+        }
+        _ => Outcome::InputRequired(
+            InputRequiredResult::new().with_request("roots_request", Roots::request(String::new())),
+        ),
+    }
+}
+
+/// A single confirmation carried in a signed state.
+#[derive(Serialize, Deserialize, Clone, Continuation)]
+enum ConfirmFlow {
+    #[awaits(confirm: ConfirmForm)]
+    Confirming,
+}
+
+/// Asks for confirmation with a signed `requestState`.
+#[tool]
+async fn test_input_required_result_request_state(
+    round: Round<ConfirmFlow>,
+) -> Step<ConfirmFlow, String> {
+    confirm(round)
+}
+
+/// Like `test_input_required_result_request_state`: a tampered state is refused before it runs.
+#[tool]
+async fn test_input_required_result_tampered_state(
+    round: Round<ConfirmFlow>,
+) -> Step<ConfirmFlow, String> {
+    confirm(round)
+}
+
+fn confirm(round: Round<ConfirmFlow>) -> Step<ConfirmFlow, String> {
+    match round.resume() {
+        None => round.ask(ConfirmFlow::Confirming, "Please confirm"),
+        Some(ConfirmFlowAnswered::Confirming {
+            confirm: Answer::Accepted(ConfirmForm { ok: true }),
+        }) => Step::done("state-ok: confirmed"),
+        Some(ConfirmFlowAnswered::Confirming { .. }) => Step::done("state-ok: not confirmed"),
+    }
+}
+
+/// Three kinds of question in one round.
+#[derive(Serialize, Deserialize, Clone, Continuation)]
+enum GatherFlow {
+    #[awaits(user_name: NameForm, greeting: Sampled, client_roots: Roots)]
+    Gathering,
+}
+
+/// Asks for a name, a greeting and the roots at once.
+#[tool]
+async fn test_input_required_result_multiple_inputs(
+    round: Round<GatherFlow>,
+) -> Step<GatherFlow, String> {
+    match round.resume() {
+        None => round.ask_each(GatherFlow::Gathering, |key| match key {
+            "user_name" => "What is your name?".into(),
+            "greeting" => "Generate a greeting".into(),
+            _ => String::new(),
+        }),
+        Some(GatherFlowAnswered::Gathering {
+            user_name,
+            greeting,
+            client_roots,
+        }) => {
+            let name = user_name
+                .accepted()
+                .map_or_else(|| "someone".to_owned(), |n| n.name);
+            let greeting = greeting
+                .accepted()
+                .map(|g| g.text().to_owned())
+                .unwrap_or_default();
+            let roots = client_roots.accepted().map_or(0, |r| r.0.roots.len());
+            Step::done(format!("{greeting} {name} ({roots} roots)"))
+        }
+    }
+}
+
+/// Two questions, one after the other; the name travels in the state.
+#[derive(Serialize, Deserialize, Clone, Continuation)]
+enum TwoSteps {
+    #[awaits(step1: NameForm)]
+    AskingName,
+    #[awaits(step2: ColorForm)]
+    AskingColor { name: String },
+}
+
+/// Asks for a name, then a colour.
+#[tool]
+async fn test_input_required_result_multi_round(round: Round<TwoSteps>) -> Step<TwoSteps, String> {
+    match round.resume() {
+        None => round.ask(TwoSteps::AskingName, "Step 1: What is your name?"),
+        Some(TwoStepsAnswered::AskingName {
+            step1: Answer::Accepted(NameForm { name }),
+        }) => round.ask(
+            TwoSteps::AskingColor { name },
+            "Step 2: What is your favorite color?",
+        ),
+        Some(TwoStepsAnswered::AskingColor {
+            name,
+            step2: Answer::Accepted(ColorForm { color }),
+        }) => Step::done(format!("Multi-round complete for {name} who likes {color}")),
+        Some(_) => Step::done("Multi-round cancelled."),
+    }
+}
+
+/// Asks only for what this request's client can answer.
+#[tool]
+async fn test_input_required_result_capabilities(
+    ctx: RequestContext,
+    answers: InputResponses,
+) -> Result<Outcome<CallToolResult>, McpError> {
+    if let Answer::Accepted(reply) = answers.answer::<Sampled>("sample_input") {
+        return Ok(Outcome::Complete(CallToolResult::text(format!(
+            "Sampled: {}",
+            reply.text()
+        ))));
+    }
+    if let Answer::Accepted(form) = answers.answer::<NameForm>("user_name") {
+        return Ok(Outcome::Complete(CallToolResult::text(format!(
+            "Hello, {}!",
+            form.name
+        ))));
+    }
+    let caps = ctx.client_capabilities();
+    let ask = if caps.supports_elicitation_form() {
+        InputRequiredResult::new()
+            .with_request("user_name", form_request::<NameForm>("What is your name?"))
+    } else if caps.supports_sampling() {
+        InputRequiredResult::new()
+            .with_request("sample_input", Sampled::request("Say hello.".into()))
+    } else {
+        return Err(McpError::missing_client_capability(
+            json!({ "elicitation": {} }),
+        ));
+    };
+    Ok(Outcome::InputRequired(ask))
+}
+
+/// A prompt that asks for its context first.
+#[derive(Serialize, Deserialize, Clone, Continuation)]
+enum PromptFlow {
+    #[awaits(user_context: ContextForm)]
+    AskingContext,
+}
+
+/// A prompt built from context the user gives in a second round.
+#[prompt]
+async fn test_input_required_result_prompt(
+    round: Round<PromptFlow>,
+) -> Step<PromptFlow, Vec<PromptMessage>> {
+    match round.resume() {
+        None => round.ask(
+            PromptFlow::AskingContext,
+            "What context should the prompt use?",
+        ),
+        Some(PromptFlowAnswered::AskingContext {
+            user_context: Answer::Accepted(ContextForm { context }),
+        }) => Step::done(vec![PromptMessage::user(format!(
+            "Use this context: {context}"
+        ))]),
+        Some(_) => Step::done(vec![PromptMessage::user("No context given.")]),
+    }
+}
+
+/// The same flow on a resource: read it, confirm, get the contents.
+#[resource(
+    uri = "test://input-required/secret",
+    name = "confirmed-secret",
+    mime_type = "text/plain"
+)]
+async fn confirmed_secret(round: Round<ConfirmFlow>) -> Step<ConfirmFlow, String> {
+    match round.resume() {
+        None => round.ask(ConfirmFlow::Confirming, "Reveal the resource?"),
+        Some(ConfirmFlowAnswered::Confirming {
+            confirm: Answer::Accepted(ConfirmForm { ok: true }),
+        }) => Step::done("The resource, after confirmation."),
+        Some(_) => Step::Fail(McpError::invalid_request(
+            "Reading the resource was not confirmed",
+        )),
+    }
 }
 
 /// A simple prompt without arguments.
@@ -309,14 +546,24 @@ fn server() -> Result<Server, mcp_server::BuildError> {
         .tool(test_trigger_tool_change)
         .tool(test_trigger_prompt_change)
         .tool(json_schema_2020_12_tool())
+        .tool(test_input_required_result_elicitation)
+        .tool(test_input_required_result_sampling)
+        .tool(test_input_required_result_list_roots)
+        .tool(test_input_required_result_request_state)
+        .tool(test_input_required_result_tampered_state)
+        .tool(test_input_required_result_multiple_inputs)
+        .tool(test_input_required_result_multi_round)
+        .tool(test_input_required_result_capabilities)
         .prompt(test_simple_prompt)
         .prompt(test_prompt_with_arguments)
         .prompt(test_prompt_with_embedded_resource)
         .prompt(test_prompt_with_image)
+        .prompt(test_input_required_result_prompt)
         .resource(static_text)
         .resource(static_binary)
         .resource(watched_resource)
         .resource(template_data)
+        .resource(confirmed_secret)
         .build()
 }
 

@@ -366,6 +366,14 @@ async fn tools_list_is_deterministic_and_describes_every_tool() {
             "test_trigger_tool_change",
             "test_trigger_prompt_change",
             "json_schema_2020_12_tool",
+            "test_input_required_result_elicitation",
+            "test_input_required_result_sampling",
+            "test_input_required_result_list_roots",
+            "test_input_required_result_request_state",
+            "test_input_required_result_tampered_state",
+            "test_input_required_result_multiple_inputs",
+            "test_input_required_result_multi_round",
+            "test_input_required_result_capabilities",
         ],
         "tools are listed in registration order"
     );

@@ -8,6 +8,7 @@
 
 mod attrs;
 mod check;
+mod continuation;
 mod ctxt;
 mod doc;
 mod expand;
@@ -60,4 +61,10 @@ pub fn elicit_form(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_derive(FormChoice, attributes(choice, serde))]
 pub fn derive_form_choice(item: TokenStream) -> TokenStream {
     form::derive_choice(item.into()).into()
+}
+
+/// Derives `Continuation` for a multi-round state enum. See `mcp_server::state::Continuation`.
+#[proc_macro_derive(Continuation, attributes(awaits))]
+pub fn derive_continuation(item: TokenStream) -> TokenStream {
+    continuation::derive(item.into()).into()
 }

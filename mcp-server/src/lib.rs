@@ -51,6 +51,7 @@ pub mod handler;
 mod macro_support;
 pub mod registry;
 pub mod server;
+pub mod state;
 pub mod transport;
 
 pub use context::{AuthIdentity, RequestContext, TransportInfo, TransportKind};

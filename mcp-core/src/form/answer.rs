@@ -116,6 +116,14 @@ impl<T: ElicitForm> Answer<T> {
             }
         }
     }
+}
+
+impl<T> Answer<T> {
+    /// Whether the question is settled (accepted, declined or cancelled), as opposed to an
+    /// answer that is missing or malformed.
+    pub fn is_settled(&self) -> bool {
+        matches!(self, Self::Accepted(_) | Self::Declined | Self::Cancelled)
+    }
 
     /// The accepted value, if any.
     pub fn accepted(self) -> Option<T> {

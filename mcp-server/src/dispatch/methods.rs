@@ -13,16 +13,48 @@ use mcp_core::protocol::{
 };
 use serde_json::{Map, Value};
 
+use std::sync::Arc;
+
 use super::gate::check_input_requests;
 use super::page::page;
 use super::parse_params;
 use crate::handler::Invocation;
 use crate::registry::CompletionRequest;
+use crate::state::{
+    BindingContext, StateContext, check_input_responses, check_outgoing, verify_incoming,
+};
 use crate::{RequestContext, Server};
 
 type Params = Map<String, Value>;
 
 impl Server {
+    /// Before a handler that may take part in a multi-round request: `inputResponses` must be
+    /// an object, and an echoed state must verify under this request's binding.
+    fn prepare_state(
+        &self,
+        ctx: &RequestContext,
+        target: &str,
+        arguments: &Value,
+        input_responses: &Option<Value>,
+        request_state: Option<&str>,
+    ) -> Result<Option<StateContext>, McpError> {
+        check_input_responses(input_responses.as_ref())?;
+        let Some(signer) = &self.config().state_signer else {
+            return Ok(None);
+        };
+        let binding = signer.bind_for(&BindingContext {
+            request: ctx,
+            target,
+            arguments,
+        });
+        let payload = verify_incoming(signer, &binding, request_state, target)?;
+        Ok(Some(StateContext {
+            signer: Arc::clone(signer),
+            binding,
+            payload,
+        }))
+    }
+
     pub(super) fn discover(&self, capabilities: ServerCapabilities) -> DiscoverResult {
         let cache = self.config().list_cache;
         DiscoverResult {
@@ -68,6 +100,13 @@ impl Server {
             .get(&params.name)
             .ok_or_else(|| McpError::invalid_params(format!("Unknown tool: {}", params.name)))?;
         let arguments = Value::Object(params.arguments.unwrap_or_default());
+        let state = self.prepare_state(
+            &ctx,
+            &params.name,
+            &arguments,
+            &params.input_responses,
+            params.request_state.as_deref(),
+        )?;
         if let Err(message) = route.check_arguments(&arguments) {
             return Ok(Outcome::Complete(CallToolResult::error(message)));
         }
@@ -75,10 +114,11 @@ impl Server {
         let invocation = Invocation {
             input_responses: params.input_responses,
             request_state: params.request_state,
+            state: state.clone(),
             ..Invocation::new(ctx, arguments)
         };
         let outcome = route.call(invocation).await?;
-        check_input_requests(&outcome, &caps)?;
+        finish(&outcome, state.as_ref(), &caps)?;
         Ok(outcome)
     }
 
@@ -111,14 +151,23 @@ impl Server {
             .prompts
             .get(&params.name)
             .ok_or_else(|| McpError::invalid_params(format!("Unknown prompt: {}", params.name)))?;
+        let arguments = Value::Object(params.arguments.unwrap_or_default());
+        let state = self.prepare_state(
+            &ctx,
+            &params.name,
+            &arguments,
+            &params.input_responses,
+            params.request_state.as_deref(),
+        )?;
         let caps = ctx.client_capabilities().clone();
         let invocation = Invocation {
             input_responses: params.input_responses,
             request_state: params.request_state,
-            ..Invocation::new(ctx, Value::Object(params.arguments.unwrap_or_default()))
+            state: state.clone(),
+            ..Invocation::new(ctx, arguments)
         };
         let outcome = route.get(invocation).await?;
-        check_input_requests(&outcome, &caps)?;
+        finish(&outcome, state.as_ref(), &caps)?;
         Ok(outcome)
     }
 
@@ -172,20 +221,33 @@ impl Server {
         let params: ReadResourceParams = parse_params(params)?;
         let registry = self.snapshot();
         let caps = ctx.client_capabilities().clone();
-        let mut invocation = Invocation {
-            uri: Some(params.uri.clone()),
-            input_responses: params.input_responses,
-            request_state: params.request_state,
-            ..Invocation::new(ctx, Value::Object(Map::new()))
-        };
-        let outcome = if let Some(route) = registry.resources.get(&params.uri) {
-            route.read(invocation).await?
+        let no_arguments = Value::Object(Map::new());
+        // The route first: an unknown URI is "not found" whatever state came with it.
+        let (route, uri_params) = if let Some(route) = registry.resources.get(&params.uri) {
+            (ReadRoute::Static(route), Vec::new())
         } else if let Some((route, vars)) = registry.match_template(&params.uri) {
-            tracing::trace!(uri = %params.uri, params = %crate::registry::template_params(&vars), "template matched");
-            invocation.uri_params = vars;
-            route.read(invocation).await?
+            (ReadRoute::Template(route), vars)
         } else {
             return Err(McpError::resource_not_found(&params.uri));
+        };
+        let state = self.prepare_state(
+            &ctx,
+            &params.uri,
+            &no_arguments,
+            &params.input_responses,
+            params.request_state.as_deref(),
+        )?;
+        let invocation = Invocation {
+            uri: Some(params.uri.clone()),
+            uri_params,
+            input_responses: params.input_responses,
+            request_state: params.request_state,
+            state: state.clone(),
+            ..Invocation::new(ctx, no_arguments)
+        };
+        let outcome = match route {
+            ReadRoute::Static(route) => route.read(invocation).await?,
+            ReadRoute::Template(route) => route.read(invocation).await?,
         };
         let mut outcome = outcome;
         if let Outcome::Complete(result) = &mut outcome {
@@ -197,7 +259,7 @@ impl Server {
             result.ttl_ms = cache.ttl_ms();
             result.cache_scope = cache.scope();
         }
-        check_input_requests(&outcome, &caps)?;
+        finish(&outcome, state.as_ref(), &caps)?;
         Ok(outcome)
     }
 
@@ -248,4 +310,23 @@ impl Server {
             ..CompleteResult::default()
         })
     }
+}
+
+/// After such a handler: a returned state must verify under the request's binding, and every
+/// input request must be one the client declared it can answer.
+fn finish<T>(
+    outcome: &Outcome<T>,
+    state: Option<&StateContext>,
+    caps: &mcp_core::protocol::ClientCapabilities,
+) -> Result<(), McpError> {
+    if let Some(state) = state {
+        check_outgoing(outcome, &state.signer, &state.binding)?;
+    }
+    check_input_requests(outcome, caps)
+}
+
+/// The route that reads a URI.
+enum ReadRoute<'a> {
+    Static(&'a crate::ResourceRoute),
+    Template(Arc<crate::ResourceTemplateRoute>),
 }

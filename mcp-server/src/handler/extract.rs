@@ -18,6 +18,9 @@ pub enum Rejection {
     InvalidArguments(String),
     /// A protocol or server error answered as a JSON-RPC error.
     Error(McpError),
+    /// The handler cannot run yet: ask the client this first (a multi-round extractor
+    /// re-asking a question whose answer is missing or malformed).
+    InputRequired(Box<mcp_core::protocol::InputRequiredResult>),
 }
 
 impl From<McpError> for Rejection {
@@ -31,6 +34,7 @@ impl fmt::Display for Rejection {
         match self {
             Self::InvalidArguments(message) => f.write_str(message),
             Self::Error(err) => write!(f, "{err}"),
+            Self::InputRequired(_) => f.write_str("input required"),
         }
     }
 }

@@ -17,8 +17,10 @@ pub struct Invocation {
     pub uri_params: Vec<(String, String)>,
     /// The raw `inputResponses` of a multi-round retry.
     pub input_responses: Option<Value>,
-    /// The raw `requestState` of a multi-round retry.
+    /// The raw `requestState` of a multi-round retry (attacker-controlled: with a signer
+    /// configured, read [`state_payload`](Self::state_payload) instead).
     pub request_state: Option<String>,
+    pub(crate) state: Option<crate::state::StateContext>,
 }
 
 impl Invocation {
@@ -31,6 +33,13 @@ impl Invocation {
             uri_params: Vec::new(),
             input_responses: None,
             request_state: None,
+            state: None,
         }
+    }
+
+    /// The payload of the echoed `requestState`, verified by the server's signer (binding,
+    /// expiry, key) before the handler runs; `None` on a first call or without a signer.
+    pub fn state_payload(&self) -> Option<&[u8]> {
+        self.state.as_ref().and_then(|s| s.payload.as_deref())
     }
 }

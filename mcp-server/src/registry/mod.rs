@@ -22,7 +22,6 @@ pub use resource::{ResourceRoute, ResourceTemplateRoute};
 pub use tool::ToolRoute;
 
 pub(crate) use completion::Completions;
-pub(crate) use resource::template_params;
 
 /// A boxed, sendable future.
 pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;

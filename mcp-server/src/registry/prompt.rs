@@ -91,6 +91,7 @@ impl PromptRoute {
                         Err(McpError::invalid_params(message))
                     }
                     Err(Rejection::Error(err)) => Err(err),
+                    Err(Rejection::InputRequired(result)) => Ok(Outcome::InputRequired(*result)),
                 }
             })
         });

@@ -7,7 +7,6 @@ use std::sync::Arc;
 use mcp_core::McpError;
 use mcp_core::protocol::{Outcome, ReadResourceResult, Resource, ResourceTemplate};
 use mcp_core::uri_template::{UriTemplate, UriTemplateError};
-use serde_json::Value;
 
 use super::{BoxFuture, CompletionRequest, Completions, IntoCompletion};
 use crate::handler::{Handler, IntoResourceResult, Invocation, Rejection};
@@ -48,6 +47,7 @@ where
                 Ok(result) => result,
                 Err(Rejection::InvalidArguments(message)) => Err(McpError::invalid_params(message)),
                 Err(Rejection::Error(err)) => Err(err),
+                Err(Rejection::InputRequired(result)) => Ok(Outcome::InputRequired(*result)),
             }
         })
     })
@@ -261,14 +261,4 @@ impl ResourceTemplateRoute {
     ) -> BoxFuture<Result<Outcome<ReadResourceResult>, McpError>> {
         (self.read)(invocation)
     }
-}
-
-/// The variables of a template match as a JSON object (for logs and tests).
-pub(crate) fn template_params(params: &[(String, String)]) -> Value {
-    Value::Object(
-        params
-            .iter()
-            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-            .collect(),
-    )
 }

@@ -79,6 +79,7 @@ impl ToolRoute {
                         Ok(Outcome::Complete(CallToolResult::error(message)))
                     }
                     Err(Rejection::Error(err)) => Err(err),
+                    Err(Rejection::InputRequired(result)) => Ok(Outcome::InputRequired(*result)),
                 }
             })
         });

@@ -27,6 +27,9 @@ pub enum BuildError {
     /// A resource template is malformed.
     #[error("{0}")]
     InvalidUriTemplate(#[from] mcp_core::uri_template::UriTemplateError),
+    /// No request-state key could be generated.
+    #[error("request-state signer: {0}")]
+    StateKey(#[from] mcp_core::state::KeyError),
     /// A tool's schema is unusable.
     #[error("{0}")]
     InvalidSchema(String),
@@ -59,6 +62,7 @@ pub struct ServerBuilder {
     resources: Vec<AnyResourceRoute>,
     state: http::Extensions,
     config: ServerConfig,
+    unsigned_state: bool,
 }
 
 impl ServerBuilder {
@@ -177,6 +181,32 @@ impl ServerBuilder {
         self
     }
 
+    /// Signs and verifies `requestState` with this signer (a key from configuration, so
+    /// states survive restarts and verify on every instance). Without this call the server
+    /// generates a key for its own lifetime.
+    #[must_use]
+    pub fn request_state_signer(mut self, signer: crate::state::RequestStateSigner) -> Self {
+        self.config.state_signer = Some(std::sync::Arc::new(signer));
+        self.unsigned_state = false;
+        self
+    }
+
+    /// Turns request-state signing off: handlers get the raw, attacker-controlled
+    /// `requestState` string and must protect it themselves. `Round<S>` then refuses to work.
+    #[must_use]
+    pub fn without_request_state_signer(mut self) -> Self {
+        self.config.state_signer = None;
+        self.unsigned_state = true;
+        self
+    }
+
+    /// The most rounds one multi-round request may take (default 16).
+    #[must_use]
+    pub fn max_rounds(mut self, rounds: u32) -> Self {
+        self.config.max_rounds = rounds.max(1);
+        self
+    }
+
     /// Declares the tools capability even with no tool registered yet (for tools added
     /// while the server runs).
     #[must_use]
@@ -207,8 +237,12 @@ impl ServerBuilder {
     }
 
     /// Checks the registrations and builds the server.
-    pub fn build(self) -> Result<Server, BuildError> {
+    pub fn build(mut self) -> Result<Server, BuildError> {
         let registry = self.registry()?;
+        if self.config.state_signer.is_none() && !self.unsigned_state {
+            let signer = crate::state::RequestStateSigner::generate()?;
+            self.config.state_signer = Some(std::sync::Arc::new(signer));
+        }
         let info_value = serde_json::to_value(&self.info).unwrap_or_default();
         let (changes, _) = broadcast::channel(256);
         Ok(Server {

@@ -60,6 +60,10 @@ pub(crate) struct ServerConfig {
     pub(crate) server_info_in_results: bool,
     /// The largest message accepted on stdio (HTTP has its own body limit).
     pub(crate) max_message_bytes: usize,
+    /// The most rounds one multi-round request may take.
+    pub(crate) max_rounds: u32,
+    /// Signs and verifies `requestState`; `None` only when the builder opted out.
+    pub(crate) state_signer: Option<std::sync::Arc<crate::state::RequestStateSigner>>,
     pub(crate) enabled: Enabled,
 }
 
@@ -72,6 +76,8 @@ impl Default for ServerConfig {
             logging: true,
             server_info_in_results: true,
             max_message_bytes: crate::transport::DEFAULT_MAX_MESSAGE_BYTES,
+            max_rounds: 16,
+            state_signer: None,
             enabled: Enabled::default(),
         }
     }
