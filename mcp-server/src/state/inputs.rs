@@ -144,3 +144,64 @@ impl FromInvocation for InputResponses {
         }))
     }
 }
+
+/// The echoed `requestState`, for handlers that manage their own state instead of using
+/// [`Round`](super::Round): its verified payload, the raw string, and signing under this
+/// request's binding.
+///
+/// ```
+/// use mcp_server::tool;
+/// use mcp_server::state::RequestState;
+/// use mcp_server::mcp_core::protocol::{CallToolResult, InputRequiredResult, Outcome};
+///
+/// /// Counts how many times it was called in one conversation.
+/// #[tool]
+/// async fn counter(state: RequestState) -> Outcome<CallToolResult> {
+///     let count = state.payload().map_or(0, |p| p.len());
+///     if count >= 3 {
+///         return Outcome::Complete(CallToolResult::text("done"));
+///     }
+///     match state.sign(&vec![b'x'; count + 1]) {
+///         Some(token) => Outcome::InputRequired(InputRequiredResult::new().with_state(token)),
+///         None => Outcome::Complete(CallToolResult::error("no signer")),
+///     }
+/// }
+/// # let _ = counter;
+/// ```
+#[derive(Debug, Clone)]
+pub struct RequestState {
+    raw: Option<String>,
+    context: Option<super::StateContext>,
+}
+
+impl RequestState {
+    /// The payload, verified (binding, expiry, key) before the handler ran; `None` on a first
+    /// call, and always `None` without a signer.
+    pub fn payload(&self) -> Option<&[u8]> {
+        self.context.as_ref().and_then(|c| c.payload.as_deref())
+    }
+
+    /// The string the client echoed, as sent (attacker-controlled).
+    pub fn raw(&self) -> Option<&str> {
+        self.raw.as_deref()
+    }
+
+    /// Signs `payload` under this request's binding; `None` without a signer.
+    pub fn sign(&self, payload: &[u8]) -> Option<String> {
+        self.context.as_ref().map(|c| c.signer.sign(payload, Some(&c.binding)))
+    }
+
+    /// The server's signer, for signing or verifying under an explicit binding.
+    pub fn signer(&self) -> Option<&super::RequestStateSigner> {
+        self.context.as_ref().map(|c| c.signer.as_ref())
+    }
+}
+
+impl FromInvocation for RequestState {
+    fn from_invocation(invocation: &Invocation) -> Result<Self, Rejection> {
+        Ok(Self {
+            raw: invocation.request_state.clone(),
+            context: invocation.state.clone(),
+        })
+    }
+}

@@ -7,7 +7,7 @@ mod policy;
 mod round;
 mod verify;
 
-pub use inputs::{Awaitable, InputResponses, Roots, Sampled};
+pub use inputs::{Awaitable, InputResponses, RequestState, Roots, Sampled};
 pub use mcp_macros::Continuation;
 pub use policy::{BindingContext, RequestStateSigner};
 pub use round::{Continuation, Question, Round, Step};
