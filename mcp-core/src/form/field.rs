@@ -260,16 +260,22 @@ impl<E: FormChoice + Ord> FieldValue for BTreeSet<E> {
 
 impl<E: FormChoice + Ord> ItemsField for BTreeSet<E> {}
 
+/// Reads selections; each choice may be selected once (so `min_items` counts distinct ones).
 fn parse_choices<E: FormChoice>(value: &Value) -> Result<Vec<E>, String> {
     let items = value
         .as_array()
         .ok_or_else(|| "expected a list of choices".to_owned())?;
+    let mut seen: Vec<&str> = Vec::with_capacity(items.len());
     items
         .iter()
         .map(|item| {
             let text = item
                 .as_str()
                 .ok_or_else(|| "expected a list of choices".to_owned())?;
+            if seen.contains(&text) {
+                return Err(format!("{text:?} is selected more than once"));
+            }
+            seen.push(text);
             E::from_value(text).ok_or_else(|| format!("{text:?} is not one of the choices"))
         })
         .collect()

@@ -37,14 +37,19 @@ impl FormValidator {
         validator
             .iter_errors(&instance)
             .map(|err| {
-                let path = err.instance_path().to_string();
-                let field = path
-                    .trim_start_matches('/')
-                    .split('/')
-                    .next()
-                    .filter(|f| !f.is_empty());
+                // A missing field is reported at the object itself: name the field instead.
+                let field = match err.kind() {
+                    jsonschema::error::ValidationErrorKind::Required { property } => {
+                        property.as_str().map(str::to_owned)
+                    }
+                    _ => {
+                        let path = err.instance_path().to_string();
+                        let first = path.trim_start_matches('/').split('/').next();
+                        first.filter(|f| !f.is_empty()).map(str::to_owned)
+                    }
+                };
                 FieldProblem {
-                    field: field.map(str::to_owned),
+                    field,
                     reason: err.to_string(),
                 }
             })
