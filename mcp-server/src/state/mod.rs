@@ -1,6 +1,8 @@
 //! `requestState` on the server: the signer and its binding policy ([`RequestStateSigner`]),
 //! verification of every echoed state before a handler runs, the check of every state a
 //! handler returns, and the typed multi-round API ([`Round`], [`Step`], [`Continuation`]).
+//!
+#![doc = include_str!("../docs/multi_round.md")]
 
 mod inputs;
 mod policy;
