@@ -28,7 +28,7 @@ pub(crate) use config::ServerConfig;
 /// A configured MCP server. Cheap to clone; every clone serves the same registry.
 ///
 /// Serve it over stdio ([`Server::serve_stdio`]), over Streamable HTTP
-/// ([`Server::serve_http`], or [`Server::http_router`] inside your own axum app), or call it
+/// ([`Server::serve_http`], or [`Server::http_service`] inside your own axum app), or call it
 /// in-process ([`Server::handle_message`]).
 ///
 /// ```
