@@ -1,17 +1,8 @@
-//! Reading what the conformance CLI prints: `conformance list`, the run log and its summary.
+//! Reading what the conformance CLI prints: `conformance list` and the run log.
 
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
-
-/// One `✓|✗ <scenario>: N passed, M failed` line of the CLI summary.
-#[derive(Debug)]
-pub(crate) struct SummaryLine {
-    pub(crate) scenario: String,
-    pub(crate) ok: bool,
-    pub(crate) passed: u32,
-    pub(crate) failed: u32,
-}
 
 /// What the CLI log says (ANSI escapes removed).
 #[derive(Debug, Default)]
@@ -20,24 +11,11 @@ pub(crate) struct SuiteLog {
     pub(crate) result_dirs: Vec<(String, PathBuf)>,
     /// `(scenario, error)` from `Failed to run scenario <name>: <error>` (no results saved).
     pub(crate) crashed: Vec<(String, String)>,
-    pub(crate) summary: Vec<SummaryLine>,
-    /// The `Total: N passed, M failed` line (checks, scored or not).
-    pub(crate) total: Option<(u32, u32)>,
-    /// Scenarios listed under `Not scored for <rev>` (printed only without a baseline).
-    pub(crate) not_scored: Vec<String>,
-    /// Baseline verdicts: expected failures, stale entries, unexpected failures.
-    pub(crate) expected: Vec<String>,
-    pub(crate) stale: Vec<String>,
-    pub(crate) unexpected: Vec<String>,
-}
-
-/// The list section of the log an indented line belongs to.
-#[derive(Clone, Copy)]
-enum Section {
-    NotScored,
-    Expected,
-    Stale,
-    Unexpected,
+    /// Scenarios of the `✓|✗ <scenario>: N passed, M failed` summary lines, in run order.
+    pub(crate) summary: Vec<String>,
+    /// `(scenario, reason)` listed under `Not scored for <rev>`, e.g. `("tasks-lifecycle",
+    /// "extension")`.
+    pub(crate) not_scored: Vec<(String, String)>,
 }
 
 impl SuiteLog {
@@ -45,7 +23,7 @@ impl SuiteLog {
         let text = strip_ansi(raw);
         let mut log = Self::default();
         let mut scenario: Option<&str> = None;
-        let mut section = None;
+        let mut in_not_scored = false;
         for line in text.lines() {
             if let Some(name) = line.strip_prefix("=== Running scenario: ") {
                 scenario = Some(name.trim_end_matches(" ===").trim());
@@ -57,70 +35,48 @@ impl SuiteLog {
             } else if let Some(rest) = line.strip_prefix("Failed to run scenario ") {
                 let (name, error) = rest.split_once(": ").unwrap_or((rest, "(no message)"));
                 log.crashed.push((name.to_owned(), error.to_owned()));
-            } else if let Some(rest) = line.strip_prefix("Total: ") {
-                log.total = parse_counts(rest);
-            } else if let Some(header) = section_header(line) {
-                section = Some(header);
+            } else if line.starts_with("Not scored for ") {
+                in_not_scored = true;
             } else if line.trim().is_empty() {
-                section = None;
-            } else if let Some(summary) = parse_summary_line(line) {
-                log.summary.push(summary);
-            } else if let (Some(section), Some(item)) = (section, parse_list_item(line)) {
-                log.list_mut(section).push(item);
+                in_not_scored = false;
+            } else if let Some(name) = parse_summary_line(line) {
+                log.summary.push(name);
+            } else if let (true, Some(item)) = (in_not_scored, parse_not_scored_item(line)) {
+                log.not_scored.push(item);
             }
         }
         log
     }
 
-    fn list_mut(&mut self, section: Section) -> &mut Vec<String> {
-        match section {
-            Section::NotScored => &mut self.not_scored,
-            Section::Expected => &mut self.expected,
-            Section::Stale => &mut self.stale,
-            Section::Unexpected => &mut self.unexpected,
-        }
+    /// Why the CLI did not score `scenario` (`extension`, `pending`, ...), if it says so.
+    pub(crate) fn not_scored_reason(&self, scenario: &str) -> Option<&str> {
+        self.not_scored
+            .iter()
+            .find(|(name, _)| name == scenario)
+            .map(|(_, reason)| reason.as_str())
     }
 }
 
-fn section_header(line: &str) -> Option<Section> {
-    if line.starts_with("Not scored for ") {
-        Some(Section::NotScored)
-    } else if line.starts_with("Expected failures (in baseline)") {
-        Some(Section::Expected)
-    } else if line.starts_with("Stale baseline entries") {
-        Some(Section::Stale)
-    } else if line.starts_with("Unexpected failures (not in baseline)") {
-        Some(Section::Unexpected)
-    } else {
-        None
-    }
-}
-
-/// `✓ name: 3 passed, 0 failed` (unindented, in the summary block).
-fn parse_summary_line(line: &str) -> Option<SummaryLine> {
-    let (ok, rest) = if let Some(rest) = line.strip_prefix("✓ ") {
-        (true, rest)
-    } else {
-        (false, line.strip_prefix("✗ ")?)
-    };
+/// `✓ name: 3 passed, 0 failed` (unindented, in the summary block) → `name`.
+fn parse_summary_line(line: &str) -> Option<String> {
+    let rest = line
+        .strip_prefix("✓ ")
+        .or_else(|| line.strip_prefix("✗ "))?;
     let (scenario, counts) = rest.split_once(": ")?;
-    let (passed, failed) = parse_counts(counts)?;
-    Some(SummaryLine {
-        scenario: scenario.to_owned(),
-        ok,
-        passed,
-        failed,
-    })
+    parse_counts(counts)?;
+    Some(scenario.to_owned())
 }
 
-/// `  ~ entry`, `  ✓ entry`, `  ✗ entry (reason)` → `entry`.
-fn parse_list_item(line: &str) -> Option<String> {
+/// `  ✓ name (reason)`, `  ✗ name (reason)` → `(name, reason)`.
+fn parse_not_scored_item(line: &str) -> Option<(String, String)> {
     let item = line.strip_prefix("  ")?;
-    let item = ["~ ", "✓ ", "✗ "]
-        .iter()
-        .find_map(|mark| item.strip_prefix(mark))?;
-    let name = item.split(" (").next().unwrap_or(item).trim();
-    (!name.is_empty()).then(|| name.to_owned())
+    let item = item
+        .strip_prefix("✓ ")
+        .or_else(|| item.strip_prefix("✗ "))?;
+    let (name, reason) = item.split_once(" (").unwrap_or((item, ""));
+    let name = name.trim();
+    let reason = reason.trim_end().trim_end_matches(')');
+    (!name.is_empty()).then(|| (name.to_owned(), reason.to_owned()))
 }
 
 /// `N passed, M failed` → `(N, M)`.

@@ -1,13 +1,12 @@
-//! Verdicts per scenario from the checks the suite saved, our own summary of the run, and
-//! the final assertions.
+//! Verdicts per scenario from the checks the suite saved (`checks.json`), our own summary of
+//! the run, and the final assertions.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 
-use crate::baseline::Baseline;
 use crate::log::{SuiteLog, tail};
-use crate::{BASELINE_PREFIX, Paths, REVISION, read_to_string};
+use crate::{Paths, REVISION, read_to_string};
 
 /// How many failing checks to quote in output and panic messages.
 const MAX_QUOTED_CHECKS: usize = 60;
@@ -22,6 +21,10 @@ struct Check {
 }
 
 impl Check {
+    fn is_success(&self) -> bool {
+        self.status == "SUCCESS"
+    }
+
     fn is_failure(&self) -> bool {
         self.status == "FAILURE"
     }
@@ -29,93 +32,100 @@ impl Check {
     fn is_warning(&self) -> bool {
         self.status == "WARNING"
     }
-}
 
-/// The checks of every scenario run, keyed by scenario. A scenario that crashed gets one
-/// FAILURE check carrying the crash message, as the CLI itself counts it.
-fn load_checks(log: &SuiteLog) -> BTreeMap<String, Vec<Check>> {
-    let saved = log.result_dirs.iter().map(|(scenario, dir)| {
-        let path = dir.join("checks.json");
-        let checks = serde_json::from_str(&read_to_string(&path))
-            .unwrap_or_else(|e| panic!("{path:?} is not a list of checks: {e}"));
-        (scenario.clone(), checks)
-    });
-    let crashed = log.crashed.iter().map(|(scenario, error)| {
-        let check = Check {
-            id: scenario.clone(),
+    /// The single FAILURE standing in for the checks of a scenario without `checks.json`, as
+    /// the CLI itself counts a crashed scenario.
+    fn stand_in(scenario: &str, message: String) -> Self {
+        Self {
+            id: scenario.to_owned(),
             status: "FAILURE".to_owned(),
-            error_message: Some(format!("failed to run scenario: {error}")),
-        };
-        (scenario.clone(), vec![check])
-    });
-    saved.chain(crashed).collect()
-}
-
-/// How a scenario counts for the run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Verdict {
-    /// Scored, not in the baseline, no FAILURE and no WARNING.
-    Ok,
-    /// Scored, in the baseline, failing (FAILURE or WARNING) as expected.
-    Baseline,
-    /// Scored, not in the baseline, failing or without results.
-    Unexpected,
-    /// Scored, in the baseline, but passing: the entry must go.
-    Stale,
-    /// Run and reported, never scored (extensions, pending scenarios).
-    NotScored,
-}
-
-impl Verdict {
-    fn label(self) -> &'static str {
-        match self {
-            Self::Ok => "ok",
-            Self::Baseline => "baseline",
-            Self::Unexpected => "UNEXPECTED",
-            Self::Stale => "STALE baseline entry",
-            Self::NotScored => "not scored",
+            error_message: Some(message),
         }
     }
 }
 
-/// One scenario's verdict and check counts, from its checks.json.
+/// How a scenario's run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ending {
+    /// It saved a `checks.json`.
+    Checks,
+    /// `Failed to run scenario <name>: <error>`: it threw and saved nothing.
+    Crashed,
+    /// Neither results nor a crash message in the log (it did not run at all).
+    NoResults,
+}
+
+/// The checks of every scenario the log mentions, keyed by scenario. A scenario that crashed
+/// gets one FAILURE check carrying the crash message.
+fn load_checks(log: &SuiteLog) -> BTreeMap<String, (Ending, Vec<Check>)> {
+    let saved = log.result_dirs.iter().map(|(scenario, dir)| {
+        let path = dir.join("checks.json");
+        let checks = serde_json::from_str(&read_to_string(&path))
+            .unwrap_or_else(|e| panic!("{path:?} is not a list of checks: {e}"));
+        (scenario.clone(), (Ending::Checks, checks))
+    });
+    let crashed = log.crashed.iter().map(|(scenario, error)| {
+        let check = Check::stand_in(scenario, format!("Failed to run scenario: {error}"));
+        (scenario.clone(), (Ending::Crashed, vec![check]))
+    });
+    saved.chain(crashed).collect()
+}
+
+/// One scenario's verdict and check counts.
 #[derive(Debug)]
 struct ScenarioOutcome {
     name: String,
-    verdict: Verdict,
+    /// In the requirement set of `REVISION`; `None` if scored, else why not (`extension`,
+    /// `pending`, ...).
+    not_scored: Option<String>,
+    ending: Ending,
     passed: usize,
+    failures: usize,
     warnings: usize,
     /// Its FAILURE and WARNING checks.
     failing_checks: Vec<Check>,
 }
 
 impl ScenarioOutcome {
-    fn new(name: &str, checks: Vec<Check>, scored: bool, listed: bool) -> Self {
-        let passed = checks.iter().filter(|c| c.status == "SUCCESS").count();
+    fn new(name: &str, not_scored: Option<String>, ending: Ending, checks: Vec<Check>) -> Self {
+        let passed = checks.iter().filter(|c| c.is_success()).count();
+        let failures = checks.iter().filter(|c| c.is_failure()).count();
         let warnings = checks.iter().filter(|c| c.is_warning()).count();
-        let failing_checks: Vec<Check> = checks
+        let failing_checks = checks
             .into_iter()
             .filter(|c| c.is_failure() || c.is_warning())
             .collect();
-        let failing = !failing_checks.is_empty();
-        let verdict = match (scored, listed, failing) {
-            (false, _, _) => Verdict::NotScored,
-            (true, false, false) => Verdict::Ok,
-            (true, true, true) => Verdict::Baseline,
-            (true, false, true) => Verdict::Unexpected,
-            (true, true, false) => Verdict::Stale,
-        };
         Self {
             name: name.to_owned(),
-            verdict,
+            not_scored,
+            ending,
             passed,
+            failures,
             warnings,
             failing_checks,
         }
     }
 
-    fn failures(&self) -> usize {
-        self.failing_checks.len() - self.warnings
+    fn is_scored(&self) -> bool {
+        self.not_scored.is_none()
+    }
+
+    /// Saved its checks, none of them FAILURE or WARNING.
+    fn is_ok(&self) -> bool {
+        self.ending == Ending::Checks && self.failing_checks.is_empty()
+    }
+
+    /// `[scored]`, `[not scored: extension]`, with `, crashed` or `, no results` appended.
+    fn label(&self) -> String {
+        let scoring = match &self.not_scored {
+            None => "scored".to_owned(),
+            Some(reason) => format!("not scored: {reason}"),
+        };
+        match self.ending {
+            Ending::Checks => format!("[{scoring}]"),
+            Ending::Crashed => format!("[{scoring}, crashed]"),
+            Ending::NoResults => format!("[{scoring}, no results]"),
+        }
     }
 }
 
@@ -126,9 +136,9 @@ pub(crate) struct Outcome {
 }
 
 impl Outcome {
-    pub(crate) fn evaluate(log: &SuiteLog, scored: &BTreeSet<String>, baseline: &Baseline) -> Self {
+    pub(crate) fn evaluate(log: &SuiteLog, scored: &BTreeSet<String>) -> Self {
         let mut checks = load_checks(log);
-        let run_order = log.summary.iter().map(|line| &line.scenario);
+        let run_order = log.summary.iter();
         // Scored scenarios that left no trace in the log still get a verdict.
         let mut names: Vec<&String> = run_order.chain(scored).collect();
         let mut seen = BTreeSet::new();
@@ -136,140 +146,131 @@ impl Outcome {
         let scenarios = names
             .into_iter()
             .map(|name| {
-                let scenario_checks = checks
-                    .remove(name)
-                    .unwrap_or_else(|| vec![no_results(name)]);
-                let is_scored = scored.contains(name) && !log.not_scored.contains(name);
-                ScenarioOutcome::new(name, scenario_checks, is_scored, baseline.lists(name))
+                let (ending, scenario_checks) = checks.remove(name).unwrap_or_else(|| {
+                    let message = "no results: the scenario did not run or saved nothing";
+                    let check = Check::stand_in(name, message.to_owned());
+                    (Ending::NoResults, vec![check])
+                });
+                let not_scored = (!scored.contains(name)).then(|| {
+                    log.not_scored_reason(name)
+                        .unwrap_or("not scored")
+                        .to_owned()
+                });
+                ScenarioOutcome::new(name, not_scored, ending, scenario_checks)
             })
             .collect();
         Self { scenarios }
     }
 
-    fn with(&self, verdict: Verdict) -> impl Iterator<Item = &ScenarioOutcome> {
-        self.scenarios.iter().filter(move |s| s.verdict == verdict)
+    fn scored(&self) -> impl Iterator<Item = &ScenarioOutcome> {
+        self.scenarios.iter().filter(|s| s.is_scored())
     }
 
-    fn names(&self, verdict: Verdict) -> Vec<&str> {
-        self.with(verdict).map(|s| s.name.as_str()).collect()
+    fn not_scored(&self) -> impl Iterator<Item = &ScenarioOutcome> {
+        self.scenarios.iter().filter(|s| !s.is_scored())
     }
 
-    /// Our own summary plus the failing scenarios and checks. Deliberately never a bare
+    fn scored_failing(&self) -> impl Iterator<Item = &ScenarioOutcome> {
+        self.scored().filter(|s| !s.is_ok())
+    }
+
+    /// Our own summary line, then one line per scored scenario that fails and per not-scored
+    /// scenario, then the failing checks of scored scenarios. Deliberately never a bare
     /// `N passed, M failed` line.
-    pub(crate) fn render(&self, log: &SuiteLog, exit: i32) -> String {
-        let (checks_ok, checks_failing) = log.total.unwrap_or_default();
-        let not_scored_failing = self.with(Verdict::NotScored).filter(|s| s.failures() > 0);
+    pub(crate) fn render(&self, exit: i32) -> String {
+        let scored_total = self.scored().count();
+        let scored_ok = self.scored().filter(|s| s.is_ok()).count();
+        let crashed = self.scored().filter(|s| s.ending != Ending::Checks).count();
+        let crashed = match crashed {
+            0 => String::new(),
+            n => format!(" ({n} crashed or without results)"),
+        };
+        let warnings: usize = self.scored().map(|s| s.warnings).sum();
+        let checks_ok: usize = self.scenarios.iter().map(|s| s.passed).sum();
+        let scored_failures: usize = self.scored().map(|s| s.failures).sum();
+        let other_failures: usize = self.not_scored().map(|s| s.failures).sum();
+        let failing = match scored_failures {
+            0 => format!("{other_failures} failing"),
+            n => format!("{n} failing in scored and {other_failures} failing"),
+        };
         let mut out = format!(
-            "conformance {REVISION}: scored scenarios {} ok, {} expected-failing (baseline), {} \
-             unexpected, {} stale baseline entries; checks {checks_ok} ok / {checks_failing} \
-             failing (incl. {} not-scored scenarios, {} of them failing); CLI exit code {exit}",
-            self.with(Verdict::Ok).count(),
-            self.with(Verdict::Baseline).count(),
-            self.with(Verdict::Unexpected).count(),
-            self.with(Verdict::Stale).count(),
-            self.with(Verdict::NotScored).count(),
-            not_scored_failing.count(),
+            "conformance {REVISION}: scored scenarios {scored_ok}/{scored_total} ok{crashed}, \
+             {warnings} warnings; checks {checks_ok} ok / {failing} in {} not-scored \
+             scenarios; CLI exit code {exit}",
+            self.not_scored().count(),
         );
-        for scenario in &self.scenarios {
-            let mark = match scenario.verdict {
-                Verdict::Ok => continue,
-                Verdict::NotScored if scenario.failures() == 0 => continue,
-                Verdict::Stale => '✓',
-                _ => '✗',
-            };
+        for scenario in self.scored_failing().chain(self.not_scored()) {
             out += &format!(
-                "\n  {mark} {} [{}]: checks {} ok, {} failing, {} warnings",
+                "\n  {} {} {}: checks {} ok, {} failing, {} warnings",
+                if scenario.is_ok() { '✓' } else { '✗' },
                 scenario.name,
-                scenario.verdict.label(),
+                scenario.label(),
                 scenario.passed,
-                scenario.failures(),
+                scenario.failures,
                 scenario.warnings
             );
         }
-        let scored_failing = [Verdict::Unexpected, Verdict::Baseline];
-        out += &quote_checks(
-            self.scenarios
-                .iter()
-                .filter(|s| scored_failing.contains(&s.verdict)),
-        );
+        out += &quote_checks(self.scored_failing());
         out
     }
 
-    /// Step 6: the CLI must accept the run and nothing outside the baseline may fail.
+    /// Step 6: the CLI accepts the run, and every scored scenario saved its checks with no
+    /// FAILURE and no WARNING among them. Not-scored scenarios never fail the test.
     pub(crate) fn assert_conforms(&self, log: &SuiteLog, exit: i32, paths: &Paths) {
-        let details = || self.failure_details(log, paths);
+        let problems = self.problems(log, exit);
         assert!(
-            !log.summary.is_empty(),
-            "the conformance CLI printed no summary\n{}",
-            details()
-        );
-        let unexpected = self.names(Verdict::Unexpected);
-        let off_limits: Vec<_> = unexpected
-            .iter()
-            .filter(|name| !name.starts_with(BASELINE_PREFIX))
-            .collect();
-        assert!(
-            off_limits.is_empty(),
-            "scored scenarios outside {BASELINE_PREFIX}* fail (FAILURE or WARNING): \
-             {off_limits:?}\n{}",
-            details()
-        );
-        assert!(
-            unexpected.is_empty(),
-            "scored scenarios fail but are not in the baseline: {unexpected:?}\n{}",
-            details()
-        );
-        let warnings: usize = self.with(Verdict::Unexpected).map(|s| s.warnings).sum();
-        assert_eq!(
-            warnings,
-            0,
-            "WARNING checks in scored scenarios outside the baseline\n{}",
-            details()
-        );
-        let stale = self.names(Verdict::Stale);
-        assert!(
-            stale.is_empty(),
-            "baseline entries now pass; remove them from {:?}: {stale:?}\n{}",
-            paths.baseline(),
-            details()
-        );
-        assert_eq!(
-            exit,
-            0,
-            "the conformance CLI rejected the run\n{}",
-            details()
+            problems.is_empty(),
+            "conformance {REVISION} does not pass:\n  - {}\n{}",
+            problems.join("\n  - "),
+            where_to_look(paths)
         );
     }
 
-    fn failure_details(&self, log: &SuiteLog, paths: &Paths) -> String {
-        let mut out = String::new();
-        for (title, list) in [
-            ("unexpected failures", &log.unexpected),
-            ("stale entries", &log.stale),
-        ] {
-            if !list.is_empty() {
-                out += &format!("CLI baseline verdict, {title}: {}\n", list.join(", "));
-            }
+    /// Everything that keeps the run from passing, one entry each (a scored scenario's entry
+    /// quotes its FAILURE and WARNING checks); empty if the run passes.
+    pub(crate) fn problems(&self, log: &SuiteLog, exit: i32) -> Vec<String> {
+        let mut problems = Vec::new();
+        if log.summary.is_empty() {
+            problems.push("the conformance CLI printed no summary".to_owned());
         }
-        out += &quote_checks(self.with(Verdict::Unexpected));
-        out += &format!(
-            "\nfull log: {:?}; results: {:?}; server log: {:?}\nlast lines of the CLI log:\n{}",
-            paths.suite_log(),
-            paths.results_dir(),
-            paths.server_log(),
-            tail(&paths.suite_log(), 15)
-        );
-        out
+        for scenario in self.scored_failing() {
+            let name = &scenario.name;
+            problems.push(match scenario.ending {
+                Ending::Crashed => format!(
+                    "scored scenario `{name}` crashed (no checks.json): {}",
+                    scenario
+                        .failing_checks
+                        .first()
+                        .map_or_else(String::new, error_of)
+                ),
+                Ending::NoResults => {
+                    format!("scored scenario `{name}` did not run (no checks.json, no log entry)")
+                }
+                Ending::Checks => format!(
+                    "scored scenario `{name}` has {} FAILURE and {} WARNING checks \
+                     (scenario / check id STATUS: errorMessage):{}",
+                    scenario.failures,
+                    scenario.warnings,
+                    quote_checks(std::iter::once(scenario))
+                ),
+            });
+        }
+        if exit != 0 {
+            problems.push(format!("the conformance CLI exited with code {exit}"));
+        }
+        problems
     }
 }
 
-/// A FAILURE standing in for the checks of a scenario that saved no results.
-fn no_results(scenario: &str) -> Check {
-    Check {
-        id: scenario.to_owned(),
-        status: "FAILURE".to_owned(),
-        error_message: Some("no results: the scenario did not run or saved nothing".to_owned()),
-    }
+/// The logs and results of the run, and the last lines of the CLI log.
+fn where_to_look(paths: &Paths) -> String {
+    format!(
+        "\nfull log: {:?}; results: {:?}; server log: {:?}\nlast lines of the CLI log:\n{}",
+        paths.suite_log(),
+        paths.results_dir(),
+        paths.server_log(),
+        tail(&paths.suite_log(), 15)
+    )
 }
 
 /// One line per failing check (`scenario / check-id STATUS: errorMessage`), capped.
