@@ -34,15 +34,16 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::handler::{
-    FromInvocation, IntoPromptResult, IntoResourceResult, IntoToolResult, Invocation, Rejection,
-    ToolArgument,
+    Arguments, FromInvocation, IntoPromptResult, IntoResourceResult, IntoToolResult, Invocation,
+    Rejection, ToolArgument, ToolInput,
 };
 use crate::registry::{PromptRoute, ResourceRoute, ResourceTemplateRoute, ToolRoute, schema};
 
-/// Selects, by trait, how a handler parameter of type `T` is filled: as an extractor when
-/// `T: FromInvocation`, otherwise as a named argument (`T: ToolArgument`). Generated code
-/// calls `(&&Probe::<T>::new()).extract(..)`; method resolution tries `&Probe<T>`
-/// ([`ViaExtractor`]) before `Probe<T>` ([`ViaArgument`]).
+/// Selects, by trait, how a handler parameter of type `T` is filled: the whole arguments
+/// object for `Arguments<T>`, an extractor when `T: FromInvocation`, otherwise a named
+/// argument (`T: ToolArgument`). Generated code calls `(&&&Probe::<T>::new()).extract(..)`;
+/// method resolution tries `&&Probe<T>` ([`ViaArguments`]), then `&Probe<T>`
+/// ([`ViaExtractor`]), then `Probe<T>` ([`ViaArgument`]).
 #[derive(Debug)]
 pub struct Probe<T>(PhantomData<fn() -> T>);
 
@@ -64,6 +65,36 @@ impl<T> Default for Probe<T> {
 pub struct ParamSchema {
     schema: schemars::Schema,
     required: bool,
+    /// The schema of the whole arguments object (from `Arguments<T>`), not of one property.
+    whole: bool,
+}
+
+/// `Arguments<T>` parameters: tried first, so a `T` without `ToolInput` is reported as such.
+pub trait ViaArguments<T> {
+    /// Builds the parameter.
+    fn extract(&self, invocation: &Invocation, name: &'static str) -> Result<Arguments<T>, Rejection>
+    where
+        T: ToolInput;
+    /// The whole arguments object's schema.
+    fn describe(&self, generator: &mut schemars::SchemaGenerator) -> Option<ParamSchema>
+    where
+        T: ToolInput;
+}
+
+impl<T> ViaArguments<T> for &&Probe<Arguments<T>> {
+    fn extract(&self, invocation: &Invocation, _name: &'static str) -> Result<Arguments<T>, Rejection>
+    where
+        T: ToolInput,
+    {
+        Arguments::<T>::from_invocation(invocation)
+    }
+
+    fn describe(&self, generator: &mut schemars::SchemaGenerator) -> Option<ParamSchema>
+    where
+        T: ToolInput,
+    {
+        extractor_schema::<Arguments<T>>(generator)
+    }
 }
 
 /// Parameters that are extractors.
@@ -79,8 +110,8 @@ impl<T: FromInvocation> ViaExtractor<T> for &Probe<T> {
         T::from_invocation(invocation)
     }
 
-    fn describe(&self, _generator: &mut schemars::SchemaGenerator) -> Option<ParamSchema> {
-        None
+    fn describe(&self, generator: &mut schemars::SchemaGenerator) -> Option<ParamSchema> {
+        extractor_schema::<T>(generator)
     }
 }
 
@@ -118,6 +149,7 @@ impl<T> ViaArgument<T> for Probe<T> {
             schema: generator.subschema_for::<T>(),
             // Not required when an absent value reads fine (`Option<T>`, `()`).
             required: T::deserialize(&Value::Null).is_err(),
+            whole: false,
         })
     }
 }
@@ -125,6 +157,25 @@ impl<T> ViaArgument<T> for Probe<T> {
 /// A parameter in a position that only extractors may take.
 pub fn extractor<T: FromInvocation>(invocation: &Invocation) -> Result<T, Rejection> {
     T::from_invocation(invocation)
+}
+
+/// The arguments schema an extractor describes (`Arguments<T>`: the whole object).
+pub fn extractor_schema<T: FromInvocation>(generator: &mut schemars::SchemaGenerator) -> Option<ParamSchema> {
+    T::argument_schema(generator).map(|schema| ParamSchema {
+        schema,
+        required: true,
+        whole: true,
+    })
+}
+
+/// A parameter of a resource: an extractor (template variables are filled separately).
+pub fn resource_extractor<T: crate::handler::ResourceParam>(invocation: &Invocation) -> Result<T, Rejection> {
+    T::from_invocation(invocation)
+}
+
+/// Asserts the handler's future can move between threads (errors point at the function).
+pub fn send_future<F: Future + Send>(future: F) -> F {
+    future
 }
 
 /// A resource-template variable, read from the URI. Text is tried first, then JSON (so
@@ -154,8 +205,23 @@ pub fn schema_generator() -> schemars::SchemaGenerator {
 pub fn object_schema(
     params: Vec<(&'static str, Option<&'static str>, Option<ParamSchema>)>,
 ) -> Map<String, Value> {
-    let mut properties = Map::new();
-    let mut required = Vec::new();
+    let (wholes, params): (Vec<_>, Vec<_>) = params
+        .into_iter()
+        .partition(|(_, _, p)| p.as_ref().is_some_and(|p| p.whole));
+    // An `Arguments<T>` parameter describes the whole object; named parameters add to it.
+    let mut schema = wholes
+        .into_iter()
+        .find_map(|(_, _, p)| p)
+        .map(|p| schema::to_object(p.schema))
+        .unwrap_or_default();
+    let mut properties = match schema.shift_remove("properties") {
+        Some(Value::Object(properties)) => properties,
+        _ => Map::new(),
+    };
+    let mut required = match schema.shift_remove("required") {
+        Some(Value::Array(required)) => required,
+        _ => Vec::new(),
+    };
     for (name, doc, param) in params {
         let Some(param) = param else { continue };
         let mut value = param.schema.to_value();
@@ -167,7 +233,6 @@ pub fn object_schema(
             required.push(Value::from(name));
         }
     }
-    let mut schema = Map::new();
     schema.insert("type".into(), Value::from("object"));
     schema.insert("properties".into(), Value::Object(properties));
     if !required.is_empty() {
@@ -176,22 +241,11 @@ pub fn object_schema(
     schema
 }
 
-/// Prompt arguments from individual argument parameters.
+/// Prompt arguments from the parameters: the properties of the arguments object.
 pub fn prompt_arguments(
     params: Vec<(&'static str, Option<&'static str>, Option<ParamSchema>)>,
 ) -> Option<Vec<PromptArgument>> {
-    let arguments: Vec<PromptArgument> = params
-        .into_iter()
-        .filter_map(|(name, doc, param)| {
-            let param = param?;
-            Some(PromptArgument {
-                name: name.into(),
-                title: None,
-                description: doc.map(str::to_owned),
-                required: Some(param.required),
-            })
-        })
-        .collect();
+    let arguments = crate::registry::prompt_arguments(&object_schema(params));
     (!arguments.is_empty()).then_some(arguments)
 }
 

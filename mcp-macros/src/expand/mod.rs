@@ -62,6 +62,11 @@ pub(crate) fn handler(kind: Kind, attr: TokenStream, item: TokenStream) -> Token
     check::handler(&ctxt, kind, &f, &attrs);
     if ctxt.has_errors() {
         let errors = ctxt.finish();
+        // Inside an `impl` (a `self` receiver), a struct cannot be emitted: keep the method.
+        if f.receiver.is_some() {
+            let item = &f.item;
+            return quote!(#errors #item);
+        }
         let fallback = fallback::expand(kind, &f);
         return quote!(#errors #fallback);
     }

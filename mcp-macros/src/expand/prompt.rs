@@ -5,7 +5,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::opt_str;
-use super::tool::{described_params, extract_params, unique_name_guard};
+use super::tool::{call_expr, described_params, extract_params, unique_name_guard};
 use crate::attrs::HandlerAttrs;
 use crate::model::HandlerFn;
 
@@ -26,7 +26,8 @@ pub(super) fn expand(f: &HandlerFn, attrs: &HandlerAttrs) -> TokenStream {
     let described = described_params(&f.params);
     let (bindings, args) = extract_params(&f.params);
     let output = &f.output;
-    let convert = quote_spanned!(output.span()=> ::mcp_server::__private::prompt_output);
+    let convert = quote_spanned!(output.span()=> ::mcp_server::__private::prompt_output::<#output>);
+    let call = call_expr(ident, &args);
     let completions = attrs.complete.iter().map(|(argument, handler)| {
         let argument = argument.to_string();
         quote!(.complete(#argument, #handler))
@@ -42,7 +43,7 @@ pub(super) fn expand(f: &HandlerFn, attrs: &HandlerAttrs) -> TokenStream {
         impl ::mcp_server::IntoPromptRoute for #ident {
             fn into_prompt_route(self) -> ::mcp_server::PromptRoute {
                 #[allow(unused_imports)]
-                use ::mcp_server::__private::{ViaArgument as _, ViaExtractor as _};
+                use ::mcp_server::__private::{ViaArgument as _, ViaArguments as _, ViaExtractor as _};
                 let mut generator = ::mcp_server::__private::schema_generator();
                 let prompt = ::mcp_server::__private::Prompt {
                     name: ::std::string::String::from(#name),
@@ -53,9 +54,9 @@ pub(super) fn expand(f: &HandlerFn, attrs: &HandlerAttrs) -> TokenStream {
                 };
                 ::mcp_server::__private::prompt_route(prompt, |invocation: ::mcp_server::Invocation| async move {
                     #[allow(unused_imports)]
-                    use ::mcp_server::__private::{ViaArgument as _, ViaExtractor as _};
+                    use ::mcp_server::__private::{ViaArgument as _, ViaArguments as _, ViaExtractor as _};
                     #(#bindings)*
-                    ::core::result::Result::Ok(#convert(#ident::call(#(#args),*).await))
+                    ::core::result::Result::Ok(#convert(#call.await))
                 })
                 #(#completions)*
             }

@@ -5,7 +5,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::opt_str;
-use super::tool::unique_name_guard;
+use super::tool::{call_expr, unique_name_guard};
 use crate::attrs::HandlerAttrs;
 use crate::model::HandlerFn;
 
@@ -42,18 +42,19 @@ pub(super) fn expand(f: &HandlerFn, attrs: &HandlerAttrs) -> TokenStream {
                 Some(variable) => {
                     quote_spanned!(ty.span()=> ::mcp_server::__private::uri_variable::<#ty>(&invocation, #variable)?)
                 }
-                None => quote_spanned!(ty.span()=> ::mcp_server::__private::extractor::<#ty>(&invocation)?),
+                None => quote_spanned!(ty.span()=> ::mcp_server::__private::resource_extractor::<#ty>(&invocation)?),
             };
             (quote!(let #binding: #ty = #value;), binding)
         })
         .unzip();
     let output = &f.output;
-    let convert = quote_spanned!(output.span()=> ::mcp_server::__private::resource_output);
+    let convert = quote_spanned!(output.span()=> ::mcp_server::__private::resource_output::<#output>);
+    let call = call_expr(ident, &args);
     let read = quote! {
         |invocation: ::mcp_server::Invocation| async move {
             let uri = invocation.uri.clone().unwrap_or_default();
             #(#bindings)*
-            ::core::result::Result::Ok(#convert(#ident::call(#(#args),*).await, &uri))
+            ::core::result::Result::Ok(#convert(#call.await, &uri))
         }
     };
     let completions = attrs.complete.iter().map(|(argument, handler)| {

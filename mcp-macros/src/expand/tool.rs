@@ -27,7 +27,8 @@ pub(super) fn expand(f: &HandlerFn, attrs: &HandlerAttrs) -> TokenStream {
     let (bindings, args) = extract_params(&f.params);
     let output = &f.output;
     let output_schema = quote_spanned!(output.span()=> ::mcp_server::__private::output_schema::<#output>(&mut generator));
-    let convert = quote_spanned!(output.span()=> ::mcp_server::__private::tool_output);
+    let convert = quote_spanned!(output.span()=> ::mcp_server::__private::tool_output::<#output>);
+    let call = call_expr(ident, &args);
     let guard = unique_name_guard(
         "tool",
         &name,
@@ -39,7 +40,7 @@ pub(super) fn expand(f: &HandlerFn, attrs: &HandlerAttrs) -> TokenStream {
         impl ::mcp_server::IntoToolRoute for #ident {
             fn into_tool_route(self) -> ::mcp_server::ToolRoute {
                 #[allow(unused_imports)]
-                use ::mcp_server::__private::{ViaArgument as _, ViaExtractor as _};
+                use ::mcp_server::__private::{ViaArgument as _, ViaArguments as _, ViaExtractor as _};
                 let mut generator = ::mcp_server::__private::schema_generator();
                 let tool = ::mcp_server::__private::Tool {
                     name: ::std::string::String::from(#name),
@@ -52,9 +53,9 @@ pub(super) fn expand(f: &HandlerFn, attrs: &HandlerAttrs) -> TokenStream {
                 };
                 ::mcp_server::__private::tool_route(tool, |invocation: ::mcp_server::Invocation| async move {
                     #[allow(unused_imports)]
-                    use ::mcp_server::__private::{ViaArgument as _, ViaExtractor as _};
+                    use ::mcp_server::__private::{ViaArgument as _, ViaArguments as _, ViaExtractor as _};
                     #(#bindings)*
-                    ::core::result::Result::Ok(#convert(#ident::call(#(#args),*).await))
+                    ::core::result::Result::Ok(#convert(#call.await))
                 })
             }
         }
@@ -103,10 +104,10 @@ pub(super) fn described_params(params: &[Param]) -> TokenStream {
             Some(name) => {
                 let name = name.to_string();
                 let describe = quote_spanned!(ty.span()=>
-                    (&&::mcp_server::__private::Probe::<#ty>::new()).describe(&mut generator));
+                    (&&&::mcp_server::__private::Probe::<#ty>::new()).describe(&mut generator));
                 quote!((#name, #doc, #describe))
             }
-            None => quote!(("", #doc, ::core::option::Option::None)),
+            None => quote_spanned!(ty.span()=> ("", #doc, ::mcp_server::__private::extractor_schema::<#ty>(&mut generator))),
         }
     });
     quote!(::std::vec![#(#entries),*])
@@ -129,7 +130,7 @@ pub(super) fn extract_params(params: &[Param]) -> (Vec<TokenStream>, Vec<syn::Id
             let value = match &p.name {
                 Some(name) => {
                     let name = name.to_string();
-                    quote_spanned!(ty.span()=> (&&::mcp_server::__private::Probe::<#ty>::new()).extract(&invocation, #name)?)
+                    quote_spanned!(ty.span()=> (&&&::mcp_server::__private::Probe::<#ty>::new()).extract(&invocation, #name)?)
                 }
                 None => quote_spanned!(ty.span()=> ::mcp_server::__private::extractor::<#ty>(&invocation)?),
             };
@@ -146,21 +147,22 @@ pub(super) fn opt_static(value: Option<&str>) -> TokenStream {
     }
 }
 
+/// `name::call(args..)`, asserted `Send` with errors pointing at the function's name.
+pub(super) fn call_expr(ident: &syn::Ident, args: &[syn::Ident]) -> TokenStream {
+    quote_spanned!(ident.span()=> ::mcp_server::__private::send_future(#ident::call(#(#args),*)))
+}
+
 /// A module-level item whose name encodes the declared name, so that two declarations of
-/// the same kind and name in one module fail to compile ("defined multiple times").
+/// the same kind and name in one module fail to compile ("defined multiple times"), with
+/// both errors on the names.
 pub(super) fn unique_name_guard(kind: &str, name: &str, span: proc_macro2::Span) -> TokenStream {
     let encoded: String = name
         .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_string()
-            } else {
-                format!("_{:x}_", c as u32)
-            }
-        })
+        .map(|c| if c.is_ascii_alphanumeric() { c.to_string() } else { format!("_{:x}_", c as u32) })
         .collect();
-    let guard = format_ident!("__mcp_{}_named_{}", kind, encoded, span = span);
-    quote! {
+    let guard = format_ident!("{}_named_{}_must_be_unique_in_this_module", kind, encoded, span = span);
+    quote_spanned! {span=>
+        #[doc(hidden)]
         #[allow(non_upper_case_globals, dead_code)]
         const #guard: () = ();
     }

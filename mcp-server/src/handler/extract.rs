@@ -43,7 +43,7 @@ impl fmt::Display for Rejection {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a handler parameter",
     label = "not an extractor",
-    note = "handler parameters must be extractors: `Arguments<T>`, `RequestContext`, `State<T>`, `UriParams<T>` or `CancellationToken`",
+    note = "handler parameters must be extractors: `Arguments<T>`, `RequestContext`, `State<T>`, `UriParams<T>`, `CancellationToken`, `Round<S>`, `InputResponses` or `RequestState`",
     note = "to receive the tool's arguments, wrap your struct: `Arguments<{Self}>` (it must derive `Deserialize` and `JsonSchema`)"
 )]
 pub trait FromInvocation: Sized {
@@ -62,11 +62,25 @@ pub trait FromInvocation: Sized {
     message = "`{Self}` is neither a tool argument nor an extractor",
     label = "this parameter is not an argument (`Deserialize + JsonSchema`) nor an extractor (`FromInvocation`)",
     note = "an argument type implements `serde::Deserialize` and `schemars::JsonSchema`",
-    note = "an extractor implements `FromInvocation`: `RequestContext`, `State<T>`, `CancellationToken`, `UriParams<T>`, or `Arguments<T>` for a `T` that derives `ToolInput`"
+    note = "an extractor implements `FromInvocation`: `RequestContext`, `State<T>`, `CancellationToken`, `Round<S>`, `InputResponses`, `RequestState`, or `Arguments<T>` for a `T` that derives `ToolInput`",
+    note = "for shared application state, take `State<{Self}>` and register it with `ServerBuilder::state`"
 )]
 pub trait ToolArgument: DeserializeOwned + JsonSchema {}
 
+#[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + JsonSchema> ToolArgument for T {}
+
+/// A type that can be a parameter of a `#[resource]` function other than a template
+/// variable: an extractor.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a parameter of a resource",
+    label = "not a template variable nor an extractor",
+    note = "a resource parameter is either a template variable (named like a `{{var}}` of `template = \"...\"`) or an extractor (`RequestContext`, `State<T>`, `CancellationToken`, `Round<S>`, `InputResponses`, `RequestState`)"
+)]
+pub trait ResourceParam: FromInvocation {}
+
+#[diagnostic::do_not_recommend]
+impl<T: FromInvocation> ResourceParam for T {}
 
 /// A type whose JSON Schema is an object, so it can be a tool's whole `arguments`.
 ///

@@ -28,7 +28,7 @@ mod output;
 use std::future::Future;
 
 pub use extract::{
-    Arguments, FromInvocation, Rejection, State, ToolArgument, ToolInput, UriParams,
+    Arguments, FromInvocation, Rejection, ResourceParam, State, ToolArgument, ToolInput, UriParams,
 };
 pub use invocation::Invocation;
 pub use output::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json};

@@ -169,7 +169,7 @@ impl PromptRoute {
 }
 
 /// Reads prompt arguments from an object schema's properties.
-fn prompt_arguments(schema: &serde_json::Map<String, Value>) -> Vec<PromptArgument> {
+pub(crate) fn prompt_arguments(schema: &serde_json::Map<String, Value>) -> Vec<PromptArgument> {
     let required: Vec<&str> = schema
         .get("required")
         .and_then(Value::as_array)

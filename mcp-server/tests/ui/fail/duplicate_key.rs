@@ -1,0 +1,8 @@
+use mcp_server::tool;
+
+#[tool(name = "a", name = "b")]
+async fn x() -> String {
+    String::new()
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use mcp_server::tool;
+
+#[tool(name = "has space")]
+async fn search(query: String) -> String {
+    query
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use mcp_server::tool;
+
+#[tool]
+struct Add {
+    a: i64,
+    b: i64,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use mcp_server::tool;
+
+/// Says hello.
+#[tool]
+fn hello(name: String) -> String {
+    format!("Hello, {name}!")
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use mcp_server::tool;
+
+#[tool(read_only, destructive)]
+async fn wipe() -> &'static str {
+    "done"
+}
+
+fn main() {}

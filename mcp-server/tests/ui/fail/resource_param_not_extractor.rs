@@ -1,0 +1,8 @@
+use mcp_server::resource;
+
+#[resource(uri = "memo://today")]
+async fn memo(x: String) -> String {
+    x
+}
+
+fn main() {}

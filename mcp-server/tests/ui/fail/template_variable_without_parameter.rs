@@ -1,0 +1,8 @@
+use mcp_server::resource;
+
+#[resource(template = "notes://{id}")]
+async fn note() -> String {
+    String::from("a note")
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use mcp_server::ToolInput;
+
+#[derive(serde::Deserialize, schemars::JsonSchema, ToolInput)]
+struct Pair(i64, i64);
+
+fn main() {}

@@ -1,0 +1,8 @@
+use mcp_server::tool;
+
+#[tool(nme = "x")]
+async fn x() -> String {
+    String::new()
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+use mcp_server::tool;
+
+struct Db;
+
+#[tool]
+async fn query(sql: String, db: Db) -> String {
+    let _ = db;
+    sql
+}
+
+fn main() {}
