@@ -20,8 +20,8 @@ use mcp_server::mcp_core::protocol::{
 };
 use mcp_server::state::{Awaitable, Continuation, InputResponses, Roots, Round, Sampled, Step};
 use mcp_server::{
-    Answer, CompletionRequest, ElicitForm, McpError, RequestContext, Server, ToolRoute, prompt,
-    resource, tool,
+    Answer, CompletionRequest, ElicitForm, FormChoice, McpError, RequestContext, Server, ToolRoute,
+    prompt, resource, tool,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -429,6 +429,123 @@ async fn confirmed_secret(round: Round<ConfirmFlow>) -> Step<ConfirmFlow, String
     }
 }
 
+// ----- The 2025-era elicitation forms (SEP-1034 defaults, SEP-1330 enums), derived -----
+
+#[derive(FormChoice)]
+#[serde(rename_all = "lowercase")]
+enum Status {
+    Active,
+    Inactive,
+    Pending,
+}
+
+/// A form whose every field has a default (SEP-1034).
+#[derive(ElicitForm)]
+struct DefaultsForm {
+    /// Your name.
+    #[form(default = "John Doe")]
+    name: String,
+    /// Your age.
+    #[form(minimum = 0, maximum = 150, default = 30)]
+    age: u8,
+    /// Your score.
+    #[form(minimum = 0.0, maximum = 100.0, default = 95.5)]
+    score: f64,
+    /// Account status.
+    #[form(default = Status::Active)]
+    status: Status,
+    /// Verified?
+    #[form(default = true)]
+    verified: bool,
+}
+
+#[derive(FormChoice, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+enum Untitled {
+    Option1,
+    Option2,
+    Option3,
+}
+
+#[derive(FormChoice, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+enum Titled {
+    #[choice(title = "First Option")]
+    Value1,
+    #[choice(title = "Second Option")]
+    Value2,
+    #[choice(title = "Third Option")]
+    Value3,
+}
+
+/// Every way of offering choices (SEP-1330).
+#[derive(ElicitForm)]
+#[allow(non_snake_case)]
+struct EnumsForm {
+    /// Choose an option.
+    untitledSingle: Option<Untitled>,
+    /// Choose a titled option.
+    titledSingle: Option<Titled>,
+    /// Choose a legacy option.
+    #[form(legacy_enum_names)]
+    legacyEnum: Option<Titled>,
+    /// Choose options.
+    untitledMulti: Option<Vec<Untitled>>,
+    /// Choose titled options.
+    titledMulti: Option<std::collections::BTreeSet<Titled>>,
+}
+
+/// Asks a form whose fields all have defaults.
+#[tool]
+async fn test_elicitation_sep1034_defaults(answers: InputResponses) -> Outcome<CallToolResult> {
+    match answers.answer::<DefaultsForm>("defaults") {
+        Answer::Accepted(f) => Outcome::Complete(CallToolResult::text(format!(
+            "{} ({}), score {}, {}, verified: {}",
+            f.name,
+            f.age,
+            f.score,
+            f.status.value(),
+            f.verified
+        ))),
+        Answer::Declined | Answer::Cancelled => {
+            Outcome::Complete(CallToolResult::text("No answer."))
+        }
+        Answer::Missing | Answer::Malformed(_) => {
+            Outcome::InputRequired(InputRequiredResult::new().with_request(
+                "defaults",
+                form_request::<DefaultsForm>("Please review your details"),
+            ))
+        }
+    }
+}
+
+/// Asks a form with every kind of choice.
+#[tool]
+async fn test_elicitation_sep1330_enums(answers: InputResponses) -> Outcome<CallToolResult> {
+    match answers.answer::<EnumsForm>("choices") {
+        Answer::Accepted(f) => {
+            let chosen = [
+                f.untitledSingle.is_some(),
+                f.titledSingle.is_some(),
+                f.legacyEnum.is_some(),
+            ];
+            let many =
+                f.untitledMulti.map_or(0, |v| v.len()) + f.titledMulti.map_or(0, |v| v.len());
+            let single = chosen.iter().filter(|c| **c).count();
+            Outcome::Complete(CallToolResult::text(format!(
+                "{single} single and {many} multiple choices made."
+            )))
+        }
+        Answer::Declined | Answer::Cancelled => {
+            Outcome::Complete(CallToolResult::text("No answer."))
+        }
+        Answer::Missing | Answer::Malformed(_) => Outcome::InputRequired(
+            InputRequiredResult::new()
+                .with_request("choices", form_request::<EnumsForm>("Choose your options")),
+        ),
+    }
+}
+
 /// A simple prompt without arguments.
 #[prompt]
 async fn test_simple_prompt() -> &'static str {
@@ -554,6 +671,8 @@ fn server() -> Result<Server, mcp_server::BuildError> {
         .tool(test_input_required_result_multiple_inputs)
         .tool(test_input_required_result_multi_round)
         .tool(test_input_required_result_capabilities)
+        .tool(test_elicitation_sep1034_defaults)
+        .tool(test_elicitation_sep1330_enums)
         .prompt(test_simple_prompt)
         .prompt(test_prompt_with_arguments)
         .prompt(test_prompt_with_embedded_resource)

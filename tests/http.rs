@@ -374,6 +374,8 @@ async fn tools_list_is_deterministic_and_describes_every_tool() {
             "test_input_required_result_multiple_inputs",
             "test_input_required_result_multi_round",
             "test_input_required_result_capabilities",
+            "test_elicitation_sep1034_defaults",
+            "test_elicitation_sep1330_enums",
         ],
         "tools are listed in registration order"
     );

@@ -72,7 +72,11 @@ pub struct ParamSchema {
 /// `Arguments<T>` parameters: tried first, so a `T` without `ToolInput` is reported as such.
 pub trait ViaArguments<T> {
     /// Builds the parameter.
-    fn extract(&self, invocation: &Invocation, name: &'static str) -> Result<Arguments<T>, Rejection>
+    fn extract(
+        &self,
+        invocation: &Invocation,
+        name: &'static str,
+    ) -> Result<Arguments<T>, Rejection>
     where
         T: ToolInput;
     /// The whole arguments object's schema.
@@ -82,7 +86,11 @@ pub trait ViaArguments<T> {
 }
 
 impl<T> ViaArguments<T> for &&Probe<Arguments<T>> {
-    fn extract(&self, invocation: &Invocation, _name: &'static str) -> Result<Arguments<T>, Rejection>
+    fn extract(
+        &self,
+        invocation: &Invocation,
+        _name: &'static str,
+    ) -> Result<Arguments<T>, Rejection>
     where
         T: ToolInput,
     {
@@ -160,7 +168,9 @@ pub fn extractor<T: FromInvocation>(invocation: &Invocation) -> Result<T, Reject
 }
 
 /// The arguments schema an extractor describes (`Arguments<T>`: the whole object).
-pub fn extractor_schema<T: FromInvocation>(generator: &mut schemars::SchemaGenerator) -> Option<ParamSchema> {
+pub fn extractor_schema<T: FromInvocation>(
+    generator: &mut schemars::SchemaGenerator,
+) -> Option<ParamSchema> {
     T::argument_schema(generator).map(|schema| ParamSchema {
         schema,
         required: true,
@@ -169,7 +179,9 @@ pub fn extractor_schema<T: FromInvocation>(generator: &mut schemars::SchemaGener
 }
 
 /// A parameter of a resource: an extractor (template variables are filled separately).
-pub fn resource_extractor<T: crate::handler::ResourceParam>(invocation: &Invocation) -> Result<T, Rejection> {
+pub fn resource_extractor<T: crate::handler::ResourceParam>(
+    invocation: &Invocation,
+) -> Result<T, Rejection> {
     T::from_invocation(invocation)
 }
 

@@ -4,9 +4,9 @@ use serde_json::Value;
 
 use super::field::FieldSpec;
 use crate::protocol::{
-    EnumOption, PrimitiveSchemaDefinition, TitledItems, TitledMultiSelectEnumSchema,
-    TitledSingleSelectEnumSchema, UntitledItems, UntitledMultiSelectEnumSchema,
-    UntitledSingleSelectEnumSchema,
+    EnumOption, LegacyTitledEnumSchema, PrimitiveSchemaDefinition, TitledItems,
+    TitledMultiSelectEnumSchema, TitledSingleSelectEnumSchema, UntitledItems,
+    UntitledMultiSelectEnumSchema, UntitledSingleSelectEnumSchema,
 };
 
 /// One choice: the value sent back, and the label shown (if any).
@@ -64,6 +64,16 @@ pub fn choice_schema<E: FormChoice>(
     let title = spec.title.map(str::to_owned);
     let description = spec.description.map(str::to_owned);
     let default = default.map(|d| d.value().to_owned());
+    if spec.legacy_enum_names {
+        let mut schema = LegacyTitledEnumSchema::new();
+        (schema.title, schema.description, schema.default) = (title, description, default);
+        schema.values = values::<E>();
+        schema.enum_names = E::CHOICES
+            .iter()
+            .map(|c| c.title.unwrap_or(c.value).to_owned())
+            .collect();
+        return PrimitiveSchemaDefinition::LegacyTitled(schema);
+    }
     if titled::<E>() {
         let mut schema = TitledSingleSelectEnumSchema::new();
         (schema.title, schema.description, schema.default) = (title, description, default);

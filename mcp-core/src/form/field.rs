@@ -31,6 +31,9 @@ pub struct FieldSpec {
     pub min_items: Option<u64>,
     /// Most selections (multi-select).
     pub max_items: Option<u64>,
+    /// Write a titled single choice in the older `enum` + `enumNames` spelling (for clients of
+    /// 2025-11-25).
+    pub legacy_enum_names: bool,
 }
 
 /// A Rust type that can be the value of a form field.

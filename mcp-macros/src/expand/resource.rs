@@ -48,7 +48,8 @@ pub(super) fn expand(f: &HandlerFn, attrs: &HandlerAttrs) -> TokenStream {
         })
         .unzip();
     let output = &f.output;
-    let convert = quote_spanned!(output.span()=> ::mcp_server::__private::resource_output::<#output>);
+    let convert =
+        quote_spanned!(output.span()=> ::mcp_server::__private::resource_output::<#output>);
     let call = call_expr(ident, &args);
     let read = quote! {
         |invocation: ::mcp_server::Invocation| async move {

@@ -158,9 +158,20 @@ pub(super) fn call_expr(ident: &syn::Ident, args: &[syn::Ident]) -> TokenStream 
 pub(super) fn unique_name_guard(kind: &str, name: &str, span: proc_macro2::Span) -> TokenStream {
     let encoded: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_string() } else { format!("_{:x}_", c as u32) })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_string()
+            } else {
+                format!("_{:x}_", c as u32)
+            }
+        })
         .collect();
-    let guard = format_ident!("{}_named_{}_must_be_unique_in_this_module", kind, encoded, span = span);
+    let guard = format_ident!(
+        "{}_named_{}_must_be_unique_in_this_module",
+        kind,
+        encoded,
+        span = span
+    );
     quote_spanned! {span=>
         #[doc(hidden)]
         #[allow(non_upper_case_globals, dead_code)]

@@ -29,6 +29,7 @@ pub(crate) const KEYS: &[&str] = &[
     "maximum",
     "min_items",
     "max_items",
+    "legacy_enum_names",
 ];
 
 /// Everything `#[form(...)]` may say about a field.
@@ -44,6 +45,8 @@ pub(crate) struct FieldAttrs {
     pub(crate) maximum: Option<NumberLit>,
     pub(crate) min_items: Option<Sp<u64>>,
     pub(crate) max_items: Option<Sp<u64>>,
+    /// Write a titled choice as `enum` + `enumNames` (a flag).
+    pub(crate) legacy_enum_names: bool,
     /// The spans of the keys, by name, for errors about a key as a whole.
     pub(crate) key_spans: Vec<(&'static str, Span)>,
 }
@@ -75,6 +78,10 @@ impl FieldAttrs {
                     return Ok(());
                 }
                 out.key_spans.push((known, ident.span()));
+                if known == "legacy_enum_names" {
+                    out.legacy_enum_names = true;
+                    return Ok(());
+                }
                 let value: Expr = meta.value()?.parse()?;
                 out.set(ctxt, known, value);
                 Ok(())

@@ -190,6 +190,7 @@ fn spec(field: &Field) -> TokenStream {
     let (min_length, max_length) = (opt_u64(&attrs.min_length), opt_u64(&attrs.max_length));
     let (min_items, max_items) = (opt_u64(&attrs.min_items), opt_u64(&attrs.max_items));
     let (minimum, maximum) = (opt_f64(&attrs.minimum), opt_f64(&attrs.maximum));
+    let legacy = attrs.legacy_enum_names;
     quote! {
         ::mcp_server::__private::form::FieldSpec {
             title: #title,
@@ -201,6 +202,7 @@ fn spec(field: &Field) -> TokenStream {
             maximum: #maximum,
             min_items: #min_items,
             max_items: #max_items,
+            legacy_enum_names: #legacy,
         }
     }
 }
