@@ -6,8 +6,8 @@ use std::panic::AssertUnwindSafe;
 use futures_util::FutureExt;
 use mcp_core::McpError;
 use mcp_core::protocol::{
-    CallToolParams, CallToolResult, CompleteParams, CompleteResult, CompletionReference,
-    DiscoverResult, GetPromptParams, GetPromptResult, ListPromptsResult,
+    CallToolParams, CallToolResult, ClientCapabilities, CompleteParams, CompleteResult,
+    CompletionReference, DiscoverResult, GetPromptParams, GetPromptResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Outcome, PaginatedParams,
     ProtocolVersion, ReadResourceParams, ReadResourceResult, ServerCapabilities,
 };
@@ -55,6 +55,50 @@ impl Server {
         }))
     }
 
+    /// The invocation of a handler that may take part in a multi-round request, with its
+    /// state context and the client's capabilities (for the checks after it runs).
+    fn invocation(
+        &self,
+        ctx: RequestContext,
+        target: &str,
+        arguments: Value,
+        input_responses: Option<Value>,
+        request_state: Option<String>,
+    ) -> Result<(Invocation, Option<StateContext>, ClientCapabilities), McpError> {
+        let state = self.prepare_state(
+            &ctx,
+            target,
+            &arguments,
+            &input_responses,
+            request_state.as_deref(),
+        )?;
+        let caps = ctx.client_capabilities().clone();
+        let invocation = Invocation {
+            input_responses,
+            request_state,
+            state: state.clone(),
+            ..Invocation::new(ctx, arguments)
+        };
+        Ok((invocation, state, caps))
+    }
+
+    /// One page of a list, with the list caching hints.
+    fn list_page<T: Clone>(
+        &self,
+        params: Params,
+        items: impl ExactSizeIterator<Item = T>,
+    ) -> Result<ListPage<T>, McpError> {
+        let params: PaginatedParams = parse_params(params)?;
+        let (items, next_cursor) = page(items, params.cursor.as_deref(), self.config().page_size)?;
+        let cache = self.config().list_cache;
+        Ok(ListPage {
+            items,
+            next_cursor,
+            ttl_ms: cache.ttl_ms(),
+            cache_scope: cache.scope(),
+        })
+    }
+
     pub(super) fn discover(&self, capabilities: ServerCapabilities) -> DiscoverResult {
         let cache = self.config().list_cache;
         DiscoverResult {
@@ -71,19 +115,13 @@ impl Server {
     }
 
     pub(super) fn list_tools(&self, params: Params) -> Result<ListToolsResult, McpError> {
-        let params: PaginatedParams = parse_params(params)?;
         let registry = self.snapshot();
-        let (tools, next_cursor) = page(
-            registry.tools.values().map(|r| r.tool().clone()),
-            params.cursor.as_deref(),
-            self.config().page_size,
-        )?;
-        let cache = self.config().list_cache;
+        let page = self.list_page(params, registry.tools.values().map(|r| r.tool().clone()))?;
         Ok(ListToolsResult {
-            tools,
-            next_cursor,
-            ttl_ms: cache.ttl_ms(),
-            cache_scope: cache.scope(),
+            tools: page.items,
+            next_cursor: page.next_cursor,
+            ttl_ms: page.ttl_ms,
+            cache_scope: page.cache_scope,
             ..ListToolsResult::default()
         })
     }
@@ -100,42 +138,32 @@ impl Server {
             .get(&params.name)
             .ok_or_else(|| McpError::invalid_params(format!("Unknown tool: {}", params.name)))?;
         let arguments = Value::Object(params.arguments.unwrap_or_default());
-        let state = self.prepare_state(
-            &ctx,
+        let (invocation, state, caps) = self.invocation(
+            ctx,
             &params.name,
-            &arguments,
-            &params.input_responses,
-            params.request_state.as_deref(),
+            arguments,
+            params.input_responses,
+            params.request_state,
         )?;
-        if let Err(message) = route.check_arguments(&arguments) {
+        if let Err(message) = route.check_arguments(&invocation.arguments) {
             return Ok(Outcome::Complete(CallToolResult::error(message)));
         }
-        let caps = ctx.client_capabilities().clone();
-        let invocation = Invocation {
-            input_responses: params.input_responses,
-            request_state: params.request_state,
-            state: state.clone(),
-            ..Invocation::new(ctx, arguments)
-        };
         let outcome = route.call(invocation).await?;
         finish(&outcome, state.as_ref(), &caps)?;
         Ok(outcome)
     }
 
     pub(super) fn list_prompts(&self, params: Params) -> Result<ListPromptsResult, McpError> {
-        let params: PaginatedParams = parse_params(params)?;
         let registry = self.snapshot();
-        let (prompts, next_cursor) = page(
+        let page = self.list_page(
+            params,
             registry.prompts.values().map(|r| r.prompt().clone()),
-            params.cursor.as_deref(),
-            self.config().page_size,
         )?;
-        let cache = self.config().list_cache;
         Ok(ListPromptsResult {
-            prompts,
-            next_cursor,
-            ttl_ms: cache.ttl_ms(),
-            cache_scope: cache.scope(),
+            prompts: page.items,
+            next_cursor: page.next_cursor,
+            ttl_ms: page.ttl_ms,
+            cache_scope: page.cache_scope,
             ..ListPromptsResult::default()
         })
     }
@@ -152,39 +180,29 @@ impl Server {
             .get(&params.name)
             .ok_or_else(|| McpError::invalid_params(format!("Unknown prompt: {}", params.name)))?;
         let arguments = Value::Object(params.arguments.unwrap_or_default());
-        let state = self.prepare_state(
-            &ctx,
+        let (invocation, state, caps) = self.invocation(
+            ctx,
             &params.name,
-            &arguments,
-            &params.input_responses,
-            params.request_state.as_deref(),
+            arguments,
+            params.input_responses,
+            params.request_state,
         )?;
-        let caps = ctx.client_capabilities().clone();
-        let invocation = Invocation {
-            input_responses: params.input_responses,
-            request_state: params.request_state,
-            state: state.clone(),
-            ..Invocation::new(ctx, arguments)
-        };
         let outcome = route.get(invocation).await?;
         finish(&outcome, state.as_ref(), &caps)?;
         Ok(outcome)
     }
 
     pub(super) fn list_resources(&self, params: Params) -> Result<ListResourcesResult, McpError> {
-        let params: PaginatedParams = parse_params(params)?;
         let registry = self.snapshot();
-        let (resources, next_cursor) = page(
+        let page = self.list_page(
+            params,
             registry.resources.values().map(|r| r.resource().clone()),
-            params.cursor.as_deref(),
-            self.config().page_size,
         )?;
-        let cache = self.config().list_cache;
         Ok(ListResourcesResult {
-            resources,
-            next_cursor,
-            ttl_ms: cache.ttl_ms(),
-            cache_scope: cache.scope(),
+            resources: page.items,
+            next_cursor: page.next_cursor,
+            ttl_ms: page.ttl_ms,
+            cache_scope: page.cache_scope,
             ..ListResourcesResult::default()
         })
     }
@@ -193,22 +211,17 @@ impl Server {
         &self,
         params: Params,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        let params: PaginatedParams = parse_params(params)?;
         let registry = self.snapshot();
-        let (resource_templates, next_cursor) = page(
-            registry
-                .templates
-                .iter()
-                .map(|r| r.resource_template().clone()),
-            params.cursor.as_deref(),
-            self.config().page_size,
-        )?;
-        let cache = self.config().list_cache;
+        let templates = registry
+            .templates
+            .iter()
+            .map(|r| r.resource_template().clone());
+        let page = self.list_page(params, templates)?;
         Ok(ListResourceTemplatesResult {
-            resource_templates,
-            next_cursor,
-            ttl_ms: cache.ttl_ms(),
-            cache_scope: cache.scope(),
+            resource_templates: page.items,
+            next_cursor: page.next_cursor,
+            ttl_ms: page.ttl_ms,
+            cache_scope: page.cache_scope,
             ..ListResourceTemplatesResult::default()
         })
     }
@@ -220,8 +233,6 @@ impl Server {
     ) -> Result<Outcome<ReadResourceResult>, McpError> {
         let params: ReadResourceParams = parse_params(params)?;
         let registry = self.snapshot();
-        let caps = ctx.client_capabilities().clone();
-        let no_arguments = Value::Object(Map::new());
         // The route first: an unknown URI is "not found" whatever state came with it.
         let (route, uri_params) = if let Some(route) = registry.resources.get(&params.uri) {
             (ReadRoute::Static(route), Vec::new())
@@ -230,26 +241,19 @@ impl Server {
         } else {
             return Err(McpError::resource_not_found(&params.uri));
         };
-        let state = self.prepare_state(
-            &ctx,
+        let (mut invocation, state, caps) = self.invocation(
+            ctx,
             &params.uri,
-            &no_arguments,
-            &params.input_responses,
-            params.request_state.as_deref(),
+            Value::Object(Map::new()),
+            params.input_responses,
+            params.request_state,
         )?;
-        let invocation = Invocation {
-            uri: Some(params.uri.clone()),
-            uri_params,
-            input_responses: params.input_responses,
-            request_state: params.request_state,
-            state: state.clone(),
-            ..Invocation::new(ctx, no_arguments)
-        };
-        let outcome = match route {
+        invocation.uri = Some(params.uri.clone());
+        invocation.uri_params = uri_params;
+        let mut outcome = match route {
             ReadRoute::Static(route) => route.read(invocation).await?,
             ReadRoute::Template(route) => route.read(invocation).await?,
         };
-        let mut outcome = outcome;
         if let Outcome::Complete(result) = &mut outcome {
             if result.contents.is_empty() {
                 // An existing resource never reads as empty contents: that means "not found".
@@ -317,7 +321,7 @@ impl Server {
 fn finish<T>(
     outcome: &Outcome<T>,
     state: Option<&StateContext>,
-    caps: &mcp_core::protocol::ClientCapabilities,
+    caps: &ClientCapabilities,
 ) -> Result<(), McpError> {
     if let Some(state) = state {
         check_outgoing(outcome, &state.signer, &state.binding)?;
@@ -329,4 +333,12 @@ fn finish<T>(
 enum ReadRoute<'a> {
     Static(&'a crate::ResourceRoute),
     Template(Arc<crate::ResourceTemplateRoute>),
+}
+
+/// One page of a list result.
+struct ListPage<T> {
+    items: Vec<T>,
+    next_cursor: Option<String>,
+    ttl_ms: u64,
+    cache_scope: mcp_core::protocol::CacheScope,
 }
