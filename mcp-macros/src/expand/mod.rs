@@ -80,6 +80,25 @@ pub(crate) fn handler(kind: Kind, attr: TokenStream, item: TokenStream) -> Token
     quote!(#function #route)
 }
 
+/// What every declaration is called and described as.
+struct Labels {
+    /// The protocol name: `name = "..."`, or the function's name.
+    name: String,
+    /// `title`, as `Option<String>` tokens.
+    title: TokenStream,
+    /// `description = "..."`, or the doc comment, as `Option<String>` tokens.
+    description: TokenStream,
+}
+
+fn labels(f: &HandlerFn, attrs: &HandlerAttrs) -> Labels {
+    let text = |lit: &Option<syn::LitStr>| lit.as_ref().map(syn::LitStr::value);
+    Labels {
+        name: text(&attrs.name).unwrap_or_else(|| f.ident().to_string()),
+        title: opt_str(text(&attrs.title)),
+        description: opt_str(text(&attrs.description).or_else(|| f.description.clone())),
+    }
+}
+
 /// `Some("text")` or `None` as tokens.
 fn opt_str(value: Option<String>) -> TokenStream {
     match value {

@@ -4,25 +4,18 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::opt_str;
 use super::tool::{call_expr, described_params, extract_params, unique_name_guard};
+use super::{Labels, labels};
 use crate::attrs::HandlerAttrs;
 use crate::model::HandlerFn;
 
 pub(super) fn expand(f: &HandlerFn, attrs: &HandlerAttrs) -> TokenStream {
     let ident = f.ident();
-    let name = attrs
-        .name
-        .as_ref()
-        .map_or_else(|| ident.to_string(), syn::LitStr::value);
-    let title = opt_str(attrs.title.as_ref().map(syn::LitStr::value));
-    let description = opt_str(
-        attrs
-            .description
-            .as_ref()
-            .map(syn::LitStr::value)
-            .or_else(|| f.description.clone()),
-    );
+    let Labels {
+        name,
+        title,
+        description,
+    } = labels(f, attrs);
     let described = described_params(&f.params);
     let (bindings, args) = extract_params(&f.params);
     let output = &f.output;

@@ -4,25 +4,18 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::opt_str;
 use super::tool::{call_expr, unique_name_guard};
+use super::{Labels, labels, opt_str};
 use crate::attrs::HandlerAttrs;
 use crate::model::HandlerFn;
 
 pub(super) fn expand(f: &HandlerFn, attrs: &HandlerAttrs) -> TokenStream {
     let ident = f.ident();
-    let name = attrs
-        .name
-        .as_ref()
-        .map_or_else(|| ident.to_string(), syn::LitStr::value);
-    let title = opt_str(attrs.title.as_ref().map(syn::LitStr::value));
-    let description = opt_str(
-        attrs
-            .description
-            .as_ref()
-            .map(syn::LitStr::value)
-            .or_else(|| f.description.clone()),
-    );
+    let Labels {
+        name,
+        title,
+        description,
+    } = labels(f, attrs);
     let mime_type = opt_str(attrs.mime_type.as_ref().map(syn::LitStr::value));
     let template = attrs.template.as_ref().map(syn::LitStr::value);
     let variables: Vec<String> = template

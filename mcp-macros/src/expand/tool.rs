@@ -4,24 +4,17 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::opt_str;
+use super::{Labels, labels};
 use crate::attrs::{HandlerAttrs, Sp};
 use crate::model::{HandlerFn, Param};
 
 pub(super) fn expand(f: &HandlerFn, attrs: &HandlerAttrs) -> TokenStream {
     let ident = f.ident();
-    let name = attrs
-        .name
-        .as_ref()
-        .map_or_else(|| ident.to_string(), syn::LitStr::value);
-    let title = opt_str(attrs.title.as_ref().map(syn::LitStr::value));
-    let description = opt_str(
-        attrs
-            .description
-            .as_ref()
-            .map(syn::LitStr::value)
-            .or_else(|| f.description.clone()),
-    );
+    let Labels {
+        name,
+        title,
+        description,
+    } = labels(f, attrs);
     let annotations = annotations(attrs);
     let schema = input_schema(&f.params);
     let (bindings, args) = extract_params(&f.params);
