@@ -21,8 +21,17 @@ pub mod form {
     pub fn assert_length<T: mcp_core::form::LengthField>() {}
     /// `min_items` and `max_items` apply to the field's type.
     pub fn assert_items<T: mcp_core::form::ItemsField>() {}
-    /// `minimum` and `maximum` apply to the field's type.
-    pub fn assert_range<T: mcp_core::form::RangeField>() {}
+    /// `legacy_enum_names` applies to the field's type (a single choice).
+    pub fn assert_choice<T: LegacyChoice>() {}
+
+    /// A single-choice field, the only kind `legacy_enum_names` applies to.
+    #[diagnostic::on_unimplemented(
+        message = "`legacy_enum_names` applies to single-choice fields, and `{Self}` is not one",
+        label = "not an enum deriving `FormChoice`"
+    )]
+    pub trait LegacyChoice {}
+
+    impl<T: mcp_core::form::FormChoice> LegacyChoice for T {}
 }
 pub use schemars;
 pub use serde;

@@ -23,8 +23,9 @@ pub struct Choice {
 /// from `#[choice(title = "...")]`. A choice enum is a single-select field; `Vec<E>` and
 /// `BTreeSet<E>` of it are multi-select fields.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a choice enum",
-    note = "derive `FormChoice` on a unit-only enum to use it as a single- or multi-select field"
+    message = "`{Self}` is not a choice enum, so a list of it cannot be a form field",
+    note = "a list field holds several choices: `Vec<E>` or `BTreeSet<E>` where `E` is a unit-only enum deriving `FormChoice`",
+    note = "forms are flat: lists of text, numbers or structs cannot be asked for"
 )]
 pub trait FormChoice: Sized + 'static {
     /// Every choice, in declaration order.

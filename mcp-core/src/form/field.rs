@@ -102,6 +102,8 @@ pub trait RangeField {
     const MIN: f64;
     /// The largest value of the type.
     const MAX: f64;
+    /// Whether the type holds whole numbers only.
+    const INTEGER: bool;
 }
 
 /// Multi-select fields: `min_items` and `max_items` apply to them.
@@ -113,7 +115,7 @@ pub trait ItemsField {}
 
 /// Whether `value` lies within `T`'s range (for compile-time checks of bounds and defaults).
 pub const fn fits<T: RangeField>(value: f64) -> bool {
-    value >= T::MIN && value <= T::MAX
+    value >= T::MIN && value <= T::MAX && (!T::INTEGER || value == (value as i64) as f64)
 }
 
 pub(crate) fn text_schema(
@@ -202,6 +204,7 @@ macro_rules! integer_fields {
         impl RangeField for $ty {
             const MIN: f64 = <$ty>::MIN as f64;
             const MAX: f64 = <$ty>::MAX as f64;
+            const INTEGER: bool = true;
         }
     )*};
 }
@@ -228,6 +231,7 @@ macro_rules! float_fields {
         impl RangeField for $ty {
             const MIN: f64 = <$ty>::MIN as f64;
             const MAX: f64 = <$ty>::MAX as f64;
+            const INTEGER: bool = false;
         }
     )*};
 }

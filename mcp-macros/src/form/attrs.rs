@@ -79,7 +79,12 @@ impl FieldAttrs {
                 }
                 out.key_spans.push((known, ident.span()));
                 if known == "legacy_enum_names" {
-                    out.legacy_enum_names = true;
+                    // A flag, or `= true` / `= false`.
+                    out.legacy_enum_names = if meta.input.peek(syn::Token![=]) {
+                        meta.value()?.parse::<syn::LitBool>()?.value
+                    } else {
+                        true
+                    };
                     return Ok(());
                 }
                 let value: Expr = meta.value()?.parse()?;

@@ -28,6 +28,9 @@ pub(super) fn derive(item: TokenStream) -> TokenStream {
     let failed = ctxt.has_errors();
     let errors = ctxt.finish();
     let ident = &input.ident;
+    if failed && !input.generics.params.is_empty() {
+        return errors;
+    }
     if failed {
         return quote! {
             #errors
@@ -175,7 +178,11 @@ fn choice_title(ctxt: &Ctxt, attrs: &[syn::Attribute]) -> Option<String> {
                 title = Some(value.value());
                 Ok(())
             } else {
-                Err(meta.error("unknown `#[choice]` key; expected `title`"))
+                let key = meta
+                    .path
+                    .get_ident()
+                    .map_or_else(String::new, ToString::to_string);
+                Err(meta.error(format!("unknown `#[choice]` key `{key}`; expected `title`")))
             }
         });
         if let Err(err) = result {

@@ -94,6 +94,9 @@ fn assertions(field: &Field) -> TokenStream {
             );
         }
     }
+    if let Some(span) = attrs.key_span("legacy_enum_names") {
+        out.push(quote_spanned!(span=> ::mcp_server::__private::form::assert_choice::<#value>();));
+    }
     for key in ["min_items", "max_items"] {
         if let Some(span) = attrs.key_span(key) {
             out.push(
@@ -104,15 +107,13 @@ fn assertions(field: &Field) -> TokenStream {
     let mut consts = Vec::new();
     for (key, bound) in [("minimum", &attrs.minimum), ("maximum", &attrs.maximum)] {
         if let Some(bound) = bound {
-            let span = attrs.key_span(key).unwrap_or(bound.span);
             let number = bound.value;
             let message = format!(
-                "`{key} = {}` is outside the range of the field's type",
-                bound.text
+                "`{key} = {}` does not fit in `{}`",
+                bound.text,
+                type_text(&field.ty)
             );
-            out.push(
-                quote_spanned!(span=> ::mcp_server::__private::form::assert_range::<#value>();),
-            );
+            // `fits` requires the type to be a number field: one error, at the bound.
             consts.push(quote_spanned! {bound.span=>
                 const _: () = ::core::assert!(::mcp_server::__private::form::fits::<#value>(#number), #message);
             });
@@ -120,8 +121,9 @@ fn assertions(field: &Field) -> TokenStream {
     }
     if let Some(default) = literal_number_default(attrs) {
         let message = format!(
-            "the default {} is outside the range of the field's type",
-            default.1
+            "the default {} does not fit in `{}`",
+            default.1,
+            type_text(&field.ty)
         );
         let number = default.0;
         consts.push(quote_spanned! {default.2=>
@@ -132,6 +134,13 @@ fn assertions(field: &Field) -> TokenStream {
         const _: fn() = || { #(#out)* };
         #(#consts)*
     }
+}
+
+/// The type as written, for messages.
+fn type_text(ty: &syn::Type) -> String {
+    quote::ToTokens::to_token_stream(ty)
+        .to_string()
+        .replace(' ', "")
 }
 
 /// A numeric literal default on a field with numeric bounds: checked against the type too.

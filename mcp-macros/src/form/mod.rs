@@ -30,6 +30,8 @@ pub(crate) fn derive_form(item: TokenStream) -> TokenStream {
             let expanded = expand::form(&form);
             quote!(#errors #expanded)
         }
+        // A generic form gets no fallback: it would only add errors about its generics.
+        _ if !input.generics.params.is_empty() => errors,
         _ => {
             let fallback = expand::fallback(&input.ident);
             quote!(#errors #fallback)

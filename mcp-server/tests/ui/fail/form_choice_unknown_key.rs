@@ -1,0 +1,10 @@
+use mcp_server::FormChoice;
+
+#[derive(FormChoice)]
+enum Region {
+    #[choice(label = "Europe (Frankfurt)")]
+    EuCentral,
+    UsEast,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use mcp_server::FormChoice;
+
+#[derive(FormChoice)]
+enum Size {
+    Small,
+    Custom(u8),
+}
+
+fn main() {}

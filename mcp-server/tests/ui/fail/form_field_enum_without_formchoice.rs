@@ -1,0 +1,14 @@
+use mcp_server::ElicitForm;
+
+enum Priority {
+    Low,
+    High,
+}
+
+#[derive(ElicitForm)]
+struct Ticket {
+    title: String,
+    priority: Priority,
+}
+
+fn main() {}

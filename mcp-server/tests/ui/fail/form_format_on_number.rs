@@ -1,0 +1,9 @@
+use mcp_server::ElicitForm;
+
+#[derive(ElicitForm)]
+struct Event {
+    #[form(format = "date")]
+    year: u16,
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use mcp_server::ElicitForm;
+
+#[derive(ElicitForm)]
+struct Setting<T> {
+    value: T,
+}
+
+fn main() {}

@@ -1,0 +1,14 @@
+use mcp_server::ElicitForm;
+
+struct Address {
+    street: String,
+    city: String,
+}
+
+#[derive(ElicitForm)]
+struct Signup {
+    name: String,
+    address: Address,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use mcp_server::ElicitForm;
+
+#[derive(ElicitForm)]
+enum Answer {
+    Yes,
+    No,
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use mcp_server::ElicitForm;
+
+#[derive(ElicitForm)]
+struct Point(i32, i32);
+
+fn main() {}

@@ -1,0 +1,9 @@
+use mcp_server::ElicitForm;
+
+#[derive(ElicitForm)]
+struct Profile {
+    #[form(maximum = 120)]
+    age: String,
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use mcp_server::ElicitForm;
+
+#[derive(ElicitForm)]
+struct Version {
+    version: (u8, u8),
+}
+
+fn main() {}

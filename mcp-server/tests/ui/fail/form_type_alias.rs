@@ -1,0 +1,10 @@
+use mcp_server::ElicitForm;
+
+type Ids = Vec<String>;
+
+#[derive(ElicitForm)]
+struct Lookup {
+    ids: Ids,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use mcp_server::ElicitForm;
+
+#[derive(ElicitForm)]
+struct Contact {
+    #[form(format = "phone")]
+    phone: String,
+}
+
+fn main() {}

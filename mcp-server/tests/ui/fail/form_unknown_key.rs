@@ -1,0 +1,9 @@
+use mcp_server::ElicitForm;
+
+#[derive(ElicitForm)]
+struct Signup {
+    #[form(placeholder = "Ann")]
+    name: String,
+}
+
+fn main() {}

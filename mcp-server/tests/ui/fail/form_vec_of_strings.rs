@@ -1,0 +1,8 @@
+use mcp_server::ElicitForm;
+
+#[derive(ElicitForm)]
+struct Invite {
+    emails: Vec<String>,
+}
+
+fn main() {}

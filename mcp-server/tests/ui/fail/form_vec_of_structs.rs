@@ -1,0 +1,12 @@
+use mcp_server::ElicitForm;
+
+struct Guest {
+    name: String,
+}
+
+#[derive(ElicitForm)]
+struct Party {
+    guests: Vec<Guest>,
+}
+
+fn main() {}

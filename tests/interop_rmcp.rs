@@ -1,0 +1,224 @@
+//! Interoperability with an independent client: rmcp 3.1.4 (the Rust SDK's client role and its
+//! reqwest Streamable HTTP transport) against the `conformance_server` example over HTTP.
+//!
+//! The client negotiates protocol 2026-07-28 with `server/discover` (no `initialize`), then
+//! calls the multi-round (SEP-2322, `input_required`) fixtures with rmcp's high-level
+//! `call_tool`, which answers each round's `inputRequests` through its own `ClientHandler`
+//! (the elicitation callback below) and retries with `inputResponses` and the echoed
+//! `requestState`. A tampered `requestState` is sent with the one-round `call_tool_once`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::sync::{Arc, LazyLock, Mutex};
+use std::time::Duration;
+
+use rmcp::ClientHandler;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientInfo,
+    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability, ErrorData,
+    FormElicitationCapability, Implementation, ProtocolVersion,
+};
+use rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt, RequestContext, RoleClient, RunningService, ServiceError,
+};
+use rmcp::transport::StreamableHttpClientTransport;
+use serde_json::{Value, json};
+
+use common::{HttpServer, code};
+
+/// One fixture server for the whole binary, on a free loopback port.
+static SERVER: LazyLock<HttpServer> = LazyLock::new(HttpServer::start);
+
+/// How long one client step (connecting, or a whole multi-round call) may take.
+const STEP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Awaits `step`, failing the test if it takes longer than [`STEP_TIMEOUT`].
+async fn within<T>(what: &str, step: impl Future<Output = T>) -> T {
+    tokio::time::timeout(STEP_TIMEOUT, step)
+        .await
+        .unwrap_or_else(|_| panic!("{what} did not finish within {STEP_TIMEOUT:?}"))
+}
+
+/// A client that answers form elicitations from a script and records what it was asked.
+#[derive(Clone, Debug, Default)]
+struct ScriptedClient {
+    asked: Arc<Mutex<Vec<String>>>,
+}
+
+impl ScriptedClient {
+    /// The messages of the elicitations the server sent, in order.
+    fn asked(&self) -> Vec<String> {
+        self.asked.lock().unwrap().clone()
+    }
+}
+
+/// The content answering a form whose schema has the property `name`, `color` or `ok`.
+fn answer_for(schema: &Value) -> Option<Value> {
+    let properties = schema.get("properties")?.as_object()?;
+    if properties.contains_key("name") {
+        Some(json!({ "name": "Alice" }))
+    } else if properties.contains_key("color") {
+        Some(json!({ "color": "blue" }))
+    } else if properties.contains_key("ok") {
+        Some(json!({ "ok": true }))
+    } else {
+        None
+    }
+}
+
+impl ClientHandler for ScriptedClient {
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } = request
+        else {
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        };
+        self.asked.lock().unwrap().push(message);
+        let schema = serde_json::to_value(&requested_schema).unwrap();
+        Ok(match answer_for(&schema) {
+            Some(content) => ElicitResult::new(ElicitationAction::Accept).with_content(content),
+            None => ElicitResult::new(ElicitationAction::Decline),
+        })
+    }
+
+    fn get_info(&self) -> ClientInfo {
+        let mut elicitation = ElicitationCapability::new();
+        elicitation.form = Some(FormElicitationCapability::new());
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.elicitation = Some(elicitation);
+        ClientInfo::new(
+            capabilities,
+            Implementation::new("mcp-sdk-interop-rmcp", "0.0.0"),
+        )
+        .with_protocol_version(ProtocolVersion::V_2026_07_28)
+    }
+}
+
+/// Connects a fresh rmcp client with `server/discover`, pinned to 2026-07-28.
+async fn connect(client: ScriptedClient) -> RunningService<RoleClient, ScriptedClient> {
+    let transport = StreamableHttpClientTransport::from_uri(SERVER.url());
+    let lifecycle = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    let service = within(
+        "connecting",
+        client.serve_with_lifecycle(transport, lifecycle),
+    )
+    .await
+    .expect("rmcp connects to the server with server/discover");
+    let info = service
+        .peer_info()
+        .expect("server/discover gave the server's info");
+    assert_eq!(info.protocol_version, ProtocolVersion::V_2026_07_28);
+    service
+}
+
+/// The concatenated text blocks of a tool result.
+fn text_of(result: &CallToolResult) -> String {
+    common::tool_text(&serde_json::to_value(result).unwrap())
+}
+
+#[tokio::test]
+async fn rmcp_client_completes_multi_round_elicitation() {
+    let client = ScriptedClient::default();
+    let service = connect(client.clone()).await;
+
+    let call = service.call_tool(CallToolRequestParams::new(
+        "test_input_required_result_multi_round",
+    ));
+    let result = within("the multi-round call", call)
+        .await
+        .expect("rmcp drives both input_required rounds to a complete result");
+
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    assert_eq!(
+        text_of(&result),
+        "Multi-round complete for Alice who likes blue"
+    );
+    assert_eq!(
+        client.asked(),
+        [
+            "Step 1: What is your name?",
+            "Step 2: What is your favorite color?"
+        ],
+        "one elicitation per round, in order"
+    );
+    service.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn rmcp_client_completes_request_state_round() {
+    let client = ScriptedClient::default();
+    let service = connect(client.clone()).await;
+
+    let call = service.call_tool(CallToolRequestParams::new(
+        "test_input_required_result_request_state",
+    ));
+    let result = within("the request-state call", call)
+        .await
+        .expect("rmcp echoes the requestState and completes");
+
+    assert_eq!(text_of(&result), "state-ok: confirmed");
+    assert_eq!(client.asked(), ["Please confirm"]);
+    service.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn rmcp_client_tampered_request_state_is_refused() {
+    let service = connect(ScriptedClient::default()).await;
+    let tool = "test_input_required_result_tampered_state";
+
+    let first = within(
+        "the first round",
+        service.call_tool_once(CallToolRequestParams::new(tool)),
+    )
+    .await
+    .expect("the first round answers");
+    let CallToolResponse::InputRequired(round) = first else {
+        panic!("expected input_required, got {first:?}");
+    };
+    let state = round
+        .request_state
+        .expect("the round carries a requestState");
+    let requests = round.input_requests.expect("the round asks for input");
+    let key = requests.keys().next().expect("one input request").clone();
+
+    // Flip one character of the signed state; answer the question as asked.
+    let mut tampered: Vec<char> = state.chars().collect();
+    let middle = tampered.len() / 2;
+    tampered[middle] = if tampered[middle] == 'A' { 'B' } else { 'A' };
+    let tampered: String = tampered.into_iter().collect();
+    assert_ne!(tampered, state);
+
+    let mut retry = CallToolRequestParams::new(tool);
+    retry.input_responses = Some(
+        [(
+            key,
+            json!({ "action": "accept", "content": { "ok": true } }),
+        )]
+        .into_iter()
+        .collect(),
+    );
+    retry.request_state = Some(tampered);
+    let refused = within("the tampered retry", service.call_tool_once(retry)).await;
+    match refused {
+        Err(ServiceError::McpError(error)) => {
+            assert_eq!(
+                i64::from(error.code.0),
+                code::INVALID_PARAMS,
+                "a tampered requestState is invalid params: {error:?}"
+            );
+        }
+        other => panic!("a tampered requestState must be refused, got {other:?}"),
+    }
+    service.cancel().await.unwrap();
+}
