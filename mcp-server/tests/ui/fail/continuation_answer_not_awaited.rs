@@ -1,0 +1,34 @@
+use mcp_server::state::{Continuation, Round, Step};
+use mcp_server::{tool, Answer, ElicitForm};
+
+#[derive(ElicitForm)]
+struct Confirm {
+    ok: bool,
+}
+
+#[derive(ElicitForm)]
+struct Rollout {
+    replicas: u8,
+}
+
+#[derive(serde::Serialize, serde::Deserialize, Clone, Continuation)]
+enum Flow {
+    #[awaits(confirm: Confirm)]
+    Confirming,
+    #[awaits(rollout: Rollout)]
+    Configuring,
+}
+
+/// Reads `rollout` in the state that only asked `confirm`.
+#[tool]
+async fn deploy(round: Round<Flow>) -> Step<Flow, String> {
+    match round.resume() {
+        None => round.ask(Flow::Confirming, "Deploy?"),
+        Some(FlowAnswered::Confirming { rollout: Answer::Accepted(plan) }) => {
+            Step::done(format!("{} replicas", plan.replicas))
+        }
+        Some(_) => Step::done("cancelled".to_owned()),
+    }
+}
+
+fn main() {}
