@@ -1,8 +1,10 @@
-//! `tools/call` load harness: bare hyper vs rmcp vs ours, HTTP and stdio, in one run.
+//! `tools/call` load harness: bare hyper vs rmcp vs ours, HTTP and stdio, plus the
+//! three-round flow (rmcp vs ours over HTTP), in one run.
 //!
 //! Run with `cargo bench -p mcp-benchmarks --bench load`. Tune with the `LOAD_*`
 //! environment variables documented in `mcp_benchmarks::config` (for a quick
-//! smoke run: `LOAD_WARMUP_MS=200 LOAD_MEASURE_MS=500`). Progress goes to
+//! smoke run: `LOAD_WARMUP_MS=200 LOAD_MEASURE_MS=500`; only the flow:
+//! `LOAD_HTTP_CONCURRENCY=1,64 LOAD_STDIO_IN_FLIGHT=none LOAD_TARGETS=rmcp,ours`). Progress goes to
 //! stderr, the final table to stdout.
 
 use mcp_benchmarks::bins::BinLocator;

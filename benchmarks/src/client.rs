@@ -7,6 +7,11 @@
 //! request budget is spent. A request that fails, times out, or answers
 //! anything but a 200 JSON-RPC success counts as an error; after a transport
 //! error the worker reconnects.
+//!
+//! In the [`Workload::Flow`] scenario each worker runs three-round flows back to back on
+//! its connection: round 1 (no state), round 2 answering the first question with the
+//! `requestState` round 1 returned, round 3 answering the second with round 2's state, each
+//! a new JSON-RPC id. A failed round abandons its flow; the next flow starts from round 1.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -23,16 +28,27 @@ use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 
 use crate::protocol::{
-    self, ACCEPT, CONTENT_TYPE_JSON, HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION, MCP_PATH,
-    METHOD, PROTOCOL_VERSION, ReplyError, TOOL_NAME,
+    self, ACCEPT, CONTENT_TYPE_JSON, FLOW_TOOL_NAME, FlowRound, HEADER_METHOD, HEADER_NAME,
+    HEADER_PROTOCOL_VERSION, MCP_PATH, METHOD, PROTOCOL_VERSION, ReplyError, TOOL_NAME,
 };
 use crate::stats::{CellStats, Recorder, Window};
+
+/// What each worker of an HTTP cell sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Workload {
+    /// One `tools/call` of `echo` per request.
+    Echo,
+    /// Three-round `tools/call` flows of the `flow` tool, echoing `requestState`.
+    Flow,
+}
 
 /// Parameters of one HTTP cell.
 #[derive(Debug, Clone)]
 pub struct HttpCell {
     /// Address of the target.
     pub addr: SocketAddr,
+    /// What the workers send.
+    pub workload: Workload,
     /// Number of workers (connections).
     pub concurrency: usize,
     /// Warm-up before the window.
@@ -72,16 +88,25 @@ impl Connection {
         })
     }
 
-    /// Sends request `id` and returns the response head; the body is still to be read.
+    /// Sends echo request `id` and returns the response head; the body is still to be read.
     async fn send(&mut self, id: u64) -> Result<http::Response<Incoming>, ReplyError> {
+        self.send_body(TOOL_NAME, protocol::request_body(id)).await
+    }
+
+    /// Sends a `tools/call` of `tool` with this JSON-RPC body and returns the response head.
+    async fn send_body(
+        &mut self,
+        tool: &'static str,
+        body: Vec<u8>,
+    ) -> Result<http::Response<Incoming>, ReplyError> {
         let request = Request::post(MCP_PATH)
             .header(header::HOST, &self.host)
             .header(header::CONTENT_TYPE, CONTENT_TYPE_JSON)
             .header(header::ACCEPT, ACCEPT)
             .header(HEADER_PROTOCOL_VERSION, PROTOCOL_VERSION)
             .header(HEADER_METHOD, METHOD)
-            .header(HEADER_NAME, TOOL_NAME)
-            .body(Full::new(Bytes::from(protocol::request_body(id))))
+            .header(HEADER_NAME, tool)
+            .body(Full::new(Bytes::from(body)))
             .map_err(|e| ReplyError::Transport(e.to_string()))?;
         self.sender
             .ready()
@@ -93,9 +118,25 @@ impl Connection {
             .map_err(|e| ReplyError::Transport(e.to_string()))
     }
 
-    /// Sends request `id` and returns the JSON-RPC reply body.
+    /// Sends echo request `id` and returns the JSON-RPC reply body.
     async fn call(&mut self, id: u64) -> Result<Bytes, ReplyError> {
-        let response = self.send(id).await?;
+        self.call_body(TOOL_NAME, protocol::request_body(id)).await
+    }
+
+    /// Sends round `round` of a flow as request `id` and returns the JSON-RPC reply body.
+    async fn call_flow(
+        &mut self,
+        id: u64,
+        round: FlowRound,
+        state: Option<&str>,
+    ) -> Result<Bytes, ReplyError> {
+        let body = protocol::flow_request_body(id, round, state);
+        self.call_body(FLOW_TOOL_NAME, body).await
+    }
+
+    /// Sends a `tools/call` of `tool` and returns the JSON-RPC reply body.
+    async fn call_body(&mut self, tool: &'static str, body: Vec<u8>) -> Result<Bytes, ReplyError> {
+        let response = self.send_body(tool, body).await?;
         let status = response.status();
         let content_type = response
             .headers()
@@ -151,6 +192,41 @@ pub async fn preflight(addr: SocketAddr, timeout: Duration) -> anyhow::Result<()
     Ok(())
 }
 
+/// Runs one whole flow (three rounds, full validation) on a fresh connection: the
+/// pre-flight check of the flow scenario.
+pub async fn preflight_flow(addr: SocketAddr, timeout: Duration) -> anyhow::Result<()> {
+    let mut connection = tokio::time::timeout(timeout, Connection::open(addr))
+        .await
+        .context("connect timed out")??;
+    let mut state: Option<String> = None;
+    for (id, round) in (1..).zip([FlowRound::First, FlowRound::Second, FlowRound::Third]) {
+        let body = tokio::time::timeout(timeout, connection.call_flow(id, round, state.as_deref()))
+            .await
+            .context("request timed out")??;
+        state = protocol::check_flow_reply(&body, id, round, true)
+            .with_context(|| format!("flow round {round:?}"))?;
+    }
+    Ok(())
+}
+
+/// Sends one flow round with an arbitrary `state` on a fresh connection and returns the
+/// reply body as text (for tests: a forged state must be refused).
+pub async fn flow_round_with_state(
+    addr: SocketAddr,
+    round: FlowRound,
+    state: &str,
+) -> anyhow::Result<String> {
+    let mut connection = Connection::open(addr).await?;
+    let response = connection
+        .send_body(
+            FLOW_TOOL_NAME,
+            protocol::flow_request_body(1, round, Some(state)),
+        )
+        .await?;
+    let body = response.into_body().collect().await?.to_bytes();
+    Ok(String::from_utf8_lossy(&body).into_owned())
+}
+
 /// Runs one HTTP cell and returns its statistics.
 pub async fn run(cell: HttpCell) -> anyhow::Result<CellStats> {
     let window = Window::after(cell.warmup, cell.measure);
@@ -161,7 +237,10 @@ pub async fn run(cell: HttpCell) -> anyhow::Result<CellStats> {
         let budget = Arc::clone(&budget);
         let first_id = (worker as u64) << 40;
         workers.push(tokio::spawn(async move {
-            worker_loop(cell, window, budget, first_id).await
+            match cell.workload {
+                Workload::Echo => worker_loop(cell, window, budget, first_id).await,
+                Workload::Flow => flow_worker_loop(cell, window, budget, first_id).await,
+            }
         }));
     }
     let mut recorders = Vec::with_capacity(workers.len());
@@ -226,6 +305,82 @@ async fn worker_loop(
     recorder
 }
 
+/// One request of a flow: sends round `round` and checks the reply, returning the state
+/// to echo next.
+async fn flow_round(
+    conn: &mut Connection,
+    timeout: Duration,
+    id: u64,
+    round: FlowRound,
+    state: Option<&str>,
+    full: bool,
+) -> Result<Option<String>, ReplyError> {
+    let body = match tokio::time::timeout(timeout, conn.call_flow(id, round, state)).await {
+        Ok(result) => result?,
+        Err(_) => {
+            return Err(ReplyError::Transport(format!(
+                "no reply within {timeout:?}"
+            )));
+        }
+    };
+    protocol::check_flow_reply(&body, id, round, full)
+}
+
+async fn flow_worker_loop(
+    cell: HttpCell,
+    window: Window,
+    budget: Arc<AtomicU64>,
+    first_id: u64,
+) -> Recorder {
+    let mut recorder = Recorder::default();
+    let mut connection = None;
+    let mut id = first_id;
+    let mut flow: u64 = 0;
+    'flows: while Instant::now() < window.end
+        && budget.fetch_add(3, Ordering::Relaxed) < cell.max_requests
+    {
+        let conn = match connection.as_mut() {
+            Some(conn) => conn,
+            None => match Connection::open(cell.addr).await {
+                Ok(conn) => connection.insert(conn),
+                Err(e) => {
+                    recorder.error(&ReplyError::Transport(format!("{e:#}")));
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    continue;
+                }
+            },
+        };
+        let full = flow.is_multiple_of(cell.sample_every);
+        flow += 1;
+        let started = Instant::now();
+        let mut state: Option<String> = None;
+        for round in [FlowRound::First, FlowRound::Second, FlowRound::Third] {
+            id += 1;
+            let sent = Instant::now();
+            let outcome = flow_round(conn, cell.timeout, id, round, state.as_deref(), full).await;
+            let done = Instant::now();
+            match outcome {
+                Ok(next) => {
+                    recorder.success(&window, sent, done);
+                    state = next;
+                }
+                Err(error) => {
+                    if matches!(error, ReplyError::Transport(_)) {
+                        connection = None;
+                    }
+                    recorder.error(&error);
+                    continue 'flows;
+                }
+            }
+        }
+        if full {
+            recorder.validated();
+        }
+        recorder.flow_success(&window, started, Instant::now());
+    }
+    recorder
+}
+
 #[cfg(test)]
 mod tests {
     use std::convert::Infallible;
@@ -261,6 +416,7 @@ mod tests {
         assert!(preflight(addr, Duration::from_secs(2)).await.is_err());
         let stats = run(HttpCell {
             addr,
+            workload: Workload::Echo,
             concurrency: 2,
             warmup: Duration::from_millis(20),
             measure: Duration::from_millis(100),

@@ -5,6 +5,7 @@
 //! | `LOAD_WARMUP_MS` | `2000` | warm-up per cell, not measured |
 //! | `LOAD_MEASURE_MS` | `5000` | measuring window per cell |
 //! | `LOAD_HTTP_CONCURRENCY` | `1,64` | HTTP workers per cell, one keep-alive connection each (`none`: skip HTTP) |
+//! | `LOAD_FLOW_CONCURRENCY` | `1,64` | HTTP workers of the three-round flow scenario (`none`: skip it) |
 //! | `LOAD_STDIO_IN_FLIGHT` | `1,64` | stdio requests pipelined per cell (`none`: skip stdio) |
 //! | `LOAD_SERVER_THREADS` | `2` | worker threads of the servers' runtime |
 //! | `LOAD_CLIENT_THREADS` | `2` | worker threads of the load generator's runtime |
@@ -26,6 +27,8 @@ pub struct LoadConfig {
     pub measure: Duration,
     /// Concurrency levels of the HTTP scenarios.
     pub http_concurrency: Vec<usize>,
+    /// Concurrency levels of the three-round flow scenario (HTTP).
+    pub flow_concurrency: Vec<usize>,
     /// Pipelining depths of the stdio scenarios.
     pub stdio_in_flight: Vec<usize>,
     /// Worker threads given to the servers' runtime.
@@ -48,6 +51,7 @@ impl Default for LoadConfig {
             warmup: Duration::from_millis(2_000),
             measure: Duration::from_millis(5_000),
             http_concurrency: vec![1, 64],
+            flow_concurrency: vec![1, 64],
             stdio_in_flight: vec![1, 64],
             server_threads: 2,
             client_threads: 2,
@@ -90,6 +94,7 @@ impl LoadConfig {
             warmup: millis("LOAD_WARMUP_MS", defaults.warmup)?,
             measure: millis("LOAD_MEASURE_MS", defaults.measure)?,
             http_concurrency: list("LOAD_HTTP_CONCURRENCY", &defaults.http_concurrency)?,
+            flow_concurrency: list("LOAD_FLOW_CONCURRENCY", &defaults.flow_concurrency)?,
             stdio_in_flight: list("LOAD_STDIO_IN_FLIGHT", &defaults.stdio_in_flight)?,
             server_threads: to_usize(number("LOAD_SERVER_THREADS", 2)?)?,
             client_threads: to_usize(number("LOAD_CLIENT_THREADS", 2)?)?,
@@ -157,6 +162,7 @@ mod tests {
         assert_eq!(config.warmup, Duration::from_secs(2));
         assert_eq!(config.measure, Duration::from_secs(5));
         assert_eq!(config.http_concurrency, vec![1, 64]);
+        assert_eq!(config.flow_concurrency, vec![1, 64]);
         assert!(config.wants("rmcp"));
         Ok(())
     }
@@ -168,8 +174,10 @@ mod tests {
             "LOAD_MEASURE_MS" => Some("20".into()),
             "LOAD_HTTP_CONCURRENCY" => Some("2, 8".into()),
             "LOAD_TARGETS" => Some("bare-hyper".into()),
+            "LOAD_FLOW_CONCURRENCY" => Some("none".into()),
             _ => None,
         })?;
+        assert!(config.flow_concurrency.is_empty());
         assert_eq!(config.warmup, Duration::from_millis(10));
         assert_eq!(config.measure, Duration::from_millis(20));
         assert_eq!(config.http_concurrency, vec![2, 8]);

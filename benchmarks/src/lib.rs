@@ -10,6 +10,12 @@
 //! * rmcp 3.1.4, the official Rust SDK, over Streamable HTTP and stdio,
 //! * this workspace's `mcp-server`, over Streamable HTTP and stdio.
 //!
+//! A second HTTP scenario, the three-round flow (`flow3`), measures a multi-round
+//! `tools/call` (SEP-2322) on rmcp and ours: round 1 asks a question and returns a signed
+//! `requestState`, round 2 answers it with the echoed state and gets a second question,
+//! round 3 answers that and completes (see [`protocol::flow_request_body`]). It reports
+//! flows/s and flows/s × 3 against the same target's single-call rate.
+//!
 //! Servers run on their own multi-thread tokio runtime, the load generators on
 //! another ([`runner`]); traffic stays on `127.0.0.1` and every cell is bounded
 //! in time and in request count ([`config`]). The bench target

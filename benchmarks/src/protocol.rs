@@ -10,6 +10,10 @@
 //! `result`, not an `error`, is present); a sample gets the full check
 //! ([`check_reply_full`]: also `jsonrpc` and the echoed text). Replies that come
 //! as a `text/event-stream` are unpacked with [`json_payload`].
+//!
+//! The three-round flow sends [`flow_request_body`] (tool `flow`, clientCapabilities
+//! declaring `elicitation`) and checks each reply with [`check_flow_reply`], which also
+//! hands back the `requestState` to echo.
 
 use std::borrow::Cow;
 
@@ -134,23 +138,7 @@ pub fn check_reply(json: &[u8], id: u64) -> Result<(), ReplyError> {
 /// not `isError`, and whose first text content is the echoed [`ECHO_TEXT`].
 pub fn check_reply_full(json: &[u8], id: u64) -> Result<(), ReplyError> {
     check_reply(json, id)?;
-    let value: serde_json::Value =
-        serde_json::from_slice(json).map_err(|e| ReplyError::Malformed(e.to_string()))?;
-    if value.get("jsonrpc").and_then(|v| v.as_str()) != Some("2.0") {
-        return Err(ReplyError::Malformed("`jsonrpc` is not \"2.0\"".into()));
-    }
-    let result = &value["result"];
-    if result.get("isError").and_then(|v| v.as_bool()) == Some(true) {
-        return Err(ReplyError::JsonRpcError(truncate(&result.to_string())));
-    }
-    let text = result["content"][0]["text"].as_str();
-    if text != Some(ECHO_TEXT) {
-        return Err(ReplyError::Malformed(format!(
-            "result.content[0].text is {text:?}, expected {ECHO_TEXT:?}: {}",
-            truncate(&result.to_string())
-        )));
-    }
-    Ok(())
+    check_text(json, ECHO_TEXT)
 }
 
 /// The JSON-RPC message in an HTTP reply body.
@@ -177,6 +165,180 @@ pub fn json_payload<'a>(content_type: Option<&str>, body: &'a [u8]) -> Cow<'a, [
         }
     }
     Cow::Owned(found.map(String::into_bytes).unwrap_or_default())
+}
+
+// ----- The three-round flow -----------------------------------------------------------
+
+/// Name of the multi-round tool of the flow scenario.
+pub const FLOW_TOOL_NAME: &str = "flow";
+/// The name given in answer to round 1.
+pub const FLOW_NAME: &str = "Ann";
+/// The colour given in answer to round 2.
+pub const FLOW_COLOR: &str = "blue";
+/// The text of the tool's final result.
+pub const FLOW_DONE_TEXT: &str = "Multi-round complete for Ann who likes blue";
+/// Key of round 1's question in `inputRequests` / `inputResponses`.
+pub const FLOW_KEY_1: &str = "step1";
+/// Key of round 2's question.
+pub const FLOW_KEY_2: &str = "step2";
+
+const FLOW_PREFIX: &str = r#"{"jsonrpc":"2.0","id":"#;
+const FLOW_PARAMS: &str = r#","method":"tools/call","params":{"name":"flow","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}"#;
+const FLOW_ANSWER_1: &str =
+    r#","inputResponses":{"step1":{"action":"accept","content":{"name":"Ann"}}},"requestState":"#;
+const FLOW_ANSWER_2: &str =
+    r#","inputResponses":{"step2":{"action":"accept","content":{"color":"blue"}}},"requestState":"#;
+
+/// One round of the three-round flow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlowRound {
+    /// The first call: no state, no answers; the server asks for a name.
+    First,
+    /// The retry answering the name, with round 1's state; the server asks for a colour.
+    Second,
+    /// The retry answering the colour, with round 2's state; the server completes.
+    Third,
+}
+
+impl FlowRound {
+    /// The key of the question this round's reply must ask (none for the last round).
+    pub fn asks(self) -> Option<&'static str> {
+        match self {
+            Self::First => Some(FLOW_KEY_1),
+            Self::Second => Some(FLOW_KEY_2),
+            Self::Third => None,
+        }
+    }
+}
+
+/// The JSON-RPC body of round `round` of a flow, as request `id`: `state` is the
+/// `requestState` the previous reply carried (`None` on the first round).
+pub fn flow_request_body(id: u64, round: FlowRound, state: Option<&str>) -> Vec<u8> {
+    let state_len = state.map_or(0, str::len);
+    let mut out = Vec::with_capacity(FLOW_PREFIX.len() + FLOW_PARAMS.len() + 120 + state_len);
+    out.extend_from_slice(FLOW_PREFIX.as_bytes());
+    out.extend_from_slice(id.to_string().as_bytes());
+    out.extend_from_slice(FLOW_PARAMS.as_bytes());
+    let answer = match round {
+        FlowRound::First => None,
+        FlowRound::Second => Some(FLOW_ANSWER_1),
+        FlowRound::Third => Some(FLOW_ANSWER_2),
+    };
+    if let Some(answer) = answer {
+        out.extend_from_slice(answer.as_bytes());
+        // A JSON string: states are base64url and dots, but escape anyway.
+        let _ = serde_json::to_writer(&mut out, state.unwrap_or(""));
+    }
+    out.extend_from_slice(b"}}");
+    out
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct FlowResult<'a> {
+    #[serde(borrow)]
+    result_type: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    request_state: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    input_requests: Option<std::collections::BTreeMap<Cow<'a, str>, IgnoredAny>>,
+}
+
+#[derive(Deserialize)]
+struct FlowReply<'a> {
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    result: Option<FlowResult<'a>>,
+    #[serde(borrow)]
+    error: Option<&'a RawValue>,
+}
+
+/// Checks the reply to round `round` of a flow sent as request `id`, and returns the
+/// `requestState` to echo in the next round (`None` after the last round).
+///
+/// Rounds 1 and 2 must answer `resultType: "input_required"` with a `requestState` and an
+/// input request under the round's key; round 3 a complete result. With `full`, round 3's
+/// text is checked too (and `jsonrpc`, as in [`check_reply_full`]).
+pub fn check_flow_reply(
+    json: &[u8],
+    id: u64,
+    round: FlowRound,
+    full: bool,
+) -> Result<Option<String>, ReplyError> {
+    let reply: FlowReply<'_> =
+        serde_json::from_slice(json).map_err(|e| ReplyError::Malformed(e.to_string()))?;
+    if let Some(error) = reply.error {
+        return Err(ReplyError::JsonRpcError(truncate(error.get())));
+    }
+    let found = reply.id.map_or("none", RawValue::get);
+    if found.parse::<u64>() != Ok(id) {
+        return Err(ReplyError::WrongId {
+            expected: id,
+            found: found.to_owned(),
+        });
+    }
+    let result = reply
+        .result
+        .ok_or_else(|| ReplyError::Malformed("no `result` member".into()))?;
+    let input_required = result.result_type.as_deref() == Some("input_required");
+    match round.asks() {
+        Some(key) => {
+            if !input_required {
+                return Err(ReplyError::Malformed(format!(
+                    "round {round:?}: expected an input_required result, got {}",
+                    truncate(&String::from_utf8_lossy(json))
+                )));
+            }
+            let asked = result
+                .input_requests
+                .as_ref()
+                .is_some_and(|requests| requests.len() == 1 && requests.contains_key(key));
+            if !asked {
+                return Err(ReplyError::Malformed(format!(
+                    "round {round:?}: expected one input request {key:?}: {}",
+                    truncate(&String::from_utf8_lossy(json))
+                )));
+            }
+            let state = result.request_state.ok_or_else(|| {
+                ReplyError::Malformed(format!("round {round:?}: no requestState"))
+            })?;
+            Ok(Some(state.into_owned()))
+        }
+        None => {
+            if input_required {
+                return Err(ReplyError::Malformed(format!(
+                    "round 3 asked for more input: {}",
+                    truncate(&String::from_utf8_lossy(json))
+                )));
+            }
+            if full {
+                check_text(json, FLOW_DONE_TEXT)?;
+            }
+            Ok(None)
+        }
+    }
+}
+
+/// `"jsonrpc":"2.0"`, a result that is not `isError`, whose first text content is `expected`.
+fn check_text(json: &[u8], expected: &str) -> Result<(), ReplyError> {
+    let value: serde_json::Value =
+        serde_json::from_slice(json).map_err(|e| ReplyError::Malformed(e.to_string()))?;
+    if value.get("jsonrpc").and_then(|v| v.as_str()) != Some("2.0") {
+        return Err(ReplyError::Malformed("`jsonrpc` is not \"2.0\"".into()));
+    }
+    let result = &value["result"];
+    if result.get("isError").and_then(|v| v.as_bool()) == Some(true) {
+        return Err(ReplyError::JsonRpcError(truncate(&result.to_string())));
+    }
+    let text = result["content"][0]["text"].as_str();
+    if text != Some(expected) {
+        return Err(ReplyError::Malformed(format!(
+            "result.content[0].text is {text:?}, expected {expected:?}: {}",
+            truncate(&result.to_string())
+        )));
+    }
+    Ok(())
 }
 
 /// At most 200 characters of `text`, for error messages.
@@ -239,6 +401,66 @@ mod tests {
         assert!(check_reply(tool_error, 3).is_ok());
         assert!(check_reply_full(tool_error, 3).is_err());
         assert!(check_reply(b"not json", 3).is_err());
+    }
+
+    #[test]
+    fn flow_requests_are_the_specified_bodies() -> anyhow::Result<()> {
+        let meta = serde_json::json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}
+        });
+        let first: serde_json::Value =
+            serde_json::from_slice(&flow_request_body(1, FlowRound::First, None))?;
+        assert_eq!(
+            first,
+            serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "flow", "arguments": {}, "_meta": meta}})
+        );
+        let second: serde_json::Value =
+            serde_json::from_slice(&flow_request_body(2, FlowRound::Second, Some("s.1")))?;
+        assert_eq!(second["params"]["requestState"], "s.1");
+        assert_eq!(
+            second["params"]["inputResponses"],
+            serde_json::json!({"step1": {"action": "accept", "content": {"name": FLOW_NAME}}})
+        );
+        let third: serde_json::Value =
+            serde_json::from_slice(&flow_request_body(3, FlowRound::Third, Some("s\"2")))?;
+        assert_eq!(third["params"]["requestState"], "s\"2");
+        assert_eq!(
+            third["params"]["inputResponses"]["step2"]["content"]["color"],
+            FLOW_COLOR
+        );
+        assert_eq!(third["params"]["_meta"], meta);
+        Ok(())
+    }
+
+    #[test]
+    fn checks_flow_replies() {
+        let asking = br#"{"jsonrpc":"2.0","id":4,"result":{"resultType":"input_required","inputRequests":{"step1":{"method":"elicitation/create","params":{}}},"requestState":"tok"}}"#;
+        assert_eq!(
+            check_flow_reply(asking, 4, FlowRound::First, true),
+            Ok(Some("tok".to_owned()))
+        );
+        assert!(check_flow_reply(asking, 4, FlowRound::Second, true).is_err());
+        assert!(check_flow_reply(asking, 4, FlowRound::Third, true).is_err());
+        assert!(check_flow_reply(asking, 5, FlowRound::First, true).is_err());
+        let stateless = br#"{"jsonrpc":"2.0","id":4,"result":{"resultType":"input_required","inputRequests":{"step1":{}}}}"#;
+        assert!(check_flow_reply(stateless, 4, FlowRound::First, true).is_err());
+        let done = br#"{"jsonrpc":"2.0","id":6,"result":{"resultType":"complete","content":[{"type":"text","text":"Multi-round complete for Ann who likes blue"}]}}"#;
+        assert_eq!(check_flow_reply(done, 6, FlowRound::Third, true), Ok(None));
+        assert!(check_flow_reply(done, 6, FlowRound::First, true).is_err());
+        let wrong = br#"{"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"Multi-round cancelled."}]}}"#;
+        assert_eq!(
+            check_flow_reply(wrong, 6, FlowRound::Third, false),
+            Ok(None)
+        );
+        assert!(check_flow_reply(wrong, 6, FlowRound::Third, true).is_err());
+        let error =
+            br#"{"jsonrpc":"2.0","id":6,"error":{"code":-32602,"message":"Invalid or expired"}}"#;
+        assert!(matches!(
+            check_flow_reply(error, 6, FlowRound::Second, false),
+            Err(ReplyError::JsonRpcError(_))
+        ));
     }
 
     #[test]

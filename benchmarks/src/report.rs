@@ -5,11 +5,20 @@
 //! A target that failed its pre-flight check or answered any request wrongly
 //! is shown as `BROKEN`, with no rate and no ratio: a broken target is never
 //! reported as fast.
+//!
+//! The three-round flow scenario (`flow3`) has no ceiling: in the main table
+//! its rows give requests per second and per-request latency; its own section gives
+//! completed flows per second, whole-flow latency, and flows/s × 3 divided by
+//! the same target's single-call `tools/call` rate at the same concurrency in
+//! the same run: the share of the single-call rate that survives when every
+//! request carries, verifies and re-mints a signed `requestState` and reads a
+//! form answer (1.00x would mean re-entry costs nothing).
 
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::runner::{Cell, Outcome, RunReport, by_scenario};
+use crate::client::Workload;
+use crate::runner::{Cell, Outcome, RunReport, Scenario, Transport, by_scenario};
 use crate::targets::TargetKind;
 
 /// Renders the whole report as text.
@@ -91,7 +100,94 @@ pub fn render(report: &RunReport) -> String {
         };
         let _ = writeln!(out, "{:<18} {text}", scenario.to_string());
     }
+    flow_section(&mut out, report);
     out
+}
+
+/// The three-round flow section (nothing when the scenario did not run).
+fn flow_section(out: &mut String, report: &RunReport) {
+    let flows: Vec<&Cell> = report
+        .cells
+        .iter()
+        .filter(|c| c.scenario.workload == Workload::Flow)
+        .collect();
+    if flows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\nthree-round flow (tool `flow`: asks a name, then a colour, completes on round 3; \
+         each retry is a new JSON-RPC id echoing the previous reply's requestState)"
+    );
+    let _ = writeln!(
+        out,
+        "flows x3 / single = flows/s x 3 / the same target's single-call tools/call req/s at the \
+         same concurrency in this run (1.00x: state and re-entry cost nothing)\n"
+    );
+    let _ = writeln!(
+        out,
+        "{:<18} {:<12} {:>9} {:>11} {:>10} {:>10} {:>17}  status",
+        "scenario", "target", "flows/s", "req/s", "flow p50", "flow p99", "flows x3 / single"
+    );
+    for cell in flows {
+        let scenario = cell.scenario.to_string();
+        let line = match &cell.outcome {
+            Outcome::Measured(stats) if stats.healthy() => {
+                let single = single_call_rps(report, cell);
+                let ratio = match single {
+                    Some(single) if single > 0.0 => {
+                        format!("{:.2}x", stats.flows_per_sec() * 3.0 / single)
+                    }
+                    _ => "-".to_owned(),
+                };
+                let basis = single.map_or_else(
+                    || "no healthy single-call cell to compare with".to_owned(),
+                    |single| format!("ok (single-call: {single:.0} req/s)"),
+                );
+                format!(
+                    "{scenario:<18} {:<12} {:>9.0} {:>11.0} {:>10} {:>10} {ratio:>17}  {basis}",
+                    cell.target,
+                    stats.flows_per_sec(),
+                    stats.rps(),
+                    latency(stats.flow_p50),
+                    latency(stats.flow_p99),
+                )
+            }
+            Outcome::Measured(stats) => format!(
+                "{scenario:<18} {:<12} {:>9} {:>11} {:>10} {:>10} {:>17}  BROKEN: {} errors, first: {}",
+                cell.target,
+                "-",
+                "-",
+                "-",
+                "-",
+                "-",
+                stats.errors,
+                stats
+                    .first_error
+                    .as_deref()
+                    .unwrap_or("no flow completed in the window")
+            ),
+            Outcome::Broken(why) => format!(
+                "{scenario:<18} {:<12} {:>9} {:>11} {:>10} {:>10} {:>17}  BROKEN: {why}",
+                cell.target, "-", "-", "-", "-", "-"
+            ),
+        };
+        let _ = writeln!(out, "{line}");
+    }
+}
+
+/// The healthy single-call HTTP rate of `flow`'s target at `flow`'s concurrency.
+fn single_call_rps(report: &RunReport, flow: &Cell) -> Option<f64> {
+    let twin = Scenario {
+        transport: Transport::Http,
+        workload: Workload::Echo,
+        depth: flow.scenario.depth,
+    };
+    report
+        .cells
+        .iter()
+        .find(|c| c.scenario == twin && c.target == flow.target)
+        .and_then(Cell::healthy_rps)
 }
 
 fn row(scenario: &str, cell: &Cell, ceiling: Option<f64>) -> String {
@@ -114,7 +210,11 @@ fn row(scenario: &str, cell: &Cell, ceiling: Option<f64>) -> String {
                 _ => "-".to_owned(),
             };
             let status = if healthy {
-                format!("ok ({} replies fully validated)", stats.validated)
+                let what = match cell.scenario.workload {
+                    Workload::Echo => "replies",
+                    Workload::Flow => "flows",
+                };
+                format!("ok ({} {what} fully validated)", stats.validated)
             } else if stats.errors > 0 {
                 format!(
                     "BROKEN: {} errors, first: {}",
@@ -155,6 +255,7 @@ mod tests {
         Cell {
             scenario: Scenario {
                 transport: Transport::Http,
+                workload: Workload::Echo,
                 depth: 1,
             },
             target,
@@ -167,8 +268,63 @@ mod tests {
                 p50: Duration::from_micros(50),
                 p99: Duration::from_millis(2),
                 first_error: (errors > 0).then(|| "HTTP 400: bad".to_owned()),
+                ..CellStats::default()
             }),
         }
+    }
+
+    fn flow(target: &'static str, kind: TargetKind, flows: u64) -> Cell {
+        Cell {
+            scenario: Scenario {
+                transport: Transport::Http,
+                workload: Workload::Flow,
+                depth: 1,
+            },
+            target,
+            kind,
+            outcome: Outcome::Measured(CellStats {
+                requests: flows * 3,
+                validated: 1,
+                window: Duration::from_secs(1),
+                flows,
+                flow_p50: Duration::from_micros(300),
+                flow_p99: Duration::from_millis(3),
+                ..CellStats::default()
+            }),
+        }
+    }
+
+    #[test]
+    fn flow_ratio_is_against_the_same_targets_single_call_rate() {
+        let report = RunReport {
+            config: LoadConfig::default(),
+            cores: 2,
+            load_average: (None, None),
+            cells: vec![
+                measured("bare-hyper", TargetKind::Ceiling, 1000, 0),
+                measured("rmcp", TargetKind::Rmcp, 400, 0),
+                measured("ours", TargetKind::Ours, 600, 0),
+                flow("rmcp", TargetKind::Rmcp, 100),
+                flow("ours", TargetKind::Ours, 150),
+            ],
+        };
+        let text = render(&report);
+        let line = |target: &str| {
+            text.lines()
+                .find(|l| {
+                    l.starts_with("flow3 http c=1")
+                        && l.contains(target)
+                        && l.contains("single-call:")
+                })
+                .map(str::to_owned)
+                .unwrap_or_default()
+        };
+        // ours: 150 flows/s x 3 / 600 req/s; rmcp: 100 x 3 / 400.
+        assert!(line("ours").contains("0.75x"), "{text}");
+        assert!(line("rmcp").contains("0.75x"), "{text}");
+        assert!(line("ours").contains("300.0µs"), "{text}");
+        // ours vs rmcp on the flow scenario: 450 / 300 req/s.
+        assert!(text.contains("flow3 http c=1     1.50x"), "{text}");
     }
 
     #[test]

@@ -12,7 +12,9 @@
 //! target is checked once per transport before being measured (two requests,
 //! full validation); a target that fails is reported as broken and skipped.
 //! Cells run scenario by scenario, all targets of one scenario back to back,
-//! so slow drift of the machine affects them alike.
+//! so slow drift of the machine affects them alike. The three-round flow
+//! scenario at a concurrency runs right after the single-call HTTP scenario at
+//! the same concurrency, so the two can be compared.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -24,7 +26,7 @@ use tokio::runtime::Runtime;
 use tokio_util::sync::CancellationToken;
 
 use crate::bins::BinLocator;
-use crate::client::{self, HttpCell};
+use crate::client::{self, HttpCell, Workload};
 use crate::config::LoadConfig;
 use crate::stats::CellStats;
 use crate::stdio_client::{self, StdioCell};
@@ -39,21 +41,24 @@ pub enum Transport {
     Stdio,
 }
 
-/// One load scenario: a transport and a concurrency (HTTP connections) or
-/// pipelining depth (stdio).
+/// One load scenario: a transport, what is sent, and a concurrency (HTTP
+/// connections) or pipelining depth (stdio).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Scenario {
     /// The transport.
     pub transport: Transport,
+    /// What is sent ([`Workload::Flow`] only over HTTP).
+    pub workload: Workload,
     /// Connections (HTTP) or requests in flight (stdio).
     pub depth: usize,
 }
 
 impl std::fmt::Display for Scenario {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.transport {
-            Transport::Http => write!(f, "http c={}", self.depth),
-            Transport::Stdio => write!(f, "stdio inflight={}", self.depth),
+        match (self.transport, self.workload) {
+            (Transport::Http, Workload::Flow) => write!(f, "flow3 http c={}", self.depth),
+            (Transport::Http, Workload::Echo) => write!(f, "http c={}", self.depth),
+            (Transport::Stdio, _) => write!(f, "stdio inflight={}", self.depth),
         }
     }
 }
@@ -142,7 +147,7 @@ pub fn run(
 
     // HTTP: start every server once, check it, then measure scenario by scenario.
     let mut http: Vec<(&dyn Target, Result<SocketAddr, String>)> = Vec::new();
-    let run_http = !config.http_concurrency.is_empty();
+    let run_http = !config.http_concurrency.is_empty() || !config.flow_concurrency.is_empty();
     for &target in targets.iter().filter(|t| run_http && t.has_http()) {
         let started = start_http(&servers, target, shutdown.child_token()).and_then(|addr| {
             load.block_on(client::preflight(addr, config.request_timeout))
@@ -155,18 +160,39 @@ pub fn run(
         }
         http.push((target, started));
     }
-    for &depth in &config.http_concurrency {
-        let scenario = Scenario {
-            transport: Transport::Http,
-            depth,
-        };
+    // The flow: one whole flow per target, fully validated, before any is measured.
+    let mut flow_ready: HashMap<&'static str, Result<(), String>> = HashMap::new();
+    if !config.flow_concurrency.is_empty() {
+        for (target, started) in http.iter().filter(|(t, _)| t.has_flow()) {
+            let ready = match started {
+                Err(why) => Err(why.clone()),
+                Ok(addr) => load
+                    .block_on(client::preflight_flow(*addr, config.request_timeout))
+                    .map_err(|e| format!("flow pre-flight to {addr} failed: {e:#}")),
+            };
+            if let Err(why) = &ready {
+                eprintln!("[flow3] {} is BROKEN: {why}", target.name());
+            }
+            flow_ready.insert(target.name(), ready);
+        }
+    }
+    for scenario in http_scenarios(config) {
         for (target, started) in &http {
+            let started = match scenario.workload {
+                Workload::Echo => started.clone(),
+                Workload::Flow => match flow_ready.get(target.name()) {
+                    None => continue,
+                    Some(Err(why)) => Err(why.clone()),
+                    Some(Ok(())) => started.clone(),
+                },
+            };
             let outcome = match started {
-                Err(why) => Outcome::Broken(why.clone()),
+                Err(why) => Outcome::Broken(why),
                 Ok(addr) => {
                     let cell = HttpCell {
-                        addr: *addr,
-                        concurrency: depth,
+                        addr,
+                        workload: scenario.workload,
+                        concurrency: scenario.depth,
                         warmup: config.warmup,
                         measure: config.measure,
                         max_requests: config.max_requests,
@@ -212,6 +238,7 @@ pub fn run(
     for &depth in &config.stdio_in_flight {
         let scenario = Scenario {
             transport: Transport::Stdio,
+            workload: Workload::Echo,
             depth,
         };
         for (target, ready) in &stdio {
@@ -251,6 +278,33 @@ pub fn run(
     })
 }
 
+/// The HTTP scenarios in run order: for each concurrency (single-call levels first, then
+/// flow-only ones), the single-call scenario, then the flow scenario.
+pub fn http_scenarios(config: &LoadConfig) -> Vec<Scenario> {
+    let mut depths: Vec<usize> = config.http_concurrency.clone();
+    for &depth in &config.flow_concurrency {
+        if !depths.contains(&depth) {
+            depths.push(depth);
+        }
+    }
+    let mut scenarios = Vec::new();
+    for depth in depths {
+        for (levels, workload) in [
+            (&config.http_concurrency, Workload::Echo),
+            (&config.flow_concurrency, Workload::Flow),
+        ] {
+            if levels.contains(&depth) {
+                scenarios.push(Scenario {
+                    transport: Transport::Http,
+                    workload,
+                    depth,
+                });
+            }
+        }
+    }
+    scenarios
+}
+
 fn start_http(
     servers: &Runtime,
     target: &dyn Target,
@@ -267,6 +321,16 @@ fn start_http(
 
 fn progress(cell: Cell) -> Cell {
     match &cell.outcome {
+        Outcome::Measured(stats) if cell.scenario.workload == Workload::Flow => eprintln!(
+            "[{}] {:<12} {:>10.0} req/s  {:>9.0} flows/s  flow p50 {:>9.1?}  p99 {:>9.1?}  errors {}",
+            cell.scenario,
+            cell.target,
+            stats.rps(),
+            stats.flows_per_sec(),
+            stats.flow_p50,
+            stats.flow_p99,
+            stats.errors
+        ),
         Outcome::Measured(stats) => eprintln!(
             "[{}] {:<12} {:>10.0} req/s  p50 {:>9.1?}  p99 {:>9.1?}  errors {}",
             cell.scenario,
@@ -298,4 +362,35 @@ pub fn by_scenario(cells: &[Cell]) -> Vec<(Scenario, Vec<&Cell>)> {
         .into_iter()
         .map(|s| (s, groups.remove(&s).unwrap_or_default()))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flow_scenarios_follow_their_single_call_twins() {
+        let config = LoadConfig {
+            http_concurrency: vec![1, 64],
+            flow_concurrency: vec![64, 8],
+            ..LoadConfig::default()
+        };
+        let names: Vec<String> = http_scenarios(&config)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            names,
+            ["http c=1", "http c=64", "flow3 http c=64", "flow3 http c=8"]
+        );
+        let none = LoadConfig {
+            flow_concurrency: Vec::new(),
+            ..LoadConfig::default()
+        };
+        assert!(
+            http_scenarios(&none)
+                .iter()
+                .all(|s| s.workload == Workload::Echo)
+        );
+    }
 }

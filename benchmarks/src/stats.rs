@@ -44,6 +44,9 @@ impl Window {
 pub struct Recorder {
     /// Latencies (nanoseconds) of successful requests inside the window.
     latencies_ns: Vec<u64>,
+    /// Latencies (nanoseconds) of multi-request flows completed inside the window,
+    /// first request sent to last reply.
+    flow_latencies_ns: Vec<u64>,
     /// Errors seen at any time (warm-up included: a broken target is broken).
     errors: u64,
     /// Replies that passed the full validation.
@@ -58,6 +61,16 @@ impl Recorder {
         if window.contains(sent, done) {
             let nanos = done.saturating_duration_since(sent).as_nanos();
             self.latencies_ns
+                .push(u64::try_from(nanos).unwrap_or(u64::MAX));
+        }
+    }
+
+    /// Records one flow whose every request succeeded, from its first request's send to
+    /// its last reply (counted only when both lie inside the window).
+    pub fn flow_success(&mut self, window: &Window, started: Instant, done: Instant) {
+        if window.contains(started, done) {
+            let nanos = done.saturating_duration_since(started).as_nanos();
+            self.flow_latencies_ns
                 .push(u64::try_from(nanos).unwrap_or(u64::MAX));
         }
     }
@@ -96,6 +109,12 @@ pub struct CellStats {
     pub p50: Duration,
     /// 99th-percentile latency.
     pub p99: Duration,
+    /// Flows (multi-request scenarios) completed inside the window; 0 elsewhere.
+    pub flows: u64,
+    /// Median latency of a whole flow.
+    pub flow_p50: Duration,
+    /// 99th-percentile latency of a whole flow.
+    pub flow_p99: Duration,
     /// First error seen, if any.
     pub first_error: Option<String>,
 }
@@ -104,12 +123,14 @@ impl CellStats {
     /// Merges the recorders of one cell.
     pub fn merge(window: &Window, recorders: impl IntoIterator<Item = Recorder>) -> Self {
         let mut latencies = Vec::new();
+        let mut flow_latencies = Vec::new();
         let mut stats = Self {
             window: window.duration(),
             ..Self::default()
         };
         for recorder in recorders {
             latencies.extend(recorder.latencies_ns);
+            flow_latencies.extend(recorder.flow_latencies_ns);
             stats.errors += recorder.errors;
             stats.validated += recorder.validated;
             if stats.first_error.is_none() {
@@ -120,7 +141,21 @@ impl CellStats {
         stats.requests = latencies.len() as u64;
         stats.p50 = Duration::from_nanos(percentile(&latencies, 50.0));
         stats.p99 = Duration::from_nanos(percentile(&latencies, 99.0));
+        flow_latencies.sort_unstable();
+        stats.flows = flow_latencies.len() as u64;
+        stats.flow_p50 = Duration::from_nanos(percentile(&flow_latencies, 50.0));
+        stats.flow_p99 = Duration::from_nanos(percentile(&flow_latencies, 99.0));
         stats
+    }
+
+    /// Completed flows per second inside the window.
+    pub fn flows_per_sec(&self) -> f64 {
+        let secs = self.window.as_secs_f64();
+        if secs > 0.0 {
+            self.flows as f64 / secs
+        } else {
+            0.0
+        }
     }
 
     /// Successful requests per second inside the window.
@@ -181,5 +216,24 @@ mod tests {
         assert_eq!(stats.p50, Duration::from_millis(2));
         assert!(stats.healthy());
         assert!((stats.rps() - 1.0).abs() < 1e-9);
+        assert_eq!(stats.flows, 0);
+    }
+
+    #[test]
+    fn counts_flows_inside_window() {
+        let now = Instant::now();
+        let window = Window {
+            start: now,
+            end: now + Duration::from_secs(2),
+        };
+        let mut recorder = Recorder::default();
+        recorder.flow_success(&window, now, now + Duration::from_millis(3));
+        recorder.flow_success(&window, now, now + Duration::from_millis(5));
+        recorder.flow_success(&window, now, now + Duration::from_secs(3));
+        let stats = CellStats::merge(&window, [recorder]);
+        assert_eq!(stats.flows, 2);
+        assert_eq!(stats.flow_p50, Duration::from_millis(3));
+        assert_eq!(stats.flow_p99, Duration::from_millis(5));
+        assert!((stats.flows_per_sec() - 1.0).abs() < 1e-9);
     }
 }

@@ -4,12 +4,12 @@
 //! spawns its server on the servers' runtime) and/or over stdio (it names a
 //! `[[bin]]` of this crate that speaks newline-delimited JSON on stdin/stdout).
 //!
-//! | target | HTTP | stdio |
-//! | --- | --- | --- |
-//! | [`bare_hyper`] | ceiling | – |
-//! | [`echo_stdio`] | – | ceiling |
-//! | [`rmcp`] | yes | yes |
-//! | [`ours`] | yes | yes |
+//! | target | HTTP | three-round flow (HTTP) | stdio |
+//! | --- | --- | --- | --- |
+//! | [`bare_hyper`] | ceiling | – | – |
+//! | [`echo_stdio`] | – | – | ceiling |
+//! | [`rmcp`] | yes | yes (`RequestStateCodec`) | yes |
+//! | [`ours`] | yes | yes (`Round` / `Step`) | yes |
 //!
 //! Adding a target is: implement [`Target`] in a new module and list it in
 //! [`all`]. HTTP targets that expose a hyper service ([`spawn_http1`]) or a
@@ -61,6 +61,12 @@ pub trait Target: Send + Sync {
     fn spawn_http(&self, listener: TcpListener, shutdown: CancellationToken) -> anyhow::Result<()> {
         drop((listener, shutdown));
         anyhow::bail!("target {} has no HTTP form", self.name())
+    }
+
+    /// Whether its HTTP server also serves the three-round `flow` tool (see
+    /// [`crate::protocol::flow_request_body`]).
+    fn has_flow(&self) -> bool {
+        false
     }
 
     /// Name of the `[[bin]]` of this crate that serves the target over stdio.
@@ -172,6 +178,45 @@ mod tests {
                 target.name()
             );
             check_reply_full(&body, 5)?;
+        }
+        shutdown.cancel();
+        Ok(())
+    }
+
+    /// Every target that says it serves the flow completes one, fully validated, and
+    /// refuses a tampered state.
+    #[test]
+    fn flow_targets_complete_the_three_round_flow() -> anyhow::Result<()> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?;
+        let shutdown = CancellationToken::new();
+        let flow_targets: Vec<_> = all().into_iter().filter(|t| t.has_flow()).collect();
+        assert_eq!(flow_targets.len(), 2, "rmcp and ours serve the flow");
+        for target in flow_targets {
+            let listener = runtime.block_on(TcpListener::bind("127.0.0.1:0"))?;
+            let addr = listener.local_addr()?;
+            {
+                let _entered = runtime.enter();
+                target.spawn_http(listener, shutdown.child_token())?;
+            }
+            runtime
+                .block_on(client::preflight_flow(
+                    addr,
+                    std::time::Duration::from_secs(5),
+                ))
+                .map_err(|e| anyhow::anyhow!("{}: {e:#}", target.name()))?;
+            let tampered = runtime.block_on(client::flow_round_with_state(
+                addr,
+                crate::protocol::FlowRound::Second,
+                "mcp1.MQ.1.AAAAAAAAAAA.e30.AAAA",
+            ))?;
+            assert!(
+                tampered.contains("\"error\""),
+                "{}: a forged state must be refused: {tampered}",
+                target.name()
+            );
         }
         shutdown.cancel();
         Ok(())

@@ -1,4 +1,5 @@
-//! rmcp 3.1.4 (the official Rust SDK) serving one `echo` tool.
+//! rmcp 3.1.4 (the official Rust SDK) serving the `echo` tool and the three-round
+//! `flow` tool.
 //!
 //! HTTP: rmcp's `StreamableHttpService` with
 //! * `legacy_session_mode = false` — stateless: no `initialize`, no
@@ -25,18 +26,38 @@
 //! The tool router is built once and shared through an `Arc`, so rmcp's
 //! per-request service factory costs one reference-count increment (the
 //! `#[tool_handler]` default would rebuild the router for every call).
+//!
+//! `flow`: rmcp 3.1.4 has SEP-2322 multi-round results (`CallToolResponse::
+//! InputRequired`, the `RequestState` and `InputResponses` extractors) and, behind
+//! its `request-state` feature, `RequestStateCodec` (HMAC-SHA256 seal/open with
+//! associated data and a TTL), but no typed flow API: the tool is written the way
+//! rmcp's own `servers_mrtr` example is, by hand. The state is a small serde enum
+//! sealed with `seal_json_with` (ten-minute TTL, like ours) under associated data
+//! naming the method and the tool; answers are read with `ElicitResult`
+//! and a field lookup. It does less than ours per round: the arguments are not
+//! digested into the binding (this flow has none), the answer is not checked
+//! against the requested schema, and the outgoing state is not re-verified; the
+//! requested schemas are built once and cloned.
 
 use std::convert::Infallible;
 use std::sync::Arc;
+use std::time::Duration;
 
 use hyper::service::service_fn;
+use rmcp::ErrorData;
 use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::{InputResponses, RequestState};
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{ServerCapabilities, ServerInfo};
+use rmcp::model::{
+    CallToolResponse, CallToolResult, ContentBlock, ElicitRequest, ElicitRequestParams,
+    ElicitResult, ElicitationAction, ElicitationSchema, InputRequest, InputRequests,
+    InputRequiredResult, RequestStateCodec, SealOptions, ServerCapabilities, ServerInfo,
+};
 use rmcp::transport::StreamableHttpServerConfig;
 use rmcp::transport::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
@@ -72,8 +93,110 @@ impl Target for Rmcp {
         Ok(())
     }
 
+    fn has_flow(&self) -> bool {
+        true
+    }
+
     fn stdio_bin(&self) -> Option<&'static str> {
         Some("rmcp_stdio_server")
+    }
+}
+
+/// Where a `flow` call stands, sealed into `requestState`.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "awaiting", rename_all = "lowercase")]
+enum FlowState {
+    /// Waiting for the name (`step1`).
+    Name,
+    /// Waiting for the colour (`step2`).
+    Color {
+        /// The name given in round 2.
+        name: String,
+    },
+}
+
+/// What a `flow` state is bound to: the method and the tool (the flow takes no arguments).
+const FLOW_ASSOCIATED_DATA: &[u8] = b"tools/call\0flow";
+/// The signing key of `flow` states (32 bytes; a fixed key, as in rmcp's MRTR example: the
+/// cost of HMAC does not depend on its value).
+const FLOW_KEY: &[u8; 32] = b"mcp-benchmarks-flow-state-key-32";
+/// The lifetime of a `flow` state, as ours.
+const FLOW_TTL: Duration = Duration::from_secs(600);
+
+/// The codec and the two forms of the `flow` tool.
+#[derive(Debug)]
+struct FlowKit {
+    codec: RequestStateCodec,
+    name_form: ElicitationSchema,
+    color_form: ElicitationSchema,
+}
+
+impl FlowKit {
+    fn new() -> Self {
+        let form = |field: &'static str, description: &'static str| {
+            ElicitationSchema::builder()
+                .required_string_with(field, |s| s.description(description))
+                .build_unchecked()
+        };
+        Self {
+            codec: RequestStateCodec::new_unchecked(FLOW_KEY),
+            name_form: form("name", "Your name."),
+            color_form: form("color", "Your favourite colour."),
+        }
+    }
+
+    /// Asks `key` with `schema`, moving to `next`.
+    fn ask(
+        &self,
+        next: &FlowState,
+        key: &str,
+        message: &str,
+        schema: &ElicitationSchema,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let sealed = self
+            .codec
+            .seal_json_with(
+                next,
+                &SealOptions::new()
+                    .associated_data(FLOW_ASSOCIATED_DATA)
+                    .ttl(FLOW_TTL),
+            )
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let mut requests = InputRequests::new();
+        requests.insert(
+            key.to_owned(),
+            InputRequest::Elicitation(ElicitRequest::new(
+                ElicitRequestParams::FormElicitationParams {
+                    meta: None,
+                    message: message.to_owned(),
+                    requested_schema: schema.clone(),
+                },
+            )),
+        );
+        Ok(InputRequiredResult::new(Some(requests), Some(sealed)).into())
+    }
+}
+
+/// The accepted text answer `field` of question `key`; `Err(text)` when declined or
+/// cancelled (the flow then completes with that text).
+fn accepted_text(
+    responses: Option<&rmcp::model::InputResponses>,
+    key: &str,
+    field: &str,
+) -> Result<Result<String, &'static str>, ErrorData> {
+    let response = responses
+        .and_then(|r| r.get(key))
+        .ok_or_else(|| ErrorData::invalid_params(format!("missing answer {key:?}"), None))?;
+    let result = ElicitResult::deserialize(response)
+        .map_err(|_| ErrorData::invalid_params(format!("invalid answer {key:?}"), None))?;
+    match result.action {
+        ElicitationAction::Accept => result
+            .content
+            .as_ref()
+            .and_then(|content| content[field].as_str())
+            .map(|text| Ok(text.to_owned()))
+            .ok_or_else(|| ErrorData::invalid_params(format!("no {field:?} in {key:?}"), None)),
+        _ => Ok(Err("Multi-round cancelled.")),
     }
 }
 
@@ -84,16 +207,18 @@ pub struct EchoArgs {
     pub text: String,
 }
 
-/// rmcp server exposing the `echo` tool.
+/// rmcp server exposing the `echo` and `flow` tools.
 #[derive(Debug, Clone)]
 pub struct EchoServer {
     tool_router: Arc<ToolRouter<Self>>,
+    flow: Arc<FlowKit>,
 }
 
 impl Default for EchoServer {
     fn default() -> Self {
         Self {
             tool_router: Arc::new(Self::tool_router()),
+            flow: Arc::new(FlowKit::new()),
         }
     }
 }
@@ -104,6 +229,48 @@ impl EchoServer {
     #[tool(description = "Echo the text back")]
     async fn echo(&self, Parameters(EchoArgs { text }): Parameters<EchoArgs>) -> String {
         text
+    }
+
+    /// Asks for a name, then a colour, then answers (SEP-2322 multi-round).
+    #[tool(description = "Ask for a name, then a colour, then answer")]
+    async fn flow(
+        &self,
+        RequestState(state): RequestState,
+        InputResponses(responses): InputResponses,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let kit = &self.flow;
+        let Some(sealed) = state else {
+            return kit.ask(
+                &FlowState::Name,
+                "step1",
+                "Step 1: What is your name?",
+                &kit.name_form,
+            );
+        };
+        let state: FlowState = kit
+            .codec
+            .open_json_with(&sealed, FLOW_ASSOCIATED_DATA)
+            .map_err(|_| ErrorData::invalid_params("Invalid or expired requestState", None))?;
+        let text = match state {
+            FlowState::Name => match accepted_text(responses.as_ref(), "step1", "name")? {
+                Ok(name) => {
+                    return kit.ask(
+                        &FlowState::Color { name },
+                        "step2",
+                        "Step 2: What is your favorite color?",
+                        &kit.color_form,
+                    );
+                }
+                Err(text) => text.to_owned(),
+            },
+            FlowState::Color { name } => {
+                match accepted_text(responses.as_ref(), "step2", "color")? {
+                    Ok(color) => format!("Multi-round complete for {name} who likes {color}"),
+                    Err(text) => text.to_owned(),
+                }
+            }
+        };
+        Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into())
     }
 }
 
