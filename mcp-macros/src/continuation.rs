@@ -126,12 +126,17 @@ fn expand(input: &DeriveInput, variants: &[Variant]) -> TokenStream {
     );
     let answered_variants = variants.iter().map(|v| {
         let name = &v.ident;
-        let fields = v.fields.iter().map(|(f, ty)| quote!(#f: #ty));
+        let doc = format!("[`{ident}::{name}`] with its answers.");
+        let fields = v.fields.iter().map(|(f, ty)| {
+            let doc = format!("The state's `{f}`.");
+            quote!(#[doc = #doc] #f: #ty)
+        });
         let answers = v.awaits.iter().map(|a| {
             let (key, ty) = (&a.key, &a.ty);
-            quote_spanned!(ty.span()=> #key: ::mcp_server::Answer<#ty>)
+            let doc = format!("The answer to `{key}`.");
+            quote_spanned!(ty.span()=> #[doc = #doc] #key: ::mcp_server::Answer<#ty>)
         });
-        quote!(#name { #(#fields,)* #(#answers,)* })
+        quote!(#[doc = #doc] #name { #(#fields,)* #(#answers,)* })
     });
     let pattern = |v: &Variant| {
         let name = &v.ident;

@@ -50,9 +50,21 @@ impl FormValidator {
                 };
                 FieldProblem {
                     field,
-                    reason: err.to_string(),
+                    reason: shorten(err.to_string()),
                 }
             })
             .collect()
     }
+}
+
+/// The longest reason kept: validator messages quote the (untrusted) value they refuse.
+const MAX_REASON_CHARS: usize = 200;
+
+fn shorten(reason: String) -> String {
+    if reason.chars().count() <= MAX_REASON_CHARS {
+        return reason;
+    }
+    let mut short: String = reason.chars().take(MAX_REASON_CHARS).collect();
+    short.push('…');
+    short
 }
