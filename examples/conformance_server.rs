@@ -645,7 +645,9 @@ async fn template_data(id: String) -> ResourceContents {
     )
 }
 
-fn server() -> Result<Server, mcp_server::BuildError> {
+/// Every registration of the fixture; `pub(crate)` so that `tests/http.rs` and `tests/stdio.rs`
+/// can include this file as a module and build the same server in-process.
+pub(crate) fn server() -> Result<Server, mcp_server::BuildError> {
     Server::builder()
         .name("mcp-rust-conformance-server")
         .version(env!("CARGO_PKG_VERSION"))

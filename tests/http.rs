@@ -1,46 +1,45 @@
-//! End-to-end tests of the Streamable HTTP transport against the `conformance_server`
-//! example, driven with a real HTTP client (`reqwest`).
+//! Tests of the Streamable HTTP transport, in-process: the `conformance_server` example's
+//! registrations (its file included as a module) are built into a server, one per test, and
+//! each request goes through [`Server::http_service`] as a tower `Service` (`oneshot`), with
+//! the headers a conforming client sends (`Host` included).
 //!
-//! One server process serves every test of this binary. The tests cover the happy paths
-//! (discovery, tools, prompts, resources, completion), progress and log notifications on
-//! SSE streams, `subscriptions/listen`, cancellation by closing a stream, and the way bad
-//! input is refused: the HTTP status, the JSON-RPC error code and message, the echoed
-//! request id, and that the server keeps serving afterwards.
+//! Covered: the happy paths, progress and log notifications on SSE streams,
+//! `subscriptions/listen`, cancellation by dropping a stream, and case by case
+//! ([`Refusals`]) the way bad input is refused: HTTP status, JSON-RPC error code, message and
+//! id, and a server that keeps serving. One smoke test spawns the example binary.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+#[allow(dead_code, missing_docs)]
+#[path = "../examples/conformance_server.rs"]
+mod fixture;
 
-use std::collections::VecDeque;
-use std::sync::LazyLock;
+use std::collections::HashMap;
 use std::time::Duration;
 
-use common::{
-    HttpServer, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO, META_SUBSCRIPTION_ID,
-    PROTOCOL_VERSION, READ_TIMEOUT, SseParser, assert_error, assert_progress_reports,
-    assert_result, call_tool, call_tool_with_meta, code, discover, listen, log_messages,
-    mcp_headers, notification, parse_sse, progress_messages, raw_request, request, tool_text,
-};
+use bytes::Bytes;
+use common::code::*;
+use common::*;
 use futures_util::StreamExt;
-use reqwest::Method;
+use http::{HeaderMap, Method};
+use http_body_util::combinators::UnsyncBoxBody;
+use http_body_util::{BodyExt, Full, StreamBody};
+use mcp_server::Server;
 use serde_json::{Value, json};
+use sse_stream::SseStream;
+use tower::ServiceExt;
 
-/// The notification that opens a `subscriptions/listen` stream.
-const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+/// A request or response body.
+type Body = UnsyncBoxBody<Bytes, std::io::Error>;
 
-/// The server shared by every test of this binary.
-static SERVER: LazyLock<HttpServer> = LazyLock::new(HttpServer::start);
-
-/// A client that talks to the loopback server directly, never through a proxy.
-fn client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .no_proxy()
-        .build()
-        .expect("build an HTTP client")
+/// The fixture server, answering in-process through its HTTP service.
+fn app() -> Server {
+    fixture::server().expect("the fixture server builds")
 }
 
 /// One HTTP request to the MCP endpoint: method, headers and body, adjustable per test.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct Post {
     method: Method,
     headers: Vec<(String, String)>,
@@ -50,29 +49,24 @@ struct Post {
 impl Post {
     /// A POST of `body` with the headers a conforming client sends.
     fn new(body: &Value) -> Self {
-        Self {
-            method: Method::POST,
-            headers: mcp_headers(body)
-                .into_iter()
-                .map(|(name, value)| (name.to_owned(), value))
-                .collect(),
-            body: serde_json::to_vec(body).unwrap(),
+        let mut post = Self::raw(body.to_string());
+        for (name, value) in mcp_headers(body) {
+            post = post.header(name, value);
         }
+        post
     }
 
-    /// A POST of arbitrary bytes with only `Content-Type` and `Accept` set.
+    /// A POST of arbitrary bytes with only `Host`, `Content-Type` and `Accept` set.
     fn raw(body: impl Into<Vec<u8>>) -> Self {
-        Self {
-            method: Method::POST,
-            headers: vec![
-                ("Content-Type".into(), "application/json".into()),
-                (
-                    "Accept".into(),
-                    "application/json, text/event-stream".into(),
-                ),
-            ],
+        let (method, headers) = (Method::POST, Vec::new());
+        let post = Self {
+            method,
+            headers,
             body: body.into(),
-        }
+        };
+        let post = post.header("Host", "127.0.0.1");
+        let post = post.header("Content-Type", "application/json");
+        post.header("Accept", "application/json, text/event-stream")
     }
 
     /// Sets (or replaces) a header.
@@ -88,48 +82,38 @@ impl Post {
         self
     }
 
-    /// Uses another HTTP method.
-    fn method(mut self, method: Method) -> Self {
-        self.method = method;
-        self
+    /// Sends the request with `body` instead of its own; the response once its head is ready.
+    async fn open_with(self, server: &Server, body: Body) -> http::Response<Body> {
+        let mut request = http::Request::builder().method(self.method).uri("/");
+        for (name, value) in &self.headers {
+            request = request.header(name, value);
+        }
+        let answer = server.http_service().oneshot(request.body(body).unwrap());
+        let response = tokio::time::timeout(READ_TIMEOUT, answer).await;
+        let response = response.expect("the server answered in time").unwrap();
+        response.map(|body| body.map_err(std::io::Error::other).boxed_unsync())
     }
 
-    /// Sends the request and returns the response once its headers arrived.
-    async fn open(self) -> reqwest::Response {
-        let mut builder = client().request(self.method, SERVER.url());
-        for (name, value) in &self.headers {
-            builder = builder.header(name.as_str(), value.as_str());
-        }
-        tokio::time::timeout(READ_TIMEOUT, builder.body(self.body).send())
-            .await
-            .expect("the server answered in time")
-            .expect("the HTTP request succeeded")
+    /// Sends the request and returns the response once its head is ready.
+    async fn open(self, server: &Server) -> http::Response<Body> {
+        let body = Full::new(Bytes::from(self.body.clone()));
+        let body = body.map_err(|never| match never {}).boxed_unsync();
+        self.open_with(server, body).await
     }
 
     /// Sends the request and reads the whole response.
-    async fn send(self) -> Reply {
-        let response = self.open().await;
-        let status = response.status().as_u16();
-        let headers = response.headers().clone();
-        let body = tokio::time::timeout(READ_TIMEOUT, response.text())
-            .await
-            .expect("the response body arrived in time")
-            .expect("the response body could be read");
-        let content_type = headers
-            .get("content-type")
-            .map(|v| v.to_str().unwrap().to_owned());
-        let messages = match content_type.as_deref() {
-            Some(ct) if ct.starts_with("text/event-stream") => parse_sse(&body),
-            _ if body.is_empty() => Vec::new(),
-            _ => vec![
-                serde_json::from_str(&body)
-                    .unwrap_or_else(|e| panic!("the body is not JSON ({e}): {body:?}")),
-            ],
-        };
+    async fn send(self, server: &Server) -> Reply {
+        let (parts, body) = self.open(server).await.into_parts();
+        let body = tokio::time::timeout(READ_TIMEOUT, body.collect()).await;
+        let body = body.expect("the whole body in time").unwrap().to_bytes();
+        let body = String::from_utf8(body.to_vec()).expect("a UTF-8 body");
+        let (status, headers) = (parts.status.as_u16(), parts.headers);
+        let content_type = headers.get("content-type");
+        let content_type = content_type.map(|v| v.to_str().unwrap());
+        let messages = messages_of(content_type, &body);
         Reply {
             status,
             headers,
-            content_type,
             body,
             messages,
         }
@@ -140,904 +124,527 @@ impl Post {
 #[derive(Debug)]
 struct Reply {
     status: u16,
-    headers: reqwest::header::HeaderMap,
-    content_type: Option<String>,
+    headers: HeaderMap,
     body: String,
     messages: Vec<Value>,
 }
 
 impl Reply {
+    /// A header's value.
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).map(|v| v.to_str().unwrap())
+    }
+
+    /// Whether the response is a plain `application/json` with one message.
+    fn is_plain(&self) -> bool {
+        let json = self.header("content-type") == Some("application/json");
+        json && self.messages.len() == 1
+    }
+
     /// The single JSON message of a plain `application/json` response.
     #[track_caller]
     fn json(&self) -> &Value {
-        assert_eq!(
-            self.content_type.as_deref(),
-            Some("application/json"),
-            "expected a plain JSON response: {self:?}"
-        );
-        assert_eq!(self.messages.len(), 1, "{self:?}");
+        assert!(self.is_plain(), "one plain JSON message: {self:?}");
         &self.messages[0]
     }
 
-    /// The last message: the final response of an SSE stream, or the JSON body.
+    /// The final response of a 200 and the notifications before it on the stream.
     #[track_caller]
-    fn response(&self) -> &Value {
-        self.messages
-            .last()
-            .unwrap_or_else(|| panic!("the response carried no message: {self:?}"))
-    }
-
-    /// The final response and the notifications that preceded it on the stream.
-    #[track_caller]
-    fn split_response(&self) -> (&Value, &[Value]) {
-        self.messages
-            .split_last()
-            .unwrap_or_else(|| panic!("the response carried no message: {self:?}"))
-    }
-
-    fn is_sse(&self) -> bool {
-        self.content_type
-            .as_deref()
-            .is_some_and(|ct| ct.starts_with("text/event-stream"))
+    fn split_ok(&self) -> (&Value, &[Value]) {
+        assert_eq!(self.status, 200, "{self:?}");
+        self.messages.split_last().expect("a response")
     }
 }
 
 /// Posts `body` (with conforming headers) and returns the reply, checked to be a 200.
-async fn send_ok(body: &Value) -> Reply {
-    let reply = Post::new(body).send().await;
+async fn send_ok(server: &Server, body: &Value) -> Reply {
+    let reply = Post::new(body).send(server).await;
     assert_eq!(reply.status, 200, "{reply:?}");
     reply
 }
 
 /// Posts `body` (with conforming headers) and returns the successful result.
-async fn call_ok(body: &Value) -> Value {
-    let reply = send_ok(body).await;
-    assert_result(reply.response(), &body["id"]).clone()
+async fn call_ok(server: &Server, body: &Value) -> Value {
+    let reply = send_ok(server, body).await;
+    assert_result(reply.split_ok().0, &body["id"]).clone()
 }
 
-/// Sends `post`, checks the status, the plain-JSON error (code, message, id), then that
-/// the server still answers a good request. Returns the `error` object.
-async fn expect_error(
-    post: Post,
-    status: u16,
-    id: Option<&Value>,
-    code: i64,
-    needle: &str,
-) -> Value {
-    let reply = post.send().await;
-    assert_eq!(reply.status, status, "{reply:?}");
-    let error = assert_error(reply.json(), id, code, needle).clone();
-    assert_still_serving().await;
-    error
-}
-
-/// Like [`expect_error`] for a conforming request `body`, whose id must be echoed.
-async fn expect_request_error(body: &Value, status: u16, code: i64, needle: &str) -> Value {
-    expect_error(Post::new(body), status, Some(&body["id"]), code, needle).await
-}
-
-/// Like [`expect_error`] for `post`, a request `body` sent with adjusted headers: a 400
-/// `HEADER_MISMATCH` error naming `header`, with the body's id echoed.
-async fn expect_header_mismatch(body: &Value, post: Post, header: &str) -> Value {
-    let id = Some(&body["id"]);
-    expect_error(post, 400, id, code::HEADER_MISMATCH, header).await
-}
-
-/// Sends `server/discover` (id `id`) with `header` set to `value` and expects it refused at
-/// the HTTP level: `status` and an `INVALID_REQUEST` error without id mentioning `needle`,
-/// then a working server.
-async fn expect_header_refused(id: &str, header: &str, value: &str, status: u16, needle: &str) {
-    let post = Post::new(&discover(id)).header(header, value);
-    expect_error(post, status, None, code::INVALID_REQUEST, needle).await;
-}
-
-/// Posts the conforming request `body` and checks `status` and the plain-JSON error with
-/// the id echoed; `case` labels a wrong status. Unlike [`expect_request_error`], it does not
-/// check the server afterwards, so that a loop over cases can do it once at the end.
-async fn assert_request_refused(case: &str, body: &Value, status: u16, code: i64, needle: &str) {
-    let reply = Post::new(body).send().await;
-    assert_eq!(reply.status, status, "{case}: {reply:?}");
-    assert_error(reply.json(), Some(&body["id"]), code, needle);
+/// The text of a successful call of `tool` (no arguments) as request `id`.
+async fn call_text(server: &Server, id: &str, tool: &str) -> String {
+    tool_text(&call_ok(server, &call_tool(id, tool, json!({}))).await)
 }
 
 /// The server answers a well-formed request after whatever the test did.
-async fn assert_still_serving() {
-    let body = discover("still-serving");
-    let result = call_ok(&body).await;
+async fn assert_still_serving(server: &Server) {
+    let result = call_ok(server, &discover("still-serving")).await;
     assert!(result["supportedVersions"].is_array(), "{result}");
 }
 
 /// An open SSE response read event by event.
-struct EventStream {
-    response: reqwest::Response,
-    parser: SseParser,
-    queue: VecDeque<Value>,
-}
+struct EventStream(SseStream<Body>);
 
 impl EventStream {
-    /// Posts `body` and checks the answer is an SSE stream.
-    async fn open(body: &Value) -> Self {
-        let response = Post::new(body).open().await;
-        assert_eq!(response.status(), 200);
+    /// Posts `body` and checks the answer is a 200 SSE stream.
+    async fn open(server: &Server, body: &Value) -> Self {
+        let response = Post::new(body).open(server).await;
         let content_type = response.headers()["content-type"].to_str().unwrap();
-        assert!(
-            content_type.starts_with("text/event-stream"),
-            "expected an SSE stream, got {content_type}"
-        );
-        Self {
-            response,
-            parser: SseParser::default(),
-            queue: VecDeque::new(),
-        }
+        let sse = content_type.starts_with("text/event-stream");
+        let ok = sse && response.status() == 200;
+        assert!(ok, "not an SSE stream: {response:?}");
+        Self(SseStream::new(response.into_body()))
     }
 
     /// The next message within `timeout`; `None` if none arrived. Panics if the stream ends.
     async fn next_within(&mut self, timeout: Duration) -> Option<Value> {
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
-            if let Some(message) = self.queue.pop_front() {
-                return Some(message);
-            }
-            let chunk = tokio::time::timeout_at(deadline, self.response.chunk()).await;
-            match chunk {
-                Err(_elapsed) => return None,
-                Ok(Ok(Some(bytes))) => {
-                    let text = std::str::from_utf8(&bytes).expect("SSE is UTF-8");
-                    self.queue.extend(self.parser.push(text));
-                }
-                Ok(Ok(None)) => panic!("the SSE stream ended unexpectedly"),
-                Ok(Err(e)) => panic!("the SSE stream failed: {e}"),
+            let event = tokio::time::timeout_at(deadline, self.0.next()).await;
+            let event = event.ok()?.expect("the SSE stream goes on");
+            let event = event.expect("well-formed SSE");
+            if let Some(data) = event.data {
+                return Some(from_json(&data));
             }
         }
     }
 
-    /// The next message; panics if none arrives within [`READ_TIMEOUT`].
-    async fn next(&mut self) -> Value {
-        self.next_within(READ_TIMEOUT)
-            .await
-            .expect("an SSE event arrived in time")
-    }
-
     /// The next message, checked to be `method` tagged with the subscription `id`.
     async fn next_tagged(&mut self, method: &str, id: &Value) -> Value {
-        let message = self.next().await;
-        assert_eq!(message["method"], method, "{message}");
-        assert_eq!(
-            &message["params"]["_meta"][META_SUBSCRIPTION_ID], id,
-            "{message}"
-        );
+        let message = self.next_within(READ_TIMEOUT).await;
+        let message = message.expect("an event in time");
+        let tag = json!({"_meta": {META_SUBSCRIPTION_ID: id}});
+        assert_includes(&message, json!({"method": method, "params": tag}));
         message
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Happy paths
+// ----- The spawned binary -----
+
+#[test]
+fn the_spawned_example_answers_over_a_socket() {
+    let server = HttpServer::start();
+    let client = HttpClient::new(server.url());
+    let (status, messages) = client.post(&discover(1));
+    assert_eq!(status, 200, "{messages:?}");
+    assert_result(&messages[0], &json!(1));
+    let body = call_tool_with_meta(2, "test_tool_with_progress", json!({"progressToken": 2}));
+    let (status, messages) = client.post(&body);
+    assert_eq!(status, 200, "{messages:?}");
+    let (response, notifications) = messages.split_last().expect("an SSE stream");
+    assert_progress_reports(&progress_messages(notifications), &json!(2));
+    let text = tool_text(assert_result(response, &json!(2)));
+    assert_eq!(text, "Progress complete.");
+}
+
+// ----- Happy paths -----
 
 #[tokio::test]
-async fn discover_reports_versions_capabilities_and_cache_hints() {
-    let reply = send_ok(&discover(1)).await;
-    let result = assert_result(reply.json(), &json!(1));
+async fn discovery_and_lists_are_plain_json_and_the_same_every_time() {
+    // What they hold (versions, capabilities, cache hints, the tools in registration order
+    // with their descriptions and schemas) is pinned by the `conformance_server` snapshot of
+    // tests/snapshots.rs, and checked over both transports by tests/examples.rs.
+    let app = app();
+    for method in ["server/discover", "tools/list", "prompts/list"] {
+        let first = send_ok(&app, &request(1, method, json!({}))).await;
+        let second = send_ok(&app, &request(1, method, json!({}))).await;
+        assert_result(first.json(), &json!(1));
+        assert_eq!(first.json(), second.json(), "{method}: the same every time");
+        let hints = &first.json()["result"];
+        let cached = hints["ttlMs"].is_u64() && hints["cacheScope"].is_string();
+        assert!(cached, "{method}");
+    }
+    let discovered = send_ok(&app, &discover(1)).await;
+    let result = &discovered.json()["result"];
     let versions = result["supportedVersions"].as_array().unwrap();
     assert!(versions.contains(&json!(PROTOCOL_VERSION)), "{result}");
-    let caps = &result["capabilities"];
-    assert_eq!(caps["tools"]["listChanged"], true, "{caps}");
-    assert_eq!(caps["prompts"]["listChanged"], true, "{caps}");
-    assert!(caps["resources"].is_object(), "{caps}");
-    assert!(caps["completions"].is_object(), "{caps}");
-    assert!(result["ttlMs"].as_u64().is_some(), "{result}");
-    assert!(
-        ["public", "private"].contains(&result["cacheScope"].as_str().unwrap_or_default()),
-        "{result}"
-    );
-    let info = &result["_meta"][META_SERVER_INFO];
-    assert!(info["version"].is_string(), "{info}");
-    assert!(
-        result.get("serverInfo").is_none(),
-        "the top-level serverInfo was removed in 2026-07-28"
-    );
+    let version = &result["_meta"][META_SERVER_INFO]["version"];
+    assert!(version.is_string(), "{result}");
+    let removed = result.get("serverInfo").is_none();
+    assert!(removed, "the top-level serverInfo is gone in 2026-07-28");
 }
 
 #[tokio::test]
-async fn tools_list_is_deterministic_and_describes_every_tool() {
-    let first = call_ok(&request(1, "tools/list", json!({}))).await;
-    let second = call_ok(&request(2, "tools/list", json!({}))).await;
-    let names = |result: &Value| -> Vec<String> {
-        result["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["name"].as_str().unwrap().to_owned())
-            .collect()
-    };
-    assert_eq!(names(&first), names(&second), "the order must not change");
-    assert_eq!(
-        names(&first),
-        [
-            "test_simple_text",
-            "test_image_content",
-            "test_audio_content",
-            "test_embedded_resource",
-            "test_multiple_content_types",
-            "test_tool_with_progress",
-            "test_error_handling",
-            "test_missing_capability",
-            "test_streaming_elicitation",
-            "test_logging_tool",
-            "test_trigger_tool_change",
-            "test_trigger_prompt_change",
-            "json_schema_2020_12_tool",
-            "test_input_required_result_elicitation",
-            "test_input_required_result_sampling",
-            "test_input_required_result_list_roots",
-            "test_input_required_result_request_state",
-            "test_input_required_result_tampered_state",
-            "test_input_required_result_multiple_inputs",
-            "test_input_required_result_multi_round",
-            "test_input_required_result_capabilities",
-            "test_elicitation_sep1034_defaults",
-            "test_elicitation_sep1330_enums",
-        ],
-        "tools are listed in registration order"
-    );
-    for tool in first["tools"].as_array().unwrap() {
-        let description = tool["description"].as_str().unwrap_or_default();
-        assert!(
-            !description.is_empty(),
-            "tool without a description: {tool}"
-        );
-        assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
-    }
-    assert!(
-        first["ttlMs"].is_u64() && first["cacheScope"].is_string(),
-        "{first}"
-    );
-}
-
-#[tokio::test]
-async fn tools_call_returns_the_tool_text() {
-    let result = call_ok(&call_tool(7, "test_simple_text", json!({}))).await;
-    assert_eq!(
-        tool_text(&result),
-        "This is a simple text response for testing."
-    );
+async fn tools_prompts_resources_and_completion_answer() {
+    let app = app();
+    let result = call_ok(&app, &call_tool(7, "test_simple_text", json!({}))).await;
+    let text = "This is a simple text response for testing.";
+    assert_eq!(tool_text(&result), text);
     assert_ne!(result["isError"], true, "{result}");
-}
 
-#[tokio::test]
-async fn prompts_get_fills_in_the_arguments() {
-    let body = request(
-        "p1",
-        "prompts/get",
-        json!({"name": "test_prompt_with_arguments", "arguments": {"arg1": "alpha", "arg2": "beta"}}),
-    );
-    let result = call_ok(&body).await;
-    let messages = result["messages"].as_array().unwrap();
-    assert_eq!(messages.len(), 1, "{result}");
-    assert_eq!(messages[0]["role"], "user");
-    assert_eq!(
-        messages[0]["content"]["text"],
-        "Prompt with arguments: arg1='alpha', arg2='beta'"
-    );
-}
+    let arguments = json!({"arg1": "alpha", "arg2": "beta"});
+    let params = json!({"name": "test_prompt_with_arguments", "arguments": arguments});
+    let result = call_ok(&app, &request("p1", "prompts/get", params)).await;
+    let text = "Prompt with arguments: arg1='alpha', arg2='beta'";
+    let message = json!({"role": "user", "content": {"text": text}});
+    assert_includes(&result, json!({ "messages": [message] }));
 
-#[tokio::test]
-async fn resources_read_returns_static_contents() {
-    let body = request("r1", "resources/read", json!({"uri": "test://static-text"}));
-    let result = call_ok(&body).await;
-    let contents = result["contents"].as_array().unwrap();
-    assert_eq!(contents.len(), 1, "{result}");
-    assert_eq!(contents[0]["uri"], "test://static-text");
-    assert_eq!(contents[0]["mimeType"], "text/plain");
-    assert_eq!(
-        contents[0]["text"],
-        "This is the content of the static text resource."
-    );
-}
+    let read = |id, uri| request(id, "resources/read", json!({ "uri": uri }));
+    let result = call_ok(&app, &read("r1", "test://static-text")).await;
+    let text = "This is the content of the static text resource.";
+    let static_text = json!({"uri": "test://static-text", "mimeType": "text/plain", "text": text});
+    assert_includes(&result, json!({ "contents": [static_text] }));
 
-#[tokio::test]
-async fn resources_read_expands_templates() {
-    let body = request(
-        "r2",
-        "resources/read",
-        json!({"uri": "test://template/42/data"}),
-    );
-    let result = call_ok(&body).await;
+    let uri = "test://template/42/data";
+    let result = call_ok(&app, &read("r2", uri)).await;
     let content = &result["contents"][0];
-    assert_eq!(content["uri"], "test://template/42/data");
-    assert_eq!(content["mimeType"], "application/json");
+    assert_includes(content, json!({"uri": uri, "mimeType": "application/json"}));
     let data: Value = serde_json::from_str(content["text"].as_str().unwrap()).unwrap();
-    assert_eq!(data["id"], "42");
-    assert_eq!(data["data"], "Data for ID: 42");
-}
+    assert_includes(&data, json!({"id": "42", "data": "Data for ID: 42"}));
 
-#[tokio::test]
-async fn completion_offers_values_with_the_typed_prefix() {
-    let body = request(
-        "c1",
-        "completion/complete",
-        json!({
-            "ref": {"type": "ref/prompt", "name": "test_prompt_with_arguments"},
-            "argument": {"name": "arg1", "value": "pa"}
-        }),
-    );
-    let result = call_ok(&body).await;
+    let params = json!({
+        "ref": {"type": "ref/prompt", "name": "test_prompt_with_arguments"},
+        "argument": {"name": "arg1", "value": "pa"}
+    });
+    let result = call_ok(&app, &request("c1", "completion/complete", params)).await;
     let values = result["completion"]["values"].as_array().unwrap();
-    assert!(!values.is_empty(), "{result}");
-    for value in values {
-        assert!(value.as_str().unwrap().starts_with("pa"), "{result}");
-    }
+    let completed = values.iter().all(|v| v.as_str().unwrap().starts_with("pa"));
+    assert!(!values.is_empty() && completed, "{result}");
 }
 
-// ---------------------------------------------------------------------------------------------
-// Notifications on the request's stream
+// ----- Notifications on the request's stream -----
 
 /// `test_tool_with_progress`, asking for progress reports under `token`.
 fn progress_call(id: &str, token: impl Into<Value>) -> Value {
-    call_tool_with_meta(
-        id,
-        "test_tool_with_progress",
-        json!({"progressToken": token.into()}),
-    )
+    let meta = json!({"progressToken": token.into()});
+    call_tool_with_meta(id, "test_tool_with_progress", meta)
 }
 
 #[tokio::test]
 async fn progress_streams_as_sse_events_before_the_response() {
-    let body = progress_call("prog", "tok-1");
-    let reply = send_ok(&body).await;
-    assert!(reply.is_sse(), "progress needs an SSE stream: {reply:?}");
-    assert_eq!(
-        reply
-            .headers
-            .get("x-accel-buffering")
-            .map(|v| v.to_str().unwrap()),
-        Some("no")
-    );
-    let (response, notifications) = reply.split_response();
-    assert_eq!(
-        progress_messages(notifications).len(),
-        notifications.len(),
-        "only progress precedes the response: {notifications:?}"
-    );
-    assert_progress_reports(&progress_messages(notifications), &json!("tok-1"));
-    assert_eq!(notifications.len(), 3, "0, 50 and 100 of 100");
-    assert_eq!(notifications[2]["params"]["progress"], 100.0);
-    assert_eq!(notifications[2]["params"]["total"], 100.0);
-    let result = assert_result(response, &json!("prog"));
-    assert_eq!(tool_text(result), "Progress complete.");
-}
+    let app = app();
+    let reply = send_ok(&app, &progress_call("prog", "tok-1")).await;
+    let content_type = reply.header("content-type").unwrap_or_default();
+    let sse = content_type.starts_with("text/event-stream");
+    assert!(sse, "progress needs an SSE stream: {reply:?}");
+    assert_eq!(reply.header("x-accel-buffering"), Some("no"));
+    let (response, notifications) = reply.split_ok();
+    let progress = progress_messages(notifications);
+    // Only progress precedes the response: 0, 50 and 100 of 100.
+    let counts = (progress.len(), notifications.len());
+    assert_eq!(counts, (3, 3), "{notifications:?}");
+    assert_progress_reports(&progress, &json!("tok-1"));
+    let last = json!({"params": {"progress": 100.0, "total": 100.0}});
+    assert_includes(&notifications[2], last);
+    let text = tool_text(assert_result(response, &json!("prog")));
+    assert_eq!(text, "Progress complete.");
 
-#[tokio::test]
-async fn progress_with_json_only_accept_answers_plain_json() {
-    let body = progress_call("prog-json", 5);
-    let reply = Post::new(&body)
-        .header("Accept", "application/json")
-        .send()
-        .await;
+    // A client that accepts only JSON gets the result alone, as plain JSON.
+    let post = Post::new(&progress_call("prog-json", 5));
+    let reply = post.header("Accept", "application/json").send(&app).await;
     assert_eq!(reply.status, 200);
     let result = assert_result(reply.json(), &json!("prog-json"));
     assert_eq!(tool_text(result), "Progress complete.");
 }
 
-/// Calls `test_logging_tool` with `extra` in `_meta`; returns the log notifications seen.
-async fn logging_call(id: &str, extra: Value) -> Vec<Value> {
-    let body = call_tool_with_meta(id, "test_logging_tool", extra);
-    let reply = send_ok(&body).await;
-    let (response, notifications) = reply.split_response();
-    assert_eq!(
-        tool_text(assert_result(response, &json!(id))),
-        "Logged three messages."
-    );
-    log_messages(notifications).into_iter().cloned().collect()
-}
-
 #[tokio::test]
-async fn logging_at_info_streams_the_three_messages() {
-    let logs = logging_call("log-info", json!({META_LOG_LEVEL: "info"})).await;
-    let steps: Vec<&Value> = logs.iter().map(|m| &m["params"]["data"]["step"]).collect();
-    assert_eq!(
-        steps,
-        [&json!("starting"), &json!("working"), &json!("done")],
-        "{logs:?}"
-    );
-    for log in &logs {
-        assert_eq!(log["params"]["level"], "info");
-        assert_eq!(log["params"]["logger"], "conformance");
+async fn logging_streams_the_messages_at_or_above_the_requested_level() {
+    let app = app();
+    let steps = ["starting", "working", "done"];
+    for (id, extra, expected) in [
+        ("log-info", json!({META_LOG_LEVEL: "info"}), 3),
+        ("log-error", json!({META_LOG_LEVEL: "error"}), 0),
+        ("log-none", json!({}), 0),
+    ] {
+        let body = call_tool_with_meta(id, "test_logging_tool", extra);
+        let reply = send_ok(&app, &body).await;
+        let (response, notifications) = reply.split_ok();
+        let text = tool_text(assert_result(response, &json!(id)));
+        assert_eq!(text, "Logged three messages.");
+        let logs = log_messages(notifications);
+        assert_eq!(logs.len(), expected, "{id}: {logs:?}");
+        for (log, step) in logs.into_iter().zip(steps) {
+            let params = json!({"level": "info", "logger": "conformance", "data": {"step": step}});
+            assert_includes(log, json!({ "params": params }));
+        }
     }
 }
 
 #[tokio::test]
-async fn logging_at_error_sends_no_info_messages() {
-    let logs = logging_call("log-error", json!({META_LOG_LEVEL: "error"})).await;
-    assert!(logs.is_empty(), "{logs:?}");
-}
-
-#[tokio::test]
-async fn logging_without_a_level_sends_nothing() {
-    let logs = logging_call("log-none", json!({})).await;
-    assert!(logs.is_empty(), "{logs:?}");
-}
-
-#[tokio::test]
 async fn progress_sent_right_before_an_input_required_result_is_delivered() {
-    let mut body = call_tool_with_meta(
-        "elicit",
-        "test_streaming_elicitation",
-        json!({"progressToken": "asking"}),
-    );
-    body["params"]["_meta"][common::META_CLIENT_CAPABILITIES] = json!({"elicitation": {}});
-    let reply = send_ok(&body).await;
-    let (response, notifications) = reply.split_response();
-    assert_eq!(response["id"], "elicit", "{response}");
-    assert_eq!(
-        response["result"]["resultType"], "input_required",
-        "{response}"
-    );
+    let meta = json!({"progressToken": "asking"});
+    let mut body = call_tool_with_meta("elicit", "test_streaming_elicitation", meta);
+    body["params"]["_meta"][META_CLIENT_CAPABILITIES] = json!({"elicitation": {}});
+    let reply = send_ok(&app(), &body).await;
+    let (response, notifications) = reply.split_ok();
+    let asking = json!({"id": "elicit", "result": {"resultType": "input_required"}});
+    assert_includes(response, asking);
     let progress = progress_messages(notifications);
     assert_eq!(progress.len(), 1, "the progress report was lost: {reply:?}");
     assert_eq!(progress[0]["params"]["message"], "asking");
 }
 
-// ---------------------------------------------------------------------------------------------
-// subscriptions/listen
+// ----- subscriptions/listen -----
 
-/// Calls `tool` (no arguments), one of the tools that announce a list change.
-async fn trigger(id: &str, tool: &str) -> Value {
-    call_ok(&call_tool(id, tool, json!({}))).await
-}
-
-#[tokio::test]
-async fn listen_acknowledges_then_forwards_tagged_tool_changes() {
-    let id = json!("listen-tools");
-    let mut stream =
-        EventStream::open(&listen(id.clone(), json!({"toolsListChanged": true}))).await;
-    let ack = stream.next_tagged(ACKNOWLEDGED, &id).await;
+/// Opens a listen stream `id` for `filter` and checks its acknowledgement echoes `filter`.
+async fn open_listen(server: &Server, id: &Value, filter: Value) -> EventStream {
+    let mut stream = EventStream::open(server, &listen(id.clone(), filter.clone())).await;
+    let acknowledged = "notifications/subscriptions/acknowledged";
+    let ack = stream.next_tagged(acknowledged, id).await;
     assert!(ack.get("id").is_none(), "{ack}");
-    assert_eq!(
-        ack["params"]["notifications"]["toolsListChanged"], true,
-        "{ack}"
-    );
-
-    let result = trigger("trigger-1", "test_trigger_tool_change").await;
-    assert_eq!(tool_text(&result), "Tool list change notified.");
+    let honoured = &ack["params"]["notifications"];
+    assert_eq!(honoured, &filter, "only what was asked for is honoured");
     stream
-        .next_tagged("notifications/tools/list_changed", &id)
-        .await;
 }
 
 #[tokio::test]
-async fn listen_for_prompt_changes_does_not_receive_tool_changes() {
-    let id = json!(4242);
-    let mut stream =
-        EventStream::open(&listen(id.clone(), json!({"promptsListChanged": true}))).await;
-    let ack = stream.next_tagged(ACKNOWLEDGED, &id).await;
-    assert_eq!(
-        ack["params"]["notifications"],
-        json!({"promptsListChanged": true}),
-        "only what was asked for is honoured"
-    );
-
-    trigger("trigger-2", "test_trigger_tool_change").await;
-    let unexpected = stream.next_within(Duration::from_millis(500)).await;
-    assert!(
-        unexpected.is_none(),
-        "a tool change reached a prompts-only listener: {unexpected:?}"
-    );
-
+async fn listen_acknowledges_then_forwards_only_the_changes_asked_for() {
+    let (app, tools_id, prompts_id) = (app(), json!("listen-tools"), json!(4242));
+    let mut tools = open_listen(&app, &tools_id, json!({"toolsListChanged": true})).await;
+    let mut prompts = open_listen(&app, &prompts_id, json!({"promptsListChanged": true})).await;
+    let text = call_text(&app, "trigger-1", "test_trigger_tool_change").await;
+    assert_eq!(text, "Tool list change notified.");
+    let changed = "notifications/tools/list_changed";
+    tools.next_tagged(changed, &tools_id).await;
+    let unexpected = prompts.next_within(Duration::from_millis(500)).await;
+    assert_eq!(unexpected, None, "a tool change reached a prompts listener");
     // The stream is alive: a prompt change does arrive.
-    trigger("trigger-3", "test_trigger_prompt_change").await;
-    stream
-        .next_tagged("notifications/prompts/list_changed", &id)
-        .await;
+    call_text(&app, "trigger-2", "test_trigger_prompt_change").await;
+    let changed = "notifications/prompts/list_changed";
+    prompts.next_tagged(changed, &prompts_id).await;
 }
 
-#[tokio::test]
-async fn listen_with_json_only_accept_is_refused() {
-    let body = listen("listen-json", json!({"toolsListChanged": true}));
-    let post = Post::new(&body).header("Accept", "application/json");
-    expect_error(
-        post,
-        400,
-        Some(&body["id"]),
-        code::INVALID_REQUEST,
-        "text/event-stream",
-    )
-    .await;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Cancellation
+// ----- Cancellation -----
 
 #[tokio::test]
 async fn dropping_a_streamed_call_cancels_it_and_the_server_keeps_serving() {
-    let body = progress_call("to-cancel", "c");
-    let mut stream = EventStream::open(&body).await;
-    let first = stream.next().await;
+    let app = app();
+    let mut stream = EventStream::open(&app, &progress_call("to-cancel", "c")).await;
+    let first = stream.next_within(READ_TIMEOUT).await.unwrap_or_default();
     assert_eq!(first["method"], "notifications/progress", "{first}");
     drop(stream);
-    assert_still_serving().await;
-    let result = call_ok(&call_tool("after-cancel", "test_simple_text", json!({}))).await;
-    assert_eq!(
-        tool_text(&result),
-        "This is a simple text response for testing."
-    );
+    assert_still_serving(&app).await;
+    let text = call_text(&app, "after-cancel", "test_simple_text").await;
+    assert_eq!(text, "This is a simple text response for testing.");
 }
 
-// ---------------------------------------------------------------------------------------------
-// Malformed JSON-RPC
+// ----- Refusals -----
 
-#[tokio::test]
-async fn invalid_json_is_400_parse_error_without_id() {
-    let post = Post::raw(r#"{"jsonrpc":"2.0","id":1,"method":"#)
-        .header("MCP-Protocol-Version", PROTOCOL_VERSION)
-        .header("Mcp-Method", "server/discover");
-    expect_error(post, 400, None, code::PARSE_ERROR, "Parse error").await;
+/// Requests the server must refuse, added case by case and checked in order against one
+/// server by [`Refusals::check`].
+#[derive(Default)]
+struct Refusals {
+    /// Each case: its name, the request, the expected HTTP status and JSON-RPC error code,
+    /// and a word of the error message.
+    cases: Vec<(&'static str, Post, (u16, i64), &'static str)>,
+    /// The status and code of the cases added next.
+    expect: (u16, i64),
 }
 
-#[tokio::test]
-async fn json_scalar_is_400_invalid_request() {
-    expect_error(
-        Post::raw("42"),
-        400,
-        None,
-        code::INVALID_REQUEST,
-        "JSON object",
-    )
-    .await;
-}
-
-#[tokio::test]
-async fn object_without_jsonrpc_is_400_invalid_request_with_id() {
-    let body = json!({"id": 11, "method": "server/discover", "params": {"_meta": common::meta()}});
-    let post = Post::new(&body);
-    expect_error(
-        post,
-        400,
-        Some(&json!(11)),
-        code::INVALID_REQUEST,
-        "jsonrpc",
-    )
-    .await;
-}
-
-#[tokio::test]
-async fn object_without_method_is_400_invalid_request_with_id() {
-    let body = json!({"jsonrpc": "2.0", "id": "no-method", "params": {"_meta": common::meta()}});
-    let post = Post::new(&body).header("Mcp-Method", "server/discover");
-    expect_error(
-        post,
-        400,
-        Some(&json!("no-method")),
-        code::INVALID_REQUEST,
-        "method",
-    )
-    .await;
-}
-
-#[tokio::test]
-async fn batch_array_is_400_invalid_request() {
-    let batch = json!([discover(1), discover(2)]);
-    let post = Post::raw(serde_json::to_vec(&batch).unwrap())
-        .header("MCP-Protocol-Version", PROTOCOL_VERSION)
-        .header("Mcp-Method", "server/discover");
-    expect_error(post, 400, None, code::INVALID_REQUEST, "batch").await;
-}
-
-#[tokio::test]
-async fn missing_or_malformed_meta_is_400_invalid_params_with_id() {
-    let with_version = json!({META_PROTOCOL_VERSION: PROTOCOL_VERSION});
-    let with_caps = json!({common::META_CLIENT_CAPABILITIES: {}});
-    let cases = [
-        ("no _meta", json!({}), "_meta"),
-        (
-            "no protocolVersion",
-            json!({"_meta": with_caps}),
-            "protocolVersion",
-        ),
-        (
-            "no clientCapabilities",
-            json!({"_meta": with_version}),
-            "clientCapabilities",
-        ),
-        (
-            "_meta not an object",
-            json!({"_meta": "2026-07-28"}),
-            "_meta",
-        ),
-    ];
-    for (i, (case, params, needle)) in cases.into_iter().enumerate() {
-        let body = raw_request(format!("meta-{i}"), "server/discover", params);
-        assert_request_refused(case, &body, 400, code::INVALID_PARAMS, needle).await;
+impl Refusals {
+    /// The next cases are refused with `status` and `code`.
+    fn expect(mut self, status: u16, code: i64) -> Self {
+        self.expect = (status, code);
+        self
     }
-    assert_still_serving().await;
-}
 
-// ---------------------------------------------------------------------------------------------
-// Mirrored headers and versions
+    /// A case: `post` is refused with an error message containing `needle`.
+    fn case(mut self, case: &'static str, post: Post, needle: &'static str) -> Self {
+        self.cases.push((case, post, self.expect, needle));
+        self
+    }
 
-#[tokio::test]
-async fn protocol_version_header_differing_from_meta_is_400_header_mismatch() {
-    let body = discover("hdr-version");
-    let post = Post::new(&body).header("MCP-Protocol-Version", "2025-11-25");
-    expect_header_mismatch(&body, post, "MCP-Protocol-Version").await;
-}
-
-#[tokio::test]
-async fn header_consistency_is_checked_before_version_support() {
-    let mut body = discover("hdr-before-version");
-    body["params"]["_meta"][META_PROTOCOL_VERSION] = json!("v999.0.0");
-    let post = Post::new(&body).header("MCP-Protocol-Version", PROTOCOL_VERSION);
-    expect_header_mismatch(&body, post, "MCP-Protocol-Version").await;
-}
-
-#[tokio::test]
-async fn missing_mcp_method_header_is_400_header_mismatch() {
-    let body = discover("hdr-method");
-    let post = Post::new(&body).without("Mcp-Method");
-    expect_header_mismatch(&body, post, "Mcp-Method").await;
-}
-
-#[tokio::test]
-async fn mcp_method_header_differing_from_body_is_400_header_mismatch() {
-    let body = discover("hdr-method-2");
-    let post = Post::new(&body).header("Mcp-Method", "tools/list");
-    expect_header_mismatch(&body, post, "Mcp-Method").await;
+    /// Sends every case to a fresh server and checks a plain-JSON refusal, echoing the body's
+    /// id when it has one and the body was read (not for a 403, 406 or 415), then that the
+    /// server still serves. Returns the `error` objects by case.
+    async fn check(self) -> HashMap<&'static str, Value> {
+        let (app, mut errors) = (app(), HashMap::new());
+        for (case, post, (status, code), needle) in self.cases {
+            let body: Value = serde_json::from_slice(&post.body).unwrap_or_default();
+            let read = !matches!(status, 403 | 406 | 415);
+            let id = Some(&body["id"]).filter(|id| read && !id.is_null());
+            let reply = post.send(&app).await;
+            let refused = reply.status == status && reply.is_plain();
+            assert!(refused, "{case}: not a JSON {status}: {reply:?}");
+            if let Some(mismatch) = error_mismatch(&reply.messages[0], id, code, needle) {
+                panic!("{case}: {mismatch}");
+            }
+            errors.insert(case, reply.messages[0]["error"].clone());
+            assert_still_serving(&app).await;
+        }
+        errors
+    }
 }
 
 #[tokio::test]
-async fn mcp_name_header_missing_or_differing_is_400_header_mismatch() {
-    let body = call_tool("hdr-name", "test_simple_text", json!({}));
-    let mismatched = Post::new(&body).header("Mcp-Name", "test_error_handling");
-    let error = expect_header_mismatch(&body, mismatched, "Mcp-Name").await;
-    let message = error["message"].as_str().unwrap();
-    assert!(
-        message.contains("test_error_handling") && message.contains("test_simple_text"),
-        "{message}"
-    );
-
-    let missing = Post::new(&body).without("Mcp-Name");
-    expect_header_mismatch(&body, missing, "Mcp-Name").await;
-
-    let read = request(
-        "hdr-uri",
-        "resources/read",
-        json!({"uri": "test://static-text"}),
-    );
-    let wrong_uri = Post::new(&read).header("Mcp-Name", "test://static-binary");
-    expect_header_mismatch(&read, wrong_uri, "Mcp-Name").await;
-}
-
-#[tokio::test]
-async fn unsupported_version_is_400_with_supported_and_requested() {
-    let mut body = discover("v999");
-    body["params"]["_meta"][META_PROTOCOL_VERSION] = json!("v999.0.0");
-    let error = expect_request_error(
-        &body,
-        400,
-        code::UNSUPPORTED_PROTOCOL_VERSION,
-        "Unsupported protocol version",
-    )
-    .await;
-    let supported = error["data"]["supported"].as_array().unwrap();
-    assert!(supported.contains(&json!(PROTOCOL_VERSION)), "{error}");
-    assert_eq!(error["data"]["requested"], "v999.0.0", "{error}");
-}
-
-// ---------------------------------------------------------------------------------------------
-// Methods and their parameters
-
-#[tokio::test]
-async fn unknown_method_is_404_method_not_found() {
-    let body = request("unknown", "tools/explode", json!({}));
-    expect_request_error(&body, 404, code::METHOD_NOT_FOUND, "tools/explode").await;
-}
-
-#[tokio::test]
-async fn removed_methods_are_404_method_not_found() {
-    for method in [
-        "initialize",
-        "ping",
-        "logging/setLevel",
-        "resources/subscribe",
-        "resources/unsubscribe",
+async fn bad_requests_are_refused_case_by_case_and_the_server_keeps_serving() {
+    let meta = json!({META_PROTOCOL_VERSION: PROTOCOL_VERSION, META_CLIENT_CAPABILITIES: {}});
+    let post = |body: Value| Post::new(&body);
+    // Bodies without readable headers to mirror get them by hand.
+    let mirrored = |body: &str| {
+        let post = Post::raw(body).header("MCP-Protocol-Version", PROTOCOL_VERSION);
+        post.header("Mcp-Method", "server/discover")
+    };
+    let truncated = mirrored(r#"{"jsonrpc":"2.0","id":1,"method":"#);
+    let no_jsonrpc = json!({"id": 11, "method": "server/discover", "params": {"_meta": meta}});
+    let no_method = json!({"jsonrpc": "2.0", "id": "no-method", "params": {"_meta": meta}});
+    let no_method = mirrored(&no_method.to_string());
+    let batch = mirrored(&json!([discover(1), discover(2)]).to_string());
+    let listen = post(listen("listen-json", json!({"toolsListChanged": true})));
+    let listen = listen.header("Accept", "application/json");
+    let bad_meta = |meta: Value| post(raw_request("bad-meta", "server/discover", meta));
+    let only_caps = json!({"_meta": {META_CLIENT_CAPABILITIES: {}}});
+    let no_caps = json!({"_meta": {META_PROTOCOL_VERSION: PROTOCOL_VERSION}});
+    let meta_string = json!({"_meta": PROTOCOL_VERSION});
+    let (version, method, name) = ("MCP-Protocol-Version", "Mcp-Method", "Mcp-Name");
+    let hdr = |header: &str, value: &str| post(discover("hdr")).header(header, value);
+    let without = |header: &str| post(discover("hdr")).without(header);
+    let text_plain = hdr("Content-Type", "text/plain");
+    let evil_origin = hdr("Origin", "http://evil.example.com");
+    let mut v999 = discover("v999");
+    v999["params"]["_meta"][META_PROTOCOL_VERSION] = json!("v999.0.0");
+    let v999_mirrored = post(v999.clone()).header(version, PROTOCOL_VERSION);
+    let simple_text = || post(call_tool("call", "test_simple_text", json!({})));
+    let named = |value: &str| simple_text().header(name, value);
+    let read = |uri: &str| post(request("read", "resources/read", json!({ "uri": uri })));
+    let other_uri = read("test://static-text").header(name, "test://static-binary");
+    let sampling = call_tool("no-sampling", "test_missing_capability", json!({}));
+    let sampling = post(sampling);
+    let unknown_tool = post(call_tool("t", "no_such_tool", json!({})));
+    let prompt = |params| post(request("prompt", "prompts/get", params));
+    let unknown_prompt = prompt(json!({"name": "no_such_prompt"}));
+    let arg1 = json!({"name": "test_prompt_with_arguments", "arguments": {"arg1": "x"}});
+    let no_resource = read("test://no-such-resource");
+    let mut refusals = Refusals::default()
+        .expect(400, PARSE_ERROR)
+        .case("truncated JSON", truncated, "Parse error")
+        .expect(400, INVALID_REQUEST)
+        .case("not an object", Post::raw("42"), "JSON object")
+        .case("no jsonrpc", post(no_jsonrpc), "jsonrpc")
+        .case("no method", no_method, "method")
+        .case("a batch", batch, "batch")
+        .case("listen, JSON only", listen, "text/event-stream")
+        .expect(400, INVALID_PARAMS)
+        .case("no _meta", bad_meta(json!({})), "_meta")
+        .case("no version", bad_meta(only_caps), "protocolVersion")
+        .case("no capabilities", bad_meta(no_caps), "clientCapabilities")
+        .case("_meta a string", bad_meta(meta_string), "_meta")
+        .expect(400, HEADER_MISMATCH)
+        .case("other version", hdr(version, "2025-11-25"), version)
+        // Header consistency is checked before version support.
+        .case("v999 in the body", v999_mirrored, version)
+        .case("no Mcp-Method", without(method), method)
+        .case("other Mcp-Method", hdr(method, "tools/list"), method)
+        .case("other Mcp-Name", named("test_error_handling"), name)
+        .case("no Mcp-Name", simple_text().without(name), name)
+        .case("other Mcp-Name URI", other_uri, name)
+        .expect(400, UNSUPPORTED_PROTOCOL_VERSION)
+        .case("v999", post(v999), "Unsupported protocol version")
+        .expect(400, MISSING_CLIENT_CAPABILITY)
+        .case("no sampling", sampling, "required client capability")
+        .expect(404, METHOD_NOT_FOUND);
+    let subscribe = || json!({"uri": "test://static-text"});
+    for (method, params) in [
+        ("tools/explode", json!({})),
+        ("initialize", json!({})),
+        ("ping", json!({})),
+        ("logging/setLevel", json!({"level": "info"})),
+        ("resources/subscribe", subscribe()),
+        ("resources/unsubscribe", subscribe()),
     ] {
-        let params = match method {
-            "logging/setLevel" => json!({"level": "info"}),
-            "resources/subscribe" | "resources/unsubscribe" => json!({"uri": "test://static-text"}),
-            _ => json!({}),
-        };
-        let body = request(format!("removed-{method}"), method, params);
-        assert_request_refused(method, &body, 404, code::METHOD_NOT_FOUND, method).await;
+        refusals = refusals.case(method, post(request(method, method, params)), method);
     }
-    assert_still_serving().await;
+    let errors = refusals
+        .expect(200, INVALID_PARAMS)
+        .case("unknown tool", unknown_tool, "Unknown tool: no_such_tool")
+        .case("unknown prompt", unknown_prompt, "no_such_prompt")
+        .case("missing argument", prompt(arg1), "arg2")
+        .case("unknown resource", no_resource, "not found")
+        .expect(415, INVALID_REQUEST)
+        .case("text/plain", text_plain, "Content-Type")
+        .expect(406, INVALID_REQUEST)
+        .case("text/html", hdr("Accept", "text/html"), "Not Acceptable")
+        .expect(403, INVALID_REQUEST)
+        .case("evil Host", hdr("Host", "evil.example.com"), "Host")
+        .case("evil Origin", evil_origin, "Origin")
+        .check()
+        .await;
+
+    let mcp_name = errors["other Mcp-Name"]["message"].as_str().unwrap();
+    let both = mcp_name.contains("test_error_handling") && mcp_name.contains("test_simple_text");
+    assert!(both, "{mcp_name}");
+    let version = &errors["v999"]["data"];
+    let supported = version["supported"].as_array().unwrap();
+    assert!(supported.contains(&json!(PROTOCOL_VERSION)), "{version}");
+    assert_eq!(version["requested"], "v999.0.0", "{version}");
+    let sampling = json!({"requiredCapabilities": {"sampling": {}}});
+    assert_includes(&errors["no sampling"], json!({ "data": sampling }));
+    let uri = json!({"uri": "test://no-such-resource"});
+    assert_includes(&errors["unknown resource"], json!({ "data": uri }));
+}
+
+/// Adds two numbers (the fixture's tools take no arguments).
+#[mcp_server::tool]
+async fn add(a: i64, b: i64) -> i64 {
+    a + b
 }
 
 #[tokio::test]
-async fn unknown_tool_is_invalid_params() {
-    let body = call_tool("no-tool", "no_such_tool", json!({}));
-    expect_request_error(
-        &body,
-        200,
-        code::INVALID_PARAMS,
-        "Unknown tool: no_such_tool",
-    )
-    .await;
-}
-
-#[tokio::test]
-async fn unknown_prompt_is_invalid_params() {
-    let body = request(
-        "no-prompt",
-        "prompts/get",
-        json!({"name": "no_such_prompt"}),
-    );
-    expect_request_error(&body, 200, code::INVALID_PARAMS, "no_such_prompt").await;
-}
-
-#[tokio::test]
-async fn unknown_resource_is_invalid_params_with_the_uri() {
-    let uri = "test://no-such-resource";
-    let body = request("no-resource", "resources/read", json!({"uri": uri}));
-    let error = expect_request_error(&body, 200, code::INVALID_PARAMS, "not found").await;
-    assert_eq!(error["data"]["uri"], uri, "{error}");
-}
-
-#[tokio::test]
-async fn prompt_without_a_required_argument_is_invalid_params() {
-    let body = request(
-        "prompt-arg",
-        "prompts/get",
-        json!({"name": "test_prompt_with_arguments", "arguments": {"arg1": "only"}}),
-    );
-    expect_request_error(&body, 200, code::INVALID_PARAMS, "arg2").await;
-}
-
-#[tokio::test]
-async fn tool_arguments_violating_the_schema_are_a_tool_error() {
-    let body = call_tool("bad-args", "json_schema_2020_12_tool", json!({"name": 5}));
-    let result = call_ok(&body).await;
+async fn invalid_tool_arguments_are_a_tool_error_naming_the_argument() {
+    let server = Server::builder().name(FIXTURE_NAME);
+    let server = server.tool(add).build().unwrap();
+    let body = call_tool("bad-args", "add", json!({"a": 1, "b": "two"}));
+    let result = call_ok(&server, &body).await;
     assert_eq!(result["isError"], true, "{result}");
     let text = tool_text(&result);
-    assert!(
-        text.contains("/name") && text.contains("string"),
-        "the error names the offending argument and the expected type: {text}"
-    );
-    assert_still_serving().await;
+    let named = text.contains("`b`") && text.contains("expected i64");
+    assert!(named, "names the argument and the expected type: {text}");
+    assert_still_serving(&server).await;
 }
 
 #[tokio::test]
-async fn missing_client_capability_is_400_with_the_required_capabilities() {
-    let body = call_tool("no-sampling", "test_missing_capability", json!({}));
-    let error = expect_request_error(
-        &body,
-        400,
-        code::MISSING_CLIENT_CAPABILITY,
-        "Missing required client capability",
-    )
-    .await;
-    assert!(
-        error["data"]["requiredCapabilities"]["sampling"].is_object(),
-        "{error}"
-    );
-}
-
-// ---------------------------------------------------------------------------------------------
-// HTTP-level refusals
-
-/// Posts a body that streams `prefix` and then stalls forever, optionally declaring
-/// `content_length`. The response can only arrive if the server answers without waiting
-/// for the rest of the body, which is what a size limit must do. (A body sent in full
-/// races the server closing the connection, and hyper's client then reports a broken
-/// pipe instead of the response.)
-async fn post_stalled_body(content_length: Option<usize>, prefix: Vec<u8>) -> reqwest::Response {
-    let body = discover("too-big");
-    let mut builder = client().post(SERVER.url());
-    for (name, value) in mcp_headers(&body) {
-        builder = builder.header(name, value);
-    }
-    if let Some(length) = content_length {
-        builder = builder.header("Content-Length", length.to_string());
-    }
-    let chunks = prefix
-        .chunks(64 * 1024)
-        .map(|c| Ok::<_, std::io::Error>(c.to_vec()))
-        .collect::<Vec<_>>();
-    let stream = futures_util::stream::iter(chunks).chain(futures_util::stream::pending());
-    tokio::time::timeout(
-        READ_TIMEOUT,
-        builder.body(reqwest::Body::wrap_stream(stream)).send(),
-    )
-    .await
-    .expect("the server answered before the body was complete")
-    .expect("the HTTP request succeeded")
-}
-
-/// Checks a 413 answer carrying a JSON-RPC error without id, then a working server.
-async fn assert_payload_too_large(response: reqwest::Response) {
-    assert_eq!(response.status(), 413);
-    let message: Value = response.json().await.expect("a JSON-RPC error body");
-    assert_error(&message, None, code::INVALID_REQUEST, "Payload Too Large");
-    assert_still_serving().await;
-}
-
-#[tokio::test]
-async fn oversized_body_is_413() {
-    // Declared 5 MiB (limit 4 MiB): refused from the Content-Length alone.
-    let prefix =
+async fn oversized_bodies_are_413_before_the_rest_arrives() {
+    // Declared 5 MiB (limit 4 MiB): refused from the Content-Length alone. Without a
+    // Content-Length: refused once more than 4 MiB has streamed in.
+    let start =
         br#"{"jsonrpc":"2.0","id":"too-big","method":"server/discover","params":{"padding":""#;
-    let response = post_stalled_body(Some(5 * 1024 * 1024), prefix.to_vec()).await;
-    assert_payload_too_large(response).await;
+    let spaces = vec![b' '; 4 * 1024 * 1024 + 64 * 1024];
+    for (case, length, prefix) in [
+        ("declared", Some(5 << 20), start.to_vec()),
+        ("chunked", None, spaces),
+    ] {
+        // The body streams `prefix` and then stalls forever: the answer can only arrive if the
+        // server answers without waiting for the rest, which is what a size limit must do.
+        let app = app();
+        let mut post = Post::new(&discover("too-big"));
+        if let Some(length) = length {
+            post = post.header("Content-Length", &format!("{length}"));
+        }
+        let chunks = prefix.chunks(64 * 1024).map(Bytes::copy_from_slice);
+        let chunks: Vec<_> = chunks
+            .map(|chunk| Ok(http_body::Frame::data(chunk)))
+            .collect();
+        let stalled = futures_util::stream::iter(chunks).chain(futures_util::stream::pending());
+        let stalled = StreamBody::new(stalled).boxed_unsync();
+        let response = post.open_with(&app, stalled).await;
+        assert_eq!(response.status(), 413, "{case}");
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        let message: Value = serde_json::from_slice(&body).expect("a JSON-RPC error body");
+        let mismatch = error_mismatch(&message, None, INVALID_REQUEST, "Payload Too Large");
+        assert_eq!(mismatch, None, "{case}");
+        assert_still_serving(&app).await;
+    }
 }
 
 #[tokio::test]
-async fn oversized_chunked_body_is_413() {
-    // No Content-Length: refused once more than 4 MiB has streamed in.
-    let response = post_stalled_body(None, vec![b' '; 4 * 1024 * 1024 + 64 * 1024]).await;
-    assert_payload_too_large(response).await;
-}
-
-#[tokio::test]
-async fn text_plain_content_type_is_415() {
-    expect_header_refused(
-        "text-plain",
-        "Content-Type",
-        "text/plain",
-        415,
-        "Content-Type",
-    )
-    .await;
-}
-
-#[tokio::test]
-async fn accept_text_html_is_406() {
-    expect_header_refused("html", "Accept", "text/html", 406, "Not Acceptable").await;
-}
-
-#[tokio::test]
-async fn foreign_host_is_403() {
-    expect_header_refused("evil-host", "Host", "evil.example.com", 403, "Host").await;
-}
-
-#[tokio::test]
-async fn foreign_origin_is_403() {
-    let origin = "http://evil.example.com";
-    expect_header_refused("evil-origin", "Origin", origin, 403, "Origin").await;
-}
-
-#[tokio::test]
-async fn localhost_origin_and_host_are_accepted() {
-    let port = SERVER.port;
+async fn local_origins_other_methods_and_notifications_get_their_http_answers() {
+    let app = app();
+    // A localhost Origin and Host are accepted.
     let body = discover("local-origin");
-    let reply = Post::new(&body)
-        .header("Origin", &format!("http://localhost:{port}"))
-        .header("Host", &format!("localhost:{port}"))
-        .send()
-        .await;
+    let post = Post::new(&body).header("Origin", "http://localhost:3000");
+    let reply = post.header("Host", "localhost:3000").send(&app).await;
     assert_eq!(reply.status, 200, "{reply:?}");
     assert_result(reply.json(), &body["id"]);
-}
-
-#[tokio::test]
-async fn get_and_delete_are_405() {
+    // GET and DELETE are not allowed.
     for method in [Method::GET, Method::DELETE] {
-        let reply = Post::raw(Vec::new()).method(method.clone()).send().await;
-        assert_eq!(reply.status, 405, "{method}: {reply:?}");
-        assert_eq!(
-            reply.headers.get("allow").map(|v| v.to_str().unwrap()),
-            Some("POST"),
-            "{method}"
-        );
+        let mut post = Post::raw("");
+        post.method = method.clone();
+        let reply = post.send(&app).await;
+        let refused = (reply.status, reply.header("allow"));
+        assert_eq!(refused, (405, Some("POST")), "{method}");
     }
-    assert_still_serving().await;
-}
-
-#[tokio::test]
-async fn notification_post_is_202_with_an_empty_body() {
-    let body = notification(
-        "notifications/cancelled",
-        json!({"requestId": "nothing", "_meta": {}}),
-    );
-    let reply = Post::new(&body).send().await;
-    assert_eq!(reply.status, 202, "{reply:?}");
-    assert!(reply.body.is_empty(), "{reply:?}");
-    assert_still_serving().await;
+    // A notification is accepted with an empty body.
+    let params = json!({"requestId": "nothing", "_meta": {}});
+    let post = Post::new(&notification("notifications/cancelled", params));
+    let reply = post.send(&app).await;
+    assert_eq!((reply.status, reply.body.as_str()), (202, ""), "{reply:?}");
+    assert_still_serving(&app).await;
 }

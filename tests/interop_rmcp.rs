@@ -1,8 +1,9 @@
 //! Interoperability with an independent client: rmcp 3.1.4 (the Rust SDK's client role and its
-//! reqwest Streamable HTTP transport) against the `conformance_server` example over HTTP.
+//! reqwest Streamable HTTP transport) against the `conformance_server` and `deploy` examples
+//! over HTTP.
 //!
 //! The client negotiates protocol 2026-07-28 with `server/discover` (no `initialize`), then
-//! calls the multi-round (SEP-2322, `input_required`) fixtures with rmcp's high-level
+//! calls the multi-round (SEP-2322, `input_required`) tools with rmcp's high-level
 //! `call_tool`, which answers each round's `inputRequests` through its own `ClientHandler`
 //! (the elicitation callback below) and retries with `inputResponses` and the echoed
 //! `requestState`. A tampered `requestState` is sent with the one-round `call_tool_once`.
@@ -26,10 +27,13 @@ use rmcp::service::{
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::{Value, json};
 
-use common::{HttpServer, code};
+use common::{ExampleServer, HttpServer, code};
 
 /// One fixture server for the whole binary, on a free loopback port.
 static SERVER: LazyLock<HttpServer> = LazyLock::new(HttpServer::start);
+
+/// The `deploy` example over HTTP, for the whole binary.
+static DEPLOY: LazyLock<HttpServer> = LazyLock::new(|| ExampleServer::named("deploy").http());
 
 /// How long one client step (connecting, or a whole multi-round call) may take.
 const STEP_TIMEOUT: Duration = Duration::from_secs(30);
@@ -54,7 +58,8 @@ impl ScriptedClient {
     }
 }
 
-/// The content answering a form whose schema has the property `name`, `color` or `ok`.
+/// The content answering a form whose schema has the property `name`, `color`, `ok` or
+/// `replicas` (the rollout plan of the `deploy` example).
 fn answer_for(schema: &Value) -> Option<Value> {
     let properties = schema.get("properties")?.as_object()?;
     if properties.contains_key("name") {
@@ -63,6 +68,8 @@ fn answer_for(schema: &Value) -> Option<Value> {
         Some(json!({ "color": "blue" }))
     } else if properties.contains_key("ok") {
         Some(json!({ "ok": true }))
+    } else if properties.contains_key("replicas") {
+        Some(json!({ "strategy": "immediate", "replicas": 3, "reason": "interop check" }))
     } else {
         None
     }
@@ -103,9 +110,12 @@ impl ClientHandler for ScriptedClient {
     }
 }
 
-/// Connects a fresh rmcp client with `server/discover`, pinned to 2026-07-28.
-async fn connect(client: ScriptedClient) -> RunningService<RoleClient, ScriptedClient> {
-    let transport = StreamableHttpClientTransport::from_uri(SERVER.url());
+/// Connects a fresh rmcp client to `url` with `server/discover`, pinned to 2026-07-28.
+async fn connect(
+    url: String,
+    client: ScriptedClient,
+) -> RunningService<RoleClient, ScriptedClient> {
+    let transport = StreamableHttpClientTransport::from_uri(url);
     let lifecycle = ClientLifecycleMode::Discover {
         preferred_versions: vec![ProtocolVersion::V_2026_07_28],
     };
@@ -130,7 +140,7 @@ fn text_of(result: &CallToolResult) -> String {
 #[tokio::test]
 async fn rmcp_client_completes_multi_round_elicitation() {
     let client = ScriptedClient::default();
-    let service = connect(client.clone()).await;
+    let service = connect(SERVER.url(), client.clone()).await;
 
     let call = service.call_tool(CallToolRequestParams::new(
         "test_input_required_result_multi_round",
@@ -158,7 +168,7 @@ async fn rmcp_client_completes_multi_round_elicitation() {
 #[tokio::test]
 async fn rmcp_client_completes_request_state_round() {
     let client = ScriptedClient::default();
-    let service = connect(client.clone()).await;
+    let service = connect(SERVER.url(), client.clone()).await;
 
     let call = service.call_tool(CallToolRequestParams::new(
         "test_input_required_result_request_state",
@@ -174,7 +184,7 @@ async fn rmcp_client_completes_request_state_round() {
 
 #[tokio::test]
 async fn rmcp_client_tampered_request_state_is_refused() {
-    let service = connect(ScriptedClient::default()).await;
+    let service = connect(SERVER.url(), ScriptedClient::default()).await;
     let tool = "test_input_required_result_tampered_state";
 
     let first = within(
@@ -220,5 +230,34 @@ async fn rmcp_client_tampered_request_state_is_refused() {
         }
         other => panic!("a tampered requestState must be refused, got {other:?}"),
     }
+    service.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn rmcp_client_completes_the_two_rounds_of_the_deploy_example() {
+    let client = ScriptedClient::default();
+    let service = connect(DEPLOY.url(), client.clone()).await;
+
+    let arguments = json!({ "target": "production" });
+    let Value::Object(arguments) = arguments else {
+        unreachable!("an object literal")
+    };
+    let call = service.call_tool(CallToolRequestParams::new("deploy").with_arguments(arguments));
+    let result = within("the deploy call", call)
+        .await
+        .expect("rmcp drives both rounds of deploy to a complete result");
+
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    let text = text_of(&result);
+    assert!(
+        text.starts_with("Deployed to Production with 3 replicas, all at once (approved at ")
+            && text.ends_with("; interop check)."),
+        "{text}"
+    );
+    assert_eq!(
+        client.asked(),
+        ["Deploy to Production?", "How should it roll out?"],
+        "one elicitation per round, in order"
+    );
     service.cancel().await.unwrap();
 }

@@ -1,404 +1,189 @@
-//! End-to-end tests of the stdio transport: the `conformance_server` example runs as a
-//! child process (`--stdio`, one per test), gets newline-delimited JSON-RPC on stdin and
-//! answers on stdout.
+//! Tests of the stdio transport, in-process: the `conformance_server` example's registrations
+//! (its file included as a module) are served by [`Server::serve_io`] over in-memory pipes,
+//! one server per test, with newline-delimited JSON-RPC in and out.
 //!
-//! Covered: discovery and a tool call, progress and log notifications ahead of the
-//! response, `subscriptions/listen` (acknowledgement, tagged list changes, cancellation),
-//! refusal of malformed lines, cancellation of an in-flight request, and a clean exit
-//! after end of input. Every read has a deadline, so a silent server fails the test
-//! instead of hanging it.
+//! Covered: progress and log notifications ahead of the response, `subscriptions/listen`,
+//! refusal of malformed lines, and cancellation. A smoke test spawns the example binary with
+//! `--stdio`: it answers, and at end of input answers the request in flight and exits with 0.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+#[allow(dead_code, missing_docs)]
+#[path = "../examples/conformance_server.rs"]
+mod fixture;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::ChildStdin;
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use common::{
-    ChildGuard, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SUBSCRIPTION_ID, PROTOCOL_VERSION,
-    READ_TIMEOUT, assert_error, assert_progress_reports, assert_result, call_tool,
-    call_tool_with_meta, cancelled, code, discover, listen, log_messages, progress_messages,
-    raw_request, request, tool_text,
-};
+use common::code::*;
+use common::stdio_client::{self, Pipe};
+use common::*;
 use serde_json::{Value, json};
+use tokio::io::DuplexStream;
 
-/// How long to watch for output that must not appear.
-const QUIET_PERIOD: Duration = Duration::from_millis(500);
-
-/// The fixture server over stdio, with a reader thread turning stdout into JSON messages.
-struct StdioServer {
-    process: ChildGuard,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
+/// The fixture server served on in-memory pipes: what the test writes is its stdin.
+fn start() -> Pipe<DuplexStream, DuplexStream> {
+    let server = fixture::server().expect("the fixture server builds");
+    let (input, server_in) = tokio::io::duplex(64 * 1024);
+    let (server_out, output) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(server.serve_io(server_in, server_out));
+    Pipe::new(input, output, None)
 }
 
-impl StdioServer {
-    fn start() -> Self {
-        let mut process = common::spawn_stdio_server();
-        let stdin = process.child.stdin.take().expect("piped stdin");
-        let stdout = process.child.stdout.take().expect("piped stdout");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Self {
-            process,
-            stdin: Some(stdin),
-            lines,
-        }
-    }
+// ----- The spawned binary -----
 
-    /// Writes one line (a newline is appended); panics, naming the server's exit status,
-    /// if the server no longer reads its input.
-    fn send_line(&mut self, line: &str) {
-        if let Err(e) = self.try_send_line(line) {
-            let status = self.process.child.try_wait().ok().flatten();
-            panic!("cannot write to the server ({e}); it has exited: {status:?}");
-        }
-    }
-
-    /// Writes one line (a newline is appended).
-    fn try_send_line(&mut self, line: &str) -> std::io::Result<()> {
-        assert!(!line.contains('\n'), "one message per line");
-        let stdin = self.stdin.as_mut().expect("stdin is still open");
-        stdin.write_all(line.as_bytes())?;
-        stdin.write_all(b"\n")?;
-        stdin.flush()
-    }
-
-    /// Writes one message.
-    fn send(&mut self, message: &Value) {
-        self.send_line(&message.to_string());
-    }
-
-    /// Closes stdin: end of input for the server.
-    fn close_stdin(&mut self) {
-        drop(self.stdin.take());
-    }
-
-    /// The next message within `timeout`; `None` if none arrived or stdout closed.
-    fn next_within(&self, timeout: Duration) -> Option<Value> {
-        let line = self.lines.recv_timeout(timeout).ok()?;
-        Some(
-            serde_json::from_str(&line)
-                .unwrap_or_else(|e| panic!("stdout carries only JSON-RPC ({e}): {line:?}")),
-        )
-    }
-
-    /// The next message; panics if none arrives within [`READ_TIMEOUT`].
-    fn next(&self) -> Value {
-        self.next_within(READ_TIMEOUT)
-            .expect("the server wrote a line in time")
-    }
-
-    /// Reads until the response to `id`; returns it and every message seen before it.
-    fn until_response(&self, id: &Value) -> (Value, Vec<Value>) {
-        let deadline = Instant::now() + READ_TIMEOUT;
-        let mut before = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let message = self
-                .next_within(left)
-                .unwrap_or_else(|| panic!("no response to {id} in time; saw {before:?}"));
-            if message.get("id") == Some(id) && message.get("method").is_none() {
-                return (message, before);
-            }
-            before.push(message);
-        }
-    }
-
-    /// Sends a request and returns its response (other messages in between are dropped).
-    fn call(&mut self, message: &Value) -> Value {
-        self.send(message);
-        self.until_response(&message["id"]).0
-    }
-
-    /// Sends a request and returns its successful result.
-    fn call_ok(&mut self, message: &Value) -> Value {
-        let response = self.call(message);
-        assert_result(&response, &message["id"]).clone()
-    }
-
-    /// Every message written within `period`.
-    fn drain_for(&self, period: Duration) -> Vec<Value> {
-        let deadline = Instant::now() + period;
-        let mut seen = Vec::new();
-        while let Some(message) =
-            self.next_within(deadline.saturating_duration_since(Instant::now()))
-        {
-            seen.push(message);
-        }
-        seen
-    }
-
-    /// The server still answers a well-formed request.
-    fn assert_still_serving(&mut self) {
-        let result = self.call_ok(&discover("still-serving"));
-        assert!(result["supportedVersions"].is_array(), "{result}");
-    }
-}
-
-/// Writes `line`, expects one error line (code, message, id), then a working server.
-fn expect_error_line(line: &str, id: Option<&Value>, code: i64, needle: &str) -> Value {
-    let mut server = StdioServer::start();
-    server.send_line(line);
-    let message = server.next();
-    let error = assert_error(&message, id, code, needle).clone();
-    server.assert_still_serving();
-    error
-}
-
-// ---------------------------------------------------------------------------------------------
-// Happy paths
-
-#[test]
-fn discover_and_tool_call_are_answered() {
-    let mut server = StdioServer::start();
-    let result = server.call_ok(&discover(1));
-    let versions = result["supportedVersions"].as_array().unwrap();
-    assert!(versions.contains(&json!(PROTOCOL_VERSION)), "{result}");
+#[tokio::test]
+async fn the_spawned_example_answers_then_exits_cleanly_at_end_of_input() {
+    let (mut pipe, mut child) = stdio_client::spawn(FIXTURE, &["--stdio"]);
+    let result = pipe.call_ok(&discover(1)).await;
     assert!(result["capabilities"]["tools"].is_object(), "{result}");
+    let call = call_tool("call", "test_simple_text", json!({}));
+    let text = tool_text(&pipe.call_ok(&call).await);
+    assert_eq!(text, "This is a simple text response for testing.");
 
-    let result = server.call_ok(&call_tool("call", "test_simple_text", json!({})));
-    assert_eq!(
-        tool_text(&result),
-        "This is a simple text response for testing."
-    );
+    // End of input: the request in flight is still answered, then the process exits with 0.
+    let slow = call_tool("slow", "test_tool_with_progress", json!({}));
+    pipe.send(&slow).await;
+    pipe.close();
+    let (response, _) = pipe.until_response(&slow["id"]).await;
+    let text = tool_text(assert_result(&response, &slow["id"]));
+    assert_eq!(text, "Progress complete.");
+    let status = tokio::time::timeout(READ_TIMEOUT, child.wait()).await;
+    let status = status.expect("it exits after end of input").unwrap();
+    assert!(status.success(), "exit status {status}");
+    let output = pipe.next_within(Duration::from_millis(100)).await;
+    assert_eq!(output, None, "stdout is closed");
 }
 
-#[test]
-fn progress_lines_precede_the_response() {
-    let mut server = StdioServer::start();
-    let body = call_tool_with_meta(
-        "prog",
-        "test_tool_with_progress",
-        json!({"progressToken": 99}),
-    );
-    server.send(&body);
-    let (response, before) = server.until_response(&body["id"]);
+// ----- Notifications ahead of the response -----
+
+#[tokio::test]
+async fn progress_lines_precede_the_response() {
+    let mut pipe = start();
+    let meta = json!({"progressToken": 99});
+    let body = call_tool_with_meta("prog", "test_tool_with_progress", meta);
+    let (response, before) = pipe.exchange(&body).await;
     let progress = progress_messages(&before);
     assert_eq!(progress.len(), 3, "0, 50 and 100 of 100: {before:?}");
     assert_progress_reports(&progress, &json!(99));
-    assert_eq!(
-        tool_text(assert_result(&response, &body["id"])),
-        "Progress complete."
-    );
+    let text = tool_text(assert_result(&response, &body["id"]));
+    assert_eq!(text, "Progress complete.");
 }
 
-#[test]
-fn logging_follows_the_requested_level() {
-    let mut server = StdioServer::start();
+#[tokio::test]
+async fn logging_follows_the_requested_level() {
+    let mut pipe = start();
     for (id, extra, expected) in [
         ("info", json!({META_LOG_LEVEL: "info"}), 3),
         ("error", json!({META_LOG_LEVEL: "error"}), 0),
         ("absent", json!({}), 0),
     ] {
         let body = call_tool_with_meta(id, "test_logging_tool", extra);
-        server.send(&body);
-        let (response, before) = server.until_response(&body["id"]);
+        let (response, before) = pipe.exchange(&body).await;
         assert_result(&response, &body["id"]);
         let logs = log_messages(&before);
         assert_eq!(logs.len(), expected, "level {id}: {before:?}");
-        for log in logs {
-            assert_eq!(log["params"]["level"], "info", "{log}");
-        }
+        let info = logs.iter().all(|log| log["params"]["level"] == "info");
+        assert!(info, "{logs:?}");
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// subscriptions/listen
+// ----- subscriptions/listen -----
 
-#[test]
-fn listen_acknowledges_forwards_tagged_changes_and_stops_when_cancelled() {
-    let mut server = StdioServer::start();
-    let listen_id = json!("sub-1");
-    server.send(&listen(
-        listen_id.clone(),
-        json!({"toolsListChanged": true}),
-    ));
-    let ack = server.next();
-    assert_eq!(
-        ack["method"], "notifications/subscriptions/acknowledged",
-        "{ack}"
-    );
-    assert_eq!(
-        ack["params"]["_meta"][META_SUBSCRIPTION_ID], listen_id,
-        "{ack}"
-    );
-    assert_eq!(
-        ack["params"]["notifications"]["toolsListChanged"], true,
-        "{ack}"
-    );
+#[tokio::test]
+async fn listen_acknowledges_forwards_tagged_changes_and_stops_when_cancelled() {
+    let mut pipe = start();
+    let id = json!("sub-1");
+    let filter = json!({"toolsListChanged": true});
+    pipe.send(listen(id.clone(), filter.clone())).await;
+    let tagged = |method: &str, mut params: Value| {
+        params["_meta"] = json!({ META_SUBSCRIPTION_ID: id });
+        json!({ "method": method, "params": params })
+    };
+    let acknowledged = "notifications/subscriptions/acknowledged";
+    let ack = tagged(acknowledged, json!({ "notifications": filter }));
+    assert_includes(&pipe.next().await, ack);
 
+    // The change and the trigger's response arrive in either order, and nothing else.
     let trigger = call_tool("trigger-1", "test_trigger_tool_change", json!({}));
-    server.send(&trigger);
-    let mut seen = Vec::new();
-    let mut changed = None;
-    let mut answered = false;
-    while changed.is_none() || !answered {
-        let message = server.next();
-        if message["id"] == trigger["id"] {
-            assert_result(&message, &trigger["id"]);
-            answered = true;
-        } else if message["method"] == "notifications/tools/list_changed" {
-            changed = Some(message);
-        } else {
-            seen.push(message);
-        }
+    let (response, mut seen) = pipe.exchange(&trigger).await;
+    assert_result(&response, &trigger["id"]);
+    if seen.is_empty() {
+        seen.push(pipe.next().await);
     }
-    let changed = changed.unwrap();
-    assert_eq!(
-        changed["params"]["_meta"][META_SUBSCRIPTION_ID], listen_id,
-        "{changed}"
-    );
-    assert!(seen.is_empty(), "unexpected messages: {seen:?}");
+    assert_eq!(seen.len(), 1, "unexpected messages: {seen:?}");
+    let changed = "notifications/tools/list_changed";
+    assert_includes(&seen[0], tagged(changed, json!({})));
 
-    server.send(&cancelled(listen_id.clone()));
-    server.call_ok(&call_tool(
-        "trigger-2",
-        "test_trigger_tool_change",
-        json!({}),
-    ));
-    let after = server.drain_for(QUIET_PERIOD);
-    let for_listen: Vec<&Value> = after
-        .iter()
-        .filter(|m| m["id"] == listen_id || m["params"]["_meta"][META_SUBSCRIPTION_ID] == listen_id)
-        .collect();
-    assert!(
-        for_listen.is_empty(),
-        "written after the cancellation: {for_listen:?}"
-    );
-    server.assert_still_serving();
+    pipe.send(cancelled(id.clone())).await;
+    let trigger = call_tool("trigger-2", "test_trigger_tool_change", json!({}));
+    pipe.call_ok(&trigger).await;
+    let after = pipe.drain_for(Duration::from_millis(500)).await;
+    let tag = |m: &&Value| m["id"] == id || m["params"]["_meta"][META_SUBSCRIPTION_ID] == id;
+    let for_listen: Vec<&Value> = after.iter().filter(tag).collect();
+    assert!(for_listen.is_empty(), "after cancelling: {for_listen:?}");
+    pipe.assert_still_serving().await;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Malformed input
+// ----- Malformed input -----
 
-#[test]
-fn invalid_json_line_is_a_parse_error() {
-    expect_error_line(
-        r#"{"jsonrpc":"2.0","id":1,"#,
-        None,
-        code::PARSE_ERROR,
-        "Parse error",
-    );
-}
-
-#[test]
-fn batch_line_is_an_invalid_request() {
+#[tokio::test]
+async fn malformed_lines_get_an_error_and_the_server_keeps_serving() {
+    let mut v999 = discover("v999");
+    v999["params"]["_meta"][META_PROTOCOL_VERSION] = json!("v999.0.0");
+    let v999 = v999.to_string();
+    let no_meta = raw_request("no-meta", "server/discover", json!({})).to_string();
+    let unknown = request(5, "tools/explode", json!({})).to_string();
     let batch = json!([discover(1), discover(2)]).to_string();
-    expect_error_line(&batch, None, code::INVALID_REQUEST, "batch");
+    let truncated = r#"{"jsonrpc":"2.0","id":1,"#.to_owned();
+    let big = json!({"padding": "x".repeat(5 * 1024 * 1024)});
+    let big = call_tool("too-big", "test_simple_text", big).to_string();
+    let unsupported = UNSUPPORTED_PROTOCOL_VERSION;
+    let cases = [
+        ("truncated", truncated, PARSE_ERROR, "Parse error"),
+        ("batch", batch, INVALID_REQUEST, "batch"),
+        ("over 4 MiB", big, INVALID_REQUEST, "too large"),
+        ("no _meta", no_meta, INVALID_PARAMS, "_meta"),
+        ("unknown", unknown, METHOD_NOT_FOUND, "tools/explode"),
+        ("v999", v999, unsupported, "Unsupported protocol version"),
+    ];
+    let mut pipe = start();
+    for (case, line, code, needle) in cases {
+        pipe.send(&line).await;
+        let error = pipe.next().await;
+        // The id is echoed when it can be read: not from a line over the 4 MiB limit.
+        let request: Value = serde_json::from_str(&line).unwrap_or_default();
+        let id = Some(&request["id"]).filter(|id| !id.is_null() && line.len() < 4 << 20);
+        if let Some(mismatch) = error_mismatch(&error, id, code, needle) {
+            panic!("{case}: {mismatch}");
+        }
+        if case == "v999" {
+            let data = &error["error"]["data"];
+            let supported = data["supported"].as_array().unwrap();
+            assert!(supported.contains(&json!(PROTOCOL_VERSION)), "{error}");
+            assert_eq!(data["requested"], "v999.0.0", "{error}");
+        }
+        pipe.assert_still_serving().await;
+    }
 }
 
-#[test]
-fn missing_meta_is_invalid_params_with_id() {
-    let body = raw_request("no-meta", "server/discover", json!({}));
-    expect_error_line(
-        &body.to_string(),
-        Some(&body["id"]),
-        code::INVALID_PARAMS,
-        "_meta",
-    );
-}
+// ----- Cancellation -----
 
-#[test]
-fn unknown_method_is_method_not_found() {
-    let body = request(5, "tools/explode", json!({}));
-    expect_error_line(
-        &body.to_string(),
-        Some(&body["id"]),
-        code::METHOD_NOT_FOUND,
-        "tools/explode",
-    );
-}
-
-#[test]
-fn unsupported_version_lists_the_supported_ones() {
-    let mut body = discover("v999");
-    body["params"]["_meta"][META_PROTOCOL_VERSION] = json!("v999.0.0");
-    let error = expect_error_line(
-        &body.to_string(),
-        Some(&body["id"]),
-        code::UNSUPPORTED_PROTOCOL_VERSION,
-        "Unsupported protocol version",
-    );
-    assert!(
-        error["data"]["supported"]
-            .as_array()
-            .unwrap()
-            .contains(&json!(PROTOCOL_VERSION)),
-        "{error}"
-    );
-    assert_eq!(error["data"]["requested"], "v999.0.0");
-}
-
-#[test]
-fn oversized_line_is_an_invalid_request() {
-    let mut server = StdioServer::start();
-    let padding = "x".repeat(5 * 1024 * 1024);
-    let line = call_tool("too-big", "test_simple_text", json!({"padding": padding})).to_string();
-    // A server that stops reading mid-line makes this write fail; the next write reports it.
-    let _ = server.try_send_line(&line);
-    let message = server.next();
-    assert_error(&message, None, code::INVALID_REQUEST, "too large");
-    server.assert_still_serving();
-}
-
-// ---------------------------------------------------------------------------------------------
-// Cancellation and shutdown
-
-#[test]
-fn a_cancelled_request_is_never_answered() {
-    let mut server = StdioServer::start();
-    let slow = call_tool_with_meta(
-        "slow",
-        "test_tool_with_progress",
-        json!({"progressToken": "cancel-me"}),
-    );
-    server.send(&slow);
-    let first = server.next();
+#[tokio::test]
+async fn a_cancelled_request_is_never_answered() {
+    let mut pipe = start();
+    let meta = json!({"progressToken": "cancel-me"});
+    let slow = call_tool_with_meta("slow", "test_tool_with_progress", meta);
+    pipe.send(&slow).await;
+    let first = pipe.next().await;
     assert_eq!(first["method"], "notifications/progress", "{first}");
-    server.send(&cancelled(slow["id"].clone()));
+    pipe.send(cancelled(slow["id"].clone())).await;
 
     let next = discover("after-cancel");
-    server.send(&next);
-    let (response, mut seen) = server.until_response(&next["id"]);
+    let (response, mut seen) = pipe.exchange(&next).await;
     assert_result(&response, &next["id"]);
     // The tool would have finished within ~100 ms; give it time to (wrongly) answer.
-    seen.extend(server.drain_for(QUIET_PERIOD));
+    seen.extend(pipe.drain_for(Duration::from_millis(500)).await);
     let answers: Vec<&Value> = seen.iter().filter(|m| m["id"] == slow["id"]).collect();
-    assert!(
-        answers.is_empty(),
-        "a cancelled request was answered: {answers:?}"
-    );
-}
-
-#[test]
-fn end_of_input_answers_in_flight_requests_then_exits_cleanly() {
-    let mut server = StdioServer::start();
-    let slow = call_tool("slow", "test_tool_with_progress", json!({}));
-    server.send(&slow);
-    server.close_stdin();
-    let (response, _) = server.until_response(&slow["id"]);
-    assert_eq!(
-        tool_text(assert_result(&response, &slow["id"])),
-        "Progress complete."
-    );
-    let status = server
-        .process
-        .wait_timeout(READ_TIMEOUT)
-        .expect("the server exits after end of input");
-    assert!(status.success(), "exit status {status}");
-    assert!(
-        server.next_within(Duration::from_millis(100)).is_none(),
-        "stdout is closed"
-    );
+    assert!(answers.is_empty(), "answered after cancelling: {answers:?}");
 }

@@ -11,13 +11,13 @@
 //!   `Option<String>` with `max_length`, an `Email`, a multi-select `Vec<Region>` with item
 //!   bounds, and a `bool` with a default.
 //!
-//! For each: `answer/accepted` (valid content: schema check with the compiled validator, then
-//! the typed value), `answer/malformed` (`confirm`: a string for the bool; `rollout`: six
-//! problems, every one reported),
+//! For each: `answer/accepted` (valid content: the checks the derive generated from the
+//! field constraints, then the typed value), `answer/malformed` (`confirm`: a string for the
+//! bool; `rollout`: six problems, every one reported),
 //! `answer/declined` (no content to check), `answer/accepted-from-text` (the same answer
 //! parsed from JSON text first), and `schema/requested` / `schema/requested+json` (the
 //! `requestedSchema` sent in `inputRequests`, alone and serialized). `validator/compile` is
-//! the one-time cost per form type (a `OnceLock` in the derived code).
+//! the cost of reading the checks of a hand-built form from its schema (`FormValidator`).
 
 use std::hint::black_box;
 

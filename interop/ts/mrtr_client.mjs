@@ -1,14 +1,15 @@
 // Drives one multi-round (SEP-2322 `input_required`) scenario against an MCP server with the
 // official TypeScript client, pinned in package.json. Run by tests/interop_ts.rs:
 //
-//   node mrtr_client.mjs <url> <multi_round|request_state|tampered_state>
+//   node mrtr_client.mjs <url> <multi_round|request_state|tampered_state|deploy>
 //
 // The client pins protocol 2026-07-28 (`server/discover`, no `initialize`) and fulfils
 // `input_required` rounds itself (its default `inputRequired.autoFulfill`) through the
 // `elicitation/create` handler registered below, which answers {name: "Alice"}, then
-// {color: "blue"}, or {ok: true}, depending on the form's properties. `tampered_state` uses the
-// client's manual mode (`allowInputRequired`) for the first round, then retries with a
-// `requestState` changed in one character.
+// {color: "blue"}, {ok: true}, or a rollout plan, depending on the form's properties.
+// `tampered_state` uses the client's manual mode (`allowInputRequired`) for the first round,
+// then retries with a `requestState` changed in one character. `deploy` drives the two rounds
+// of examples/deploy.rs (a confirmation, then a rollout plan).
 //
 // Prints one JSON object on stdout: the negotiated version, the elicitation messages it was
 // asked, every JSON-RPC request it POSTed (method, whether it carried inputResponses and
@@ -18,7 +19,7 @@ import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcont
 
 const [url, scenario] = process.argv.slice(2);
 if (!url || !scenario) {
-    console.error('usage: node mrtr_client.mjs <url> <multi_round|request_state|tampered_state>');
+    console.error('usage: node mrtr_client.mjs <url> <multi_round|request_state|tampered_state|deploy>');
     process.exit(2);
 }
 
@@ -56,6 +57,9 @@ client.setRequestHandler('elicitation/create', async (request) => {
     if ('name' in properties) return { action: 'accept', content: { name: 'Alice' } };
     if ('color' in properties) return { action: 'accept', content: { color: 'blue' } };
     if ('ok' in properties) return { action: 'accept', content: { ok: true } };
+    if ('replicas' in properties) {
+        return { action: 'accept', content: { strategy: 'immediate', replicas: 3, reason: 'interop check' } };
+    }
     return { action: 'decline' };
 });
 
@@ -77,6 +81,12 @@ async function run() {
         case 'multi_round':
         case 'request_state': {
             const result = await client.callTool({ name: `test_input_required_result_${scenario}` });
+            report.isError = result.isError === true;
+            report.text = textOf(result);
+            return;
+        }
+        case 'deploy': {
+            const result = await client.callTool({ name: 'deploy', arguments: { target: 'production' } });
             report.isError = result.isError === true;
             report.text = textOf(result);
             return;

@@ -25,6 +25,13 @@ pub mod form;
 pub mod jsonrpc;
 pub mod protocol;
 pub mod state;
-pub mod uri_template;
+pub use mcp_uri_template as uri_template;
 
 pub use jsonrpc::{ErrorCode, McpError, RequestId};
+
+/// The `chrono` crate this one was built with (feature `chrono`), for date form fields.
+#[cfg(feature = "chrono")]
+pub use chrono;
+/// The `url` crate this one was built with (feature `url`), for URL form fields.
+#[cfg(feature = "url")]
+pub use url;

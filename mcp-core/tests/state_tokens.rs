@@ -33,8 +33,11 @@ fn deploy(target: &str) -> Binding {
     )
 }
 
-fn parts(token: &str) -> Vec<String> {
-    token.split('.').map(str::to_owned).collect()
+/// `token` with its dot-separated part `index` replaced.
+fn with_part(token: &str, index: usize, part: &str) -> String {
+    let mut parts: Vec<&str> = token.split('.').collect();
+    parts[index] = part;
+    parts.join(".")
 }
 
 #[test]
@@ -51,10 +54,9 @@ fn a_token_verifies_under_the_binding_it_was_minted_for() {
 fn a_tampered_payload_is_refused() {
     let signer = StateSigner::new(key(1));
     let token = signer.sign(br#"{"approved":false}"#, Some(&deploy("staging")));
-    let mut p = parts(&token);
-    p[4] = URL_SAFE_NO_PAD.encode(br#"{"approved":true}"#);
+    let forged = with_part(&token, 4, &URL_SAFE_NO_PAD.encode(br#"{"approved":true}"#));
     assert_eq!(
-        signer.verify(&p.join("."), Some(&deploy("staging"))),
+        signer.verify(&forged, Some(&deploy("staging"))),
         Err(StateError::BadSignature)
     );
 }
@@ -63,14 +65,12 @@ fn a_tampered_payload_is_refused() {
 fn a_tampered_signature_is_refused() {
     let signer = StateSigner::new(key(1));
     let token = signer.sign(b"x", None);
-    let mut p = parts(&token);
-    let mut tag = URL_SAFE_NO_PAD.decode(&p[5]).unwrap();
+    let mut tag = URL_SAFE_NO_PAD
+        .decode(token.split('.').nth(5).unwrap())
+        .unwrap();
     tag[0] ^= 1;
-    p[5] = URL_SAFE_NO_PAD.encode(tag);
-    assert_eq!(
-        signer.verify(&p.join("."), None),
-        Err(StateError::BadSignature)
-    );
+    let forged = with_part(&token, 5, &URL_SAFE_NO_PAD.encode(tag));
+    assert_eq!(signer.verify(&forged, None), Err(StateError::BadSignature));
     // The conformance suite's tampering: text appended to the token.
     assert!(signer.verify(&format!("{token}-TAMPERED"), None).is_err());
 }
@@ -82,14 +82,13 @@ fn a_truncated_token_is_refused() {
     for len in [0, 4, token.len() / 2, token.len() - 1] {
         assert!(signer.verify(&token[..len], None).is_err(), "length {len}");
     }
-    assert!(matches!(
-        signer.verify("mcp1.x", None),
-        Err(StateError::Malformed(_))
-    ));
-    assert!(matches!(
-        signer.verify("not a token at all", None),
-        Err(StateError::Malformed(_))
-    ));
+    for malformed in ["mcp1.x", "not a token at all"] {
+        let result = signer.verify(malformed, None);
+        assert!(
+            matches!(result, Err(StateError::Malformed(_))),
+            "{result:?}"
+        );
+    }
 }
 
 #[test]
@@ -125,10 +124,9 @@ fn an_expired_token_is_refused() {
     now.store(1_000_601, Ordering::SeqCst);
     assert_eq!(signer.verify(&token, None), Err(StateError::Expired));
     // Extending the expiry in the token breaks the signature.
-    let mut p = parts(&token);
-    p[2] = "9999999999".into();
+    let extended = with_part(&token, 2, "9999999999");
     assert_eq!(
-        signer.verify(&p.join("."), None),
+        signer.verify(&extended, None),
         Err(StateError::BadSignature)
     );
 }
@@ -137,34 +135,21 @@ fn an_expired_token_is_refused() {
 fn another_tool_caller_arguments_or_method_is_refused() {
     let signer = StateSigner::new(key(1));
     let token = signer.sign(b"confirmed", Some(&deploy("staging")));
+    let staging = json!({ "target": "staging" });
     let others = [
-        bind(
-            Some("ann"),
-            "tools/call",
-            "destroy",
-            json!({ "target": "staging" }),
-        ),
-        bind(
-            Some("bob"),
-            "tools/call",
-            "deploy",
-            json!({ "target": "staging" }),
-        ),
-        bind(
+        (Some("ann"), "tools/call", "destroy", staging.clone()),
+        (Some("bob"), "tools/call", "deploy", staging.clone()),
+        (
             Some("ann"),
             "tools/call",
             "deploy",
             json!({ "target": "production" }),
         ),
-        bind(
-            Some("ann"),
-            "prompts/get",
-            "deploy",
-            json!({ "target": "staging" }),
-        ),
-        bind(None, "tools/call", "deploy", json!({ "target": "staging" })),
+        (Some("ann"), "prompts/get", "deploy", staging.clone()),
+        (None, "tools/call", "deploy", staging),
     ];
-    for other in others {
+    for (subject, method, target, arguments) in others {
+        let other = bind(subject, method, target, arguments);
         assert_eq!(
             signer.verify(&token, Some(&other)),
             Err(StateError::BindingMismatch)
@@ -176,10 +161,13 @@ fn another_tool_caller_arguments_or_method_is_refused() {
 fn a_forged_binding_hint_still_fails_the_signature() {
     let signer = StateSigner::new(key(1));
     let token = signer.sign(b"x", Some(&deploy("staging")));
-    let mut p = parts(&token);
-    p[3] = URL_SAFE_NO_PAD.encode(deploy("production").hint());
+    let forged = with_part(
+        &token,
+        3,
+        &URL_SAFE_NO_PAD.encode(deploy("production").hint()),
+    );
     assert_eq!(
-        signer.verify(&p.join("."), Some(&deploy("production"))),
+        signer.verify(&forged, Some(&deploy("production"))),
         Err(StateError::BadSignature)
     );
 }

@@ -1,9 +1,7 @@
 //! The rules a declaration must follow, one function each. Every rule reports through the
 //! context and never stops the others.
 
-use mcp_core::uri_template::UriTemplate;
-
-use crate::attrs::HandlerAttrs;
+use crate::attrs::{HandlerAttrs, HandlerKey};
 use crate::ctxt::Ctxt;
 use crate::expand::Kind;
 use crate::model::HandlerFn;
@@ -91,12 +89,14 @@ fn read_only_is_not_destructive(ctxt: &Ctxt, attrs: &HandlerAttrs) {
 
 /// A prompt completion names one of the prompt's parameters.
 fn completions_name_parameters(ctxt: &Ctxt, f: &HandlerFn, attrs: &HandlerAttrs) {
-    for (argument, _) in &attrs.complete {
-        let known = f.params.iter().any(|p| p.name.as_ref() == Some(argument));
-        if !known {
+    for completion in &attrs.complete {
+        if f.param(&completion.wire).is_none() {
             ctxt.error_spanned_by(
-                argument,
-                format!("`complete` names `{argument}`, which is not a parameter of this prompt"),
+                &completion.argument,
+                format!(
+                    "`complete` names `{}`, which is not a parameter of this prompt",
+                    completion.wire
+                ),
             );
         }
     }
@@ -104,14 +104,18 @@ fn completions_name_parameters(ctxt: &Ctxt, f: &HandlerFn, attrs: &HandlerAttrs)
 
 /// A resource has a fixed `uri` or a `template`, not both.
 fn needs_uri_or_template(ctxt: &Ctxt, f: &HandlerFn, attrs: &HandlerAttrs) {
+    let written = |key| attrs.written.contains(&key);
     match (&attrs.uri, &attrs.template) {
+        // A key written with a refused value is reported already.
+        (None, None) if written(HandlerKey::Uri) || written(HandlerKey::Template) => {}
         (None, None) => ctxt.error_spanned_by(
             f.ident(),
             "`#[resource]` needs `uri = \"...\"` (one resource) or `template = \"...\"` (a URI template)",
         ),
-        (Some(_), Some(template)) => {
-            ctxt.error_spanned_by(template, "`#[resource]` takes either `uri` or `template`, not both")
-        }
+        (Some(_), Some(template)) => ctxt.error_spanned_by(
+            &template.lit,
+            "`#[resource]` takes either `uri` or `template`, not both",
+        ),
         _ => {}
     }
 }
@@ -121,17 +125,13 @@ fn template_is_well_formed_and_bound(ctxt: &Ctxt, f: &HandlerFn, attrs: &Handler
     let Some(template) = &attrs.template else {
         return;
     };
-    match UriTemplate::parse(&template.value()) {
-        Err(err) => ctxt.error_spanned_by(template, format!("malformed URI template: {err}")),
+    match &template.parsed {
+        Err(err) => ctxt.error_spanned_by(&template.lit, format!("malformed URI template: {err}")),
         Ok(parsed) => {
             for variable in parsed.variables() {
-                let bound = f
-                    .params
-                    .iter()
-                    .any(|p| p.name.as_ref().is_some_and(|n| n == variable));
-                if !bound {
+                if f.param(variable).is_none() {
                     ctxt.error_spanned_by(
-                        template,
+                        &template.lit,
                         format!("template variable `{{{variable}}}` has no matching parameter: add `{variable}: String` (or another type) to the function"),
                     );
                 }
@@ -142,25 +142,27 @@ fn template_is_well_formed_and_bound(ctxt: &Ctxt, f: &HandlerFn, attrs: &Handler
 
 /// A template completion names one of the template's variables.
 fn completions_name_template_variables(ctxt: &Ctxt, attrs: &HandlerAttrs) {
-    let variables: Vec<String> = match attrs
-        .template
-        .as_ref()
-        .map(|t| UriTemplate::parse(&t.value()))
-    {
-        Some(Ok(parsed)) => parsed.variables().map(str::to_owned).collect(),
-        _ => Vec::new(),
-    };
-    for (argument, _) in &attrs.complete {
-        if attrs.template.is_none() {
-            ctxt.error_spanned_by(
-                argument,
+    for completion in &attrs.complete {
+        match &attrs.template {
+            // A template written with a refused value is reported already.
+            None if attrs.written.contains(&HandlerKey::Template) => {}
+            None => ctxt.error_spanned_by(
+                &completion.argument,
                 "`complete` needs a `template`: a fixed `uri` has nothing to complete",
-            );
-        } else if !variables.iter().any(|v| argument == v) {
-            ctxt.error_spanned_by(
-                argument,
-                format!("`complete` names `{argument}`, which is not a variable of the template"),
-            );
+            ),
+            Some(template) if template.parsed.is_ok() => {
+                if !template.variables().any(|v| v == completion.wire) {
+                    ctxt.error_spanned_by(
+                        &completion.argument,
+                        format!(
+                            "`complete` names `{}`, which is not a variable of the template",
+                            completion.wire
+                        ),
+                    );
+                }
+            }
+            // A malformed template is reported once, by the rule above.
+            Some(_) => {}
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Procedural macros of the MCP Rust SDK. Use them through `mcp_server`, which re-exports
-//! them; generated code reaches the runtime only through `::mcp_server::__private`.
+//! them; generated code reaches the runtime only through `::mcp_server` (or the path given
+//! with `crate = path`) and its versioned hidden module `__private_v0_1` ([`krate`]).
 //!
 //! Every macro is parse → IR → check → expand: attributes are parsed into typed values that
 //! keep their spans ([`attrs`]), the function into a small model ([`model`]), each rule is one
@@ -13,6 +14,7 @@ mod ctxt;
 mod doc;
 mod expand;
 mod form;
+mod krate;
 mod model;
 mod tool_input;
 
@@ -39,7 +41,7 @@ pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
 
 /// Marks a struct with named fields as a tool's whole `arguments` object. See
 /// `mcp_server::ToolInput`.
-#[proc_macro_derive(ToolInput)]
+#[proc_macro_derive(ToolInput, attributes(tool_input))]
 pub fn derive_tool_input(item: TokenStream) -> TokenStream {
     tool_input::derive(item.into()).into()
 }
@@ -64,7 +66,7 @@ pub fn derive_form_choice(item: TokenStream) -> TokenStream {
 }
 
 /// Derives `Continuation` for a multi-round state enum. See `mcp_server::state::Continuation`.
-#[proc_macro_derive(Continuation, attributes(awaits))]
+#[proc_macro_derive(Continuation, attributes(awaits, continuation))]
 pub fn derive_continuation(item: TokenStream) -> TokenStream {
     continuation::derive(item.into()).into()
 }

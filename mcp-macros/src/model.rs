@@ -1,15 +1,18 @@
 //! The model of an annotated function: what the expansion needs, read once from syn.
 
+use mcp_uri_template::{UriTemplate, UriTemplateError};
 use proc_macro2::Span;
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
-use syn::{Attribute, FnArg, Ident, ItemFn, Pat, ReturnType, Type};
+use syn::{Attribute, FnArg, Ident, ItemFn, LitStr, Pat, ReturnType, Type};
 
 use crate::doc;
 
 /// One parameter of the function.
 pub(crate) struct Param {
-    /// The name, when the pattern is a plain identifier (arguments need one).
-    pub(crate) name: Option<Ident>,
+    /// The argument or template-variable name, when the pattern is a plain identifier
+    /// (arguments need one): the identifier unrawed (`r#type` is `type`).
+    pub(crate) name: Option<String>,
     /// The declared type.
     pub(crate) ty: Type,
     /// The parameter's doc comment.
@@ -51,7 +54,7 @@ impl HandlerFn {
                     let doc = doc::description(&typed.attrs);
                     typed.attrs.retain(|a| !doc::is_doc(a));
                     let name = match typed.pat.as_ref() {
-                        Pat::Ident(p) if p.subpat.is_none() => Some(p.ident.clone()),
+                        Pat::Ident(p) if p.subpat.is_none() => Some(p.ident.unraw().to_string()),
                         _ => None,
                     };
                     params.push(Param {
@@ -79,5 +82,30 @@ impl HandlerFn {
     /// The function's name.
     pub(crate) fn ident(&self) -> &Ident {
         &self.item.sig.ident
+    }
+
+    /// The parameter whose wire name is `wire`.
+    pub(crate) fn param(&self, wire: &str) -> Option<&Param> {
+        self.params.iter().find(|p| p.name.as_deref() == Some(wire))
+    }
+}
+
+/// A resource's URI template, parsed once when the attribute is read.
+pub(crate) struct Template {
+    /// The template as written.
+    pub(crate) lit: LitStr,
+    /// The parsed template, or why it was refused (reported by the checks).
+    pub(crate) parsed: Result<UriTemplate, UriTemplateError>,
+}
+
+impl Template {
+    pub(crate) fn parse(lit: LitStr) -> Self {
+        let parsed = UriTemplate::parse(&lit.value());
+        Self { lit, parsed }
+    }
+
+    /// The template's variables (none when it is malformed).
+    pub(crate) fn variables(&self) -> impl Iterator<Item = &str> {
+        self.parsed.iter().flat_map(UriTemplate::variables)
     }
 }

@@ -57,10 +57,16 @@ pub mod transport;
 pub use context::{AuthIdentity, RequestContext, TransportInfo, TransportKind};
 pub use handler::{
     Arguments, FromInvocation, Handler, IntoPromptResult, IntoResourceResult, IntoToolResult,
-    Invocation, Json, Rejection, State, ToolArgument, ToolInput, UriParams,
+    Invocation, Json, Rejection, Requirements, State, ToolArgument, ToolInput, UriParams,
 };
 pub use mcp_core;
+/// The `chrono` crate of date form fields (feature `chrono`): no separate dependency needed.
+#[cfg(feature = "chrono")]
+pub use mcp_core::chrono;
 pub use mcp_core::form::{Answer, ElicitForm, Email, FormChoice, FormError};
+/// The `url` crate of URL form fields (feature `url`): no separate dependency needed.
+#[cfg(feature = "url")]
+pub use mcp_core::url;
 pub use mcp_core::{ErrorCode, McpError};
 #[doc = include_str!("docs/elicit_form.md")]
 pub use mcp_macros::ElicitForm;
@@ -84,8 +90,10 @@ pub use registry::{
 pub use server::{BuildError, CachePolicy, Server, ServerBuilder};
 pub use tokio_util::sync::CancellationToken;
 
+/// Runtime support for generated code. Its name carries the version shared with
+/// `mcp-macros`, so a macro crate is never paired with a runtime of another version.
 #[doc(hidden)]
-pub mod __private {
+pub mod __private_v0_1 {
     pub use crate::macro_support::*;
 }
 

@@ -1,22 +1,19 @@
 //! Runtime helpers for the code `mcp-macros` generates. Not a public API: reached only
-//! through `mcp_server::__private`, so generated code never depends on a user's imports.
+//! through `mcp_server::__private_v0_1` (a name carrying the version shared with
+//! `mcp-macros`), so generated code never depends on a user's imports.
 
 use std::future::Future;
 use std::marker::PhantomData;
 
-pub use indexmap::IndexMap;
 pub use mcp_core;
 pub use mcp_core::protocol::{
-    PrimitiveSchemaDefinition, Prompt, PromptArgument, RequestedSchema, Resource, ResourceTemplate,
-    StringFormat, Tool, ToolAnnotations,
+    PrimitiveSchemaDefinition, RequestedSchema, StringFormat, ToolAnnotations,
 };
 
 /// Form support: the vocabulary traits, and compile-time assertions the form derive emits.
 pub mod form {
     pub use mcp_core::form::*;
 
-    /// The field's type is in the form vocabulary.
-    pub fn assert_field<T: mcp_core::form::FormField>() {}
     /// `min_length`, `max_length` and `format` apply to the field's type.
     pub fn assert_length<T: mcp_core::form::LengthField>() {}
     /// `min_items` and `max_items` apply to the field's type.
@@ -38,15 +35,14 @@ pub use serde;
 pub use serde_json;
 
 use mcp_core::McpError;
-use mcp_core::protocol::{CallToolResult, GetPromptResult, Outcome, ReadResourceResult};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::handler::{
     Arguments, FromInvocation, IntoPromptResult, IntoResourceResult, IntoToolResult, Invocation,
-    Rejection, ToolArgument, ToolInput,
+    Rejection, Requirements, ToolArgument, ToolInput,
 };
-use crate::registry::{PromptRoute, ResourceRoute, ResourceTemplateRoute, ToolRoute, schema};
+use crate::registry::schema;
 
 /// Selects, by trait, how a handler parameter of type `T` is filled: the whole arguments
 /// object for `Arguments<T>`, an extractor when `T: FromInvocation`, otherwise a named
@@ -92,6 +88,8 @@ pub trait ViaArguments<T> {
     fn describe(&self, generator: &mut schemars::SchemaGenerator) -> Option<ParamSchema>
     where
         T: ToolInput;
+    /// `Arguments<T>` needs nothing from the server.
+    fn require(&self, _requirements: &mut Requirements) {}
 }
 
 impl<T> ViaArguments<T> for &&Probe<Arguments<T>> {
@@ -120,6 +118,8 @@ pub trait ViaExtractor<T> {
     fn extract(&self, invocation: &Invocation, name: &'static str) -> Result<T, Rejection>;
     /// Extractors are not arguments.
     fn describe(&self, generator: &mut schemars::SchemaGenerator) -> Option<ParamSchema>;
+    /// What the extractor needs from the server.
+    fn require(&self, requirements: &mut Requirements);
 }
 
 impl<T: FromInvocation> ViaExtractor<T> for &Probe<T> {
@@ -129,6 +129,10 @@ impl<T: FromInvocation> ViaExtractor<T> for &Probe<T> {
 
     fn describe(&self, generator: &mut schemars::SchemaGenerator) -> Option<ParamSchema> {
         extractor_schema::<T>(generator)
+    }
+
+    fn require(&self, requirements: &mut Requirements) {
+        requirements.extractor::<T>();
     }
 }
 
@@ -142,6 +146,8 @@ pub trait ViaArgument<T> {
     fn describe(&self, generator: &mut schemars::SchemaGenerator) -> Option<ParamSchema>
     where
         T: ToolArgument;
+    /// Arguments need nothing from the server.
+    fn require(&self, _requirements: &mut Requirements) {}
 }
 
 impl<T> ViaArgument<T> for Probe<T> {
@@ -150,12 +156,7 @@ impl<T> ViaArgument<T> for Probe<T> {
         T: ToolArgument,
     {
         let value = invocation.arguments.get(name).unwrap_or(&Value::Null);
-        T::deserialize(value).map_err(|err| match value {
-            Value::Null => {
-                Rejection::InvalidArguments(format!("Missing required argument `{name}`"))
-            }
-            _ => Rejection::InvalidArguments(format!("Invalid argument `{name}`: {err}")),
-        })
+        crate::handler::parse_argument(name, value)
     }
 
     fn describe(&self, generator: &mut schemars::SchemaGenerator) -> Option<ParamSchema>
@@ -170,6 +171,25 @@ impl<T> ViaArgument<T> for Probe<T> {
         })
     }
 }
+
+/// The marker of handlers the declaration macros implement [`Handler`](crate::Handler) for
+/// (closures use the tuple of their parameter types).
+#[derive(Debug, Clone, Copy)]
+pub enum Declared {}
+
+/// A described object schema as a [`schemars::Schema`].
+pub fn schema_of(object: Map<String, Value>) -> schemars::Schema {
+    schemars::Schema::from(object)
+}
+
+/// Asserts a tool's return type converts into a tool result (errors point at it).
+pub fn assert_tool_output<R: IntoToolResult>() {}
+
+/// Asserts a prompt's return type converts into a prompt result.
+pub fn assert_prompt_output<R: IntoPromptResult>() {}
+
+/// Asserts a resource's return type converts into a resource result.
+pub fn assert_resource_output<R: IntoResourceResult>() {}
 
 /// A parameter in a position that only extractors may take.
 pub fn extractor<T: FromInvocation>(invocation: &Invocation) -> Result<T, Rejection> {
@@ -217,13 +237,10 @@ pub fn uri_variable<T: DeserializeOwned>(
         })
 }
 
-/// A schema generator (JSON Schema 2020-12).
-pub fn schema_generator() -> schemars::SchemaGenerator {
-    schema::generator()
-}
-
 /// The input schema of individual argument parameters: an object with one property each.
+/// Every definition the parameters' types refer to (`$ref`) lands in the root's `$defs`.
 pub fn object_schema(
+    generator: &mut schemars::SchemaGenerator,
     params: Vec<(&'static str, Option<&'static str>, Option<ParamSchema>)>,
 ) -> Map<String, Value> {
     let (wholes, params): (Vec<_>, Vec<_>) = params
@@ -259,82 +276,6 @@ pub fn object_schema(
     if !required.is_empty() {
         schema.insert("required".into(), Value::Array(required));
     }
+    schema::move_definitions(generator, &mut schema);
     schema
-}
-
-/// Prompt arguments from the parameters: the properties of the arguments object.
-pub fn prompt_arguments(
-    params: Vec<(&'static str, Option<&'static str>, Option<ParamSchema>)>,
-) -> Option<Vec<PromptArgument>> {
-    let arguments = crate::registry::prompt_arguments(&object_schema(params));
-    (!arguments.is_empty()).then_some(arguments)
-}
-
-/// The `outputSchema` a tool's return type promises.
-pub fn output_schema<R: IntoToolResult>(
-    generator: &mut schemars::SchemaGenerator,
-) -> Option<Map<String, Value>> {
-    R::output_schema(generator).map(schema::to_object)
-}
-
-/// Converts a tool's return value (the span of this call points at the return type).
-pub fn tool_output<R: IntoToolResult>(value: R) -> Result<Outcome<CallToolResult>, McpError> {
-    value.into_tool_result()
-}
-
-/// Converts a prompt's return value.
-pub fn prompt_output<R: IntoPromptResult>(value: R) -> Result<Outcome<GetPromptResult>, McpError> {
-    value.into_prompt_result()
-}
-
-/// Converts a resource's return value.
-pub fn resource_output<R: IntoResourceResult>(
-    value: R,
-    uri: &str,
-) -> Result<Outcome<ReadResourceResult>, McpError> {
-    value.into_resource_result(uri)
-}
-
-/// A tool route from a described tool and a generated call.
-pub fn tool_route<F, Fut>(tool: Tool, call: F) -> ToolRoute
-where
-    F: Fn(Invocation) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Result<Outcome<CallToolResult>, McpError>, Rejection>>
-        + Send
-        + 'static,
-{
-    ToolRoute::from_parts(tool, call)
-}
-
-/// A prompt route from a described prompt and a generated call.
-pub fn prompt_route<F, Fut>(prompt: Prompt, get: F) -> PromptRoute
-where
-    F: Fn(Invocation) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Result<Outcome<GetPromptResult>, McpError>, Rejection>>
-        + Send
-        + 'static,
-{
-    PromptRoute::from_parts(prompt, get)
-}
-
-/// A resource route from a described resource and a generated read.
-pub fn resource_route<F, Fut>(resource: Resource, read: F) -> ResourceRoute
-where
-    F: Fn(Invocation) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Result<Outcome<ReadResourceResult>, McpError>, Rejection>>
-        + Send
-        + 'static,
-{
-    ResourceRoute::from_parts(resource, read)
-}
-
-/// A template route from a described template (checked by the macro) and a generated read.
-pub fn template_route<F, Fut>(template: ResourceTemplate, read: F) -> ResourceTemplateRoute
-where
-    F: Fn(Invocation) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Result<Outcome<ReadResourceResult>, McpError>, Rejection>>
-        + Send
-        + 'static,
-{
-    ResourceTemplateRoute::from_parts(template, read)
 }

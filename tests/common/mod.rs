@@ -1,19 +1,27 @@
-//! Helpers shared by the end-to-end tests (`http`, `stdio` and `conformance`): 2026-07-28
-//! request bodies and HTTP headers, building and spawning the `conformance_server` example,
-//! SSE parsing and assertions on JSON-RPC responses.
+//! Helpers shared by the end-to-end tests: 2026-07-28 requests and the HTTP headers a
+//! conforming client sends, assertions on JSON-RPC responses, SSE parsing, and the example
+//! servers of the root package, built, spawned and spoken to over HTTP (here) or stdio
+//! ([`stdio_client`]). [`npm`] installs the pinned Node packages of the conformance and
+//! interoperability tests.
 //!
 //! Not every test binary uses every helper, hence the `dead_code` allowances.
 
 #![allow(dead_code, unreachable_pub)]
 
+pub mod npm;
+pub mod stdio_client;
+
 use std::fs::File;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use futures_util::{FutureExt, TryStreamExt};
 use serde_json::{Map, Value, json};
+use sse_stream::SseStream;
 
 /// The protocol revision every request speaks.
 pub const PROTOCOL_VERSION: &str = "2026-07-28";
@@ -41,48 +49,38 @@ pub mod code {
 
 /// How long to wait for the server to answer one message before failing the test.
 pub const READ_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long the freshly spawned HTTP server of [`HttpServer::start`] may take to accept
-/// connections.
-const START_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a freshly spawned HTTP server may take to accept connections.
+pub const START_TIMEOUT: Duration = Duration::from_secs(30);
+/// The example the conformance suite and most end-to-end tests run against.
+pub const FIXTURE: &str = "conformance_server";
+/// The name [`FIXTURE`] reports in the `_meta` of its results.
+pub const FIXTURE_NAME: &str = "mcp-rust-conformance-server";
 
-// ---------------------------------------------------------------------------------------------
-// Messages
+// ----- Messages -----
 
-/// The required per-request `_meta`: protocol version and (empty) client capabilities.
-pub fn meta() -> Map<String, Value> {
-    let mut meta = Map::new();
-    meta.insert(META_PROTOCOL_VERSION.into(), json!(PROTOCOL_VERSION));
-    meta.insert(META_CLIENT_CAPABILITIES.into(), json!({}));
-    meta
+/// A request with exactly the given `params` (no `_meta` added), for malformed-meta cases.
+pub fn raw_request(id: impl Into<Value>, method: &str, params: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id.into(), "method": method, "params": params })
+}
+
+/// Entries of a `_meta` object.
+pub type Meta = Map<String, Value>;
+
+/// A 2026-07-28 request: `params` (an object) with the required `_meta` (protocol version,
+/// empty client capabilities) and `extra` entries merged over it, for example a
+/// `progressToken` or a log level.
+pub fn request_with_meta(id: impl Into<Value>, method: &str, params: Value, extra: Meta) -> Value {
+    let mut body = raw_request(id, method, params);
+    let meta = json!({META_PROTOCOL_VERSION: PROTOCOL_VERSION, META_CLIENT_CAPABILITIES: {}});
+    body["params"]["_meta"] = meta;
+    let meta = body["params"]["_meta"].as_object_mut();
+    meta.expect("params is an object").extend(extra);
+    body
 }
 
 /// A 2026-07-28 request: `params` plus the required `_meta`.
 pub fn request(id: impl Into<Value>, method: &str, params: Value) -> Value {
     request_with_meta(id, method, params, Map::new())
-}
-
-/// A request whose `_meta` is the required one with `extra` merged over it (for example a
-/// `progressToken` or a log level).
-pub fn request_with_meta(
-    id: impl Into<Value>,
-    method: &str,
-    params: Value,
-    extra: Map<String, Value>,
-) -> Value {
-    let mut meta = meta();
-    meta.extend(extra);
-    let mut params = match params {
-        Value::Object(map) => map,
-        Value::Null => Map::new(),
-        other => panic!("params must be an object, got {other}"),
-    };
-    params.insert("_meta".into(), Value::Object(meta));
-    json!({ "jsonrpc": "2.0", "id": id.into(), "method": method, "params": params })
-}
-
-/// A request with exactly the given `params` (no `_meta` added), for malformed-meta cases.
-pub fn raw_request(id: impl Into<Value>, method: &str, params: Value) -> Value {
-    json!({ "jsonrpc": "2.0", "id": id.into(), "method": method, "params": params })
 }
 
 /// A client notification (no id).
@@ -92,19 +90,13 @@ pub fn notification(method: &str, params: Value) -> Value {
 
 /// `tools/call` of `name` with `arguments`.
 pub fn call_tool(id: impl Into<Value>, name: &str, arguments: Value) -> Value {
-    request(
-        id,
-        "tools/call",
-        json!({ "name": name, "arguments": arguments }),
-    )
+    let params = json!({ "name": name, "arguments": arguments });
+    request(id, "tools/call", params)
 }
 
-/// `tools/call` of `name` (no arguments) with extra `_meta` entries.
+/// `tools/call` of `name` (no arguments) with the `extra` `_meta` entries of an object.
 pub fn call_tool_with_meta(id: impl Into<Value>, name: &str, extra: Value) -> Value {
-    let extra = match extra {
-        Value::Object(map) => map,
-        other => panic!("extra _meta must be an object, got {other}"),
-    };
+    let extra = extra.as_object().expect("extra _meta is an object").clone();
     request_with_meta(id, "tools/call", json!({ "name": name }), extra)
 }
 
@@ -115,300 +107,217 @@ pub fn discover(id: impl Into<Value>) -> Value {
 
 /// `subscriptions/listen` with the given filter.
 pub fn listen(id: impl Into<Value>, filter: Value) -> Value {
-    request(
-        id,
-        "subscriptions/listen",
-        json!({ "notifications": filter }),
-    )
+    let params = json!({ "notifications": filter });
+    request(id, "subscriptions/listen", params)
 }
 
 /// `notifications/cancelled` for `request_id`.
 pub fn cancelled(request_id: impl Into<Value>) -> Value {
-    notification(
-        "notifications/cancelled",
-        json!({ "requestId": request_id.into(), "reason": "test cancelled it" }),
-    )
-}
-
-/// The value of `Mcp-Name` for a request body: `params.name` for `tools/call` and
-/// `prompts/get`, `params.uri` for `resources/read`.
-pub fn mcp_name(body: &Value) -> Option<String> {
-    let param = match body["method"].as_str()? {
-        "tools/call" | "prompts/get" => "name",
-        "resources/read" => "uri",
-        _ => return None,
-    };
-    body["params"][param].as_str().map(str::to_owned)
+    let params = json!({ "requestId": request_id.into(), "reason": "test cancelled it" });
+    notification("notifications/cancelled", params)
 }
 
 /// The headers a conforming client sends with `body`: `Content-Type`, `Accept`, and the
-/// mirrored `MCP-Protocol-Version`, `Mcp-Method` and (where it applies) `Mcp-Name`.
-pub fn mcp_headers(body: &Value) -> Vec<(&'static str, String)> {
-    let mut headers = vec![
-        ("Content-Type", "application/json".to_owned()),
-        ("Accept", "application/json, text/event-stream".to_owned()),
-    ];
-    let version = body["params"]["_meta"][META_PROTOCOL_VERSION]
-        .as_str()
-        .unwrap_or(PROTOCOL_VERSION);
-    headers.push(("MCP-Protocol-Version", version.to_owned()));
-    if let Some(method) = body["method"].as_str() {
-        headers.push(("Mcp-Method", method.to_owned()));
-    }
-    if let Some(name) = mcp_name(body) {
-        headers.push(("Mcp-Name", name));
-    }
+/// mirrored `MCP-Protocol-Version`, `Mcp-Method` and (where it applies) `Mcp-Name`:
+/// `params.name` for `tools/call` and `prompts/get`, `params.uri` for `resources/read`.
+pub fn mcp_headers(body: &Value) -> Vec<(&'static str, &str)> {
+    let (params, method) = (&body["params"], body["method"].as_str());
+    let version = params["_meta"][META_PROTOCOL_VERSION].as_str();
+    let name = match method {
+        Some("tools/call" | "prompts/get") => params["name"].as_str(),
+        Some("resources/read") => params["uri"].as_str(),
+        _ => None,
+    };
+    let mut headers = vec![("MCP-Protocol-Version", version.unwrap_or(PROTOCOL_VERSION))];
+    headers.push(("Content-Type", "application/json"));
+    headers.push(("Accept", "application/json, text/event-stream"));
+    headers.extend(method.map(|method| ("Mcp-Method", method)));
+    headers.extend(name.map(|name| ("Mcp-Name", name)));
     headers
 }
 
-// ---------------------------------------------------------------------------------------------
-// Assertions
+// ----- Assertions -----
 
-/// Checks `message` is a JSON-RPC error with `code`, a message containing `needle`
-/// (case-insensitively), and the request id echoed (`Some`) or absent (`None`). Returns
-/// the `error` object.
+/// Why `msg` is not a JSON-RPC error with `code`, a message containing `needle`
+/// (case-insensitively) and the request id echoed (`Some`) or absent (`None`); `None` if it
+/// is one.
+pub fn error_mismatch(msg: &Value, id: Option<&Value>, code: i64, needle: &str) -> Option<String> {
+    let text = msg["error"]["message"].as_str().unwrap_or_default();
+    let text = text.to_lowercase();
+    let echoed = msg.get("id").unwrap_or(&Value::Null) == id.unwrap_or(&Value::Null);
+    let fits = msg["jsonrpc"] == "2.0" && msg.get("result").is_none() && echoed;
+    let fits = fits && msg["error"]["code"] == code && text.contains(&needle.to_lowercase());
+    let id = id.map_or("no id".to_owned(), |id| format!("id {id}"));
+    (!fits).then(|| format!("expected error {code} mentioning {needle:?} with {id}: {msg}"))
+}
+
+/// Checks `msg` is the error [`error_mismatch`] describes. Returns the `error` object.
 #[track_caller]
-pub fn assert_error<'a>(
-    message: &'a Value,
-    id: Option<&Value>,
-    code: i64,
-    needle: &str,
-) -> &'a Value {
-    assert_eq!(
-        message["jsonrpc"], "2.0",
-        "not a JSON-RPC 2.0 message: {message}"
-    );
-    assert!(
-        message.get("result").is_none(),
-        "expected error {code}, got a result: {message}"
-    );
-    let error = &message["error"];
-    assert_eq!(error["code"], code, "wrong error code in {message}");
-    let text = error["message"]
-        .as_str()
-        .unwrap_or_else(|| panic!("error without a message: {message}"));
-    assert!(
-        text.to_lowercase().contains(&needle.to_lowercase()),
-        "error message {text:?} does not mention {needle:?}"
-    );
-    match id {
-        Some(id) => assert_eq!(
-            &message["id"], id,
-            "the error must echo the request id: {message}"
-        ),
-        None => assert!(
-            message.get("id").is_none_or(Value::is_null),
-            "an error for an unreadable request has no id: {message}"
-        ),
+pub fn assert_error<'a>(msg: &'a Value, id: Option<&Value>, code: i64, needle: &str) -> &'a Value {
+    if let Some(mismatch) = error_mismatch(msg, id, code, needle) {
+        panic!("{mismatch}");
     }
-    error
+    &msg["error"]
 }
 
 /// Checks `message` is a successful response to `id` with `resultType: "complete"` and
-/// the server's identity in `_meta`. Returns the `result` object.
+/// the fixture server's identity in `_meta`. Returns the `result` object.
 #[track_caller]
 pub fn assert_result<'a>(message: &'a Value, id: &Value) -> &'a Value {
-    assert_eq!(
-        message["jsonrpc"], "2.0",
-        "not a JSON-RPC 2.0 message: {message}"
-    );
-    assert!(
-        message.get("error").is_none(),
-        "expected a result, got {message}"
-    );
-    assert_eq!(&message["id"], id, "the response must echo the request id");
     let result = &message["result"];
-    assert!(
-        result.is_object(),
-        "response without a result object: {message}"
-    );
-    assert_eq!(result["resultType"], "complete", "{message}");
-    assert_eq!(
-        result["_meta"][META_SERVER_INFO]["name"], "mcp-rust-conformance-server",
-        "results carry the server's identity: {message}"
-    );
+    let server = &result["_meta"][META_SERVER_INFO]["name"];
+    let fits = message["jsonrpc"] == "2.0" && &message["id"] == id && result.is_object();
+    let fits = fits && result["resultType"] == "complete" && message.get("error").is_none();
+    let fits = fits && server == FIXTURE_NAME;
+    assert!(fits, "not a complete result of the fixture: {message}");
     result
+}
+
+/// Checks `actual` holds everything in `expected`: objects recursively (extra fields are
+/// fine, so `{}` stands for any object), arrays element by element, other values exactly.
+#[track_caller]
+pub fn assert_includes(actual: &Value, expected: Value) {
+    fn includes(actual: &Value, expected: &Value) -> bool {
+        match (actual, expected) {
+            (Value::Object(actual), Value::Object(expected)) => {
+                let included = |(k, v)| actual.get(k).is_some_and(|a| includes(a, v));
+                expected.iter().all(included)
+            }
+            (Value::Array(actual), Value::Array(expected)) => {
+                let pairs = actual.iter().zip(expected);
+                actual.len() == expected.len() && pairs.into_iter().all(|(a, e)| includes(a, e))
+            }
+            _ => actual == expected,
+        }
+    }
+    let included = includes(actual, &expected);
+    assert!(included, "{actual}\ndoes not include {expected}");
 }
 
 /// The concatenated text blocks of a tool result's `content`.
 pub fn tool_text(result: &Value) -> String {
-    result["content"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|block| block["text"].as_str())
-        .collect::<Vec<_>>()
-        .join("\n")
+    let blocks = result["content"].as_array().into_iter().flatten();
+    let texts: Vec<&str> = blocks.filter_map(|block| block["text"].as_str()).collect();
+    texts.join("\n")
 }
 
-/// Whether `message` is a notification with `method`.
-pub fn is_notification(message: &Value, method: &str) -> bool {
-    message.get("id").is_none() && message["method"] == method
+/// The notifications with `method` among `messages`.
+pub fn notifications<'a>(messages: &'a [Value], method: &str) -> Vec<&'a Value> {
+    let is = |m: &&Value| m.get("id").is_none() && m["method"] == method;
+    messages.iter().filter(is).collect()
 }
 
 /// The `notifications/message` entries among `messages`.
 pub fn log_messages(messages: &[Value]) -> Vec<&Value> {
-    messages
-        .iter()
-        .filter(|m| is_notification(m, "notifications/message"))
-        .collect()
+    notifications(messages, "notifications/message")
 }
 
 /// The `notifications/progress` entries among `messages`.
 pub fn progress_messages(messages: &[Value]) -> Vec<&Value> {
-    messages
-        .iter()
-        .filter(|m| is_notification(m, "notifications/progress"))
-        .collect()
+    notifications(messages, "notifications/progress")
 }
 
 /// Checks `notifications` are increasing progress reports for `token`.
 #[track_caller]
 pub fn assert_progress_reports(notifications: &[&Value], token: &Value) {
     assert!(!notifications.is_empty(), "no progress was reported");
-    let mut last = f64::NEG_INFINITY;
-    for n in notifications {
-        assert_eq!(&n["params"]["progressToken"], token, "{n}");
-        let progress = n["params"]["progress"]
-            .as_f64()
-            .unwrap_or_else(|| panic!("progress without a number: {n}"));
-        assert!(progress > last, "progress must increase: {notifications:?}");
-        last = progress;
-    }
+    let progress: Vec<&Value> = notifications.iter().map(|n| &n["params"]).collect();
+    let tokens = progress.iter().all(|p| &p["progressToken"] == token);
+    let up = |p: &[&Value]| p[0]["progress"].as_f64() < p[1]["progress"].as_f64();
+    let increasing = progress.windows(2).all(up);
+    let numbers = progress.iter().all(|p| p["progress"].is_number());
+    let reports = tokens && numbers && increasing;
+    assert!(reports, "increasing progress of {token}: {notifications:?}");
 }
 
-// ---------------------------------------------------------------------------------------------
-// SSE
+// ----- HTTP answers -----
 
-/// Splits an SSE body into the JSON messages of its `data:` lines (one message per event;
-/// several `data:` lines of one event are joined with newlines). Comments and other fields
-/// are ignored.
+/// The JSON-RPC messages of an HTTP answer: SSE events' data, a JSON body, or none.
 #[track_caller]
-pub fn parse_sse(body: &str) -> Vec<Value> {
-    let mut parser = SseParser::default();
-    let mut messages = parser.push(body);
-    messages.extend(parser.push("\n\n"));
-    messages
-}
-
-/// An incremental SSE parser: feed it chunks as they arrive, get whole messages back.
-#[derive(Debug, Default)]
-pub struct SseParser {
-    buffer: String,
-    data: Vec<String>,
-}
-
-impl SseParser {
-    /// Adds a chunk and returns the messages of the events it completed.
-    #[track_caller]
-    pub fn push(&mut self, chunk: &str) -> Vec<Value> {
-        self.buffer.push_str(chunk);
-        let mut messages = Vec::new();
-        while let Some(end) = self.buffer.find('\n') {
-            let line: String = self.buffer.drain(..=end).collect();
-            let line = line.trim_end_matches(['\n', '\r']);
-            if line.is_empty() {
-                if !self.data.is_empty() {
-                    let data = self.data.join("\n");
-                    self.data.clear();
-                    let message = serde_json::from_str(&data)
-                        .unwrap_or_else(|e| panic!("SSE data is not JSON ({e}): {data:?}"));
-                    messages.push(message);
-                }
-            } else if let Some(data) = line.strip_prefix("data:") {
-                self.data
-                    .push(data.strip_prefix(' ').unwrap_or(data).to_owned());
-            }
+pub fn messages_of(content_type: Option<&str>, body: &str) -> Vec<Value> {
+    match content_type {
+        Some(sse) if sse.starts_with("text/event-stream") => {
+            let body = http_body_util::Full::new(bytes::Bytes::from(body.to_owned()));
+            let events = SseStream::new(body).try_collect::<Vec<_>>().now_or_never();
+            let events = events.expect("a whole body").expect("well-formed SSE");
+            let data = events.into_iter().filter_map(|event| event.data);
+            data.map(|data| from_json(&data)).collect()
         }
-        messages
+        _ if body.is_empty() => Vec::new(),
+        _ => vec![from_json(body)],
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// The fixture server process
+/// `text` parsed as JSON.
+#[track_caller]
+pub fn from_json(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text:?}"))
+}
+
+// ----- Example binaries and processes -----
 
 /// The root package's directory (the workspace root).
 pub fn root_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The cargo target directory: `CARGO_TARGET_DIR` or `<root>/target`.
+/// The cargo target directory: `CARGO_TARGET_DIR` (an absolute path replaces the root) or
+/// `<root>/target`.
 pub fn target_dir() -> PathBuf {
-    let root = root_dir();
-    match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) => root.join(dir), // an absolute path replaces `root`
-        None => root.join("target"),
-    }
+    root_dir().join(std::env::var_os("CARGO_TARGET_DIR").unwrap_or_else(|| "target".into()))
 }
 
-/// Builds `examples/conformance_server.rs` once per test binary, with the cargo and
+/// `target/<name>/`, created if missing: where a test keeps its logs.
+pub fn out_dir(name: &str) -> PathBuf {
+    let dir = target_dir().join(name);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {dir:?}: {e}"));
+    dir
+}
+
+/// Builds `examples/<name>.rs` of the root package once per test binary, with the cargo and
 /// profile running the tests, and returns the path of the executable.
-pub fn server_binary() -> PathBuf {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(build_server_binary).clone()
-}
-
-fn build_server_binary() -> PathBuf {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+pub fn example_binary(name: &str) -> PathBuf {
+    // Holding the lock while building also keeps two builds from racing each other.
+    static BUILT: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let mut built = BUILT.lock().unwrap_or_else(PoisonError::into_inner);
     let release = !cfg!(debug_assertions);
-    let mut build = Command::new(cargo);
-    build
-        .args(["build", "--quiet", "--example", "conformance_server"])
-        .current_dir(root_dir());
-    if release {
-        build.arg("--release");
+    if !built.iter().any(|built| built == name) {
+        let mut build = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        build.args(["build", "--quiet", "--example", name]);
+        let release = build.args(release.then_some("--release"));
+        capture(release.current_dir(root_dir()));
+        built.push(name.to_owned());
     }
-    capture(&mut build);
-    let exe = target_dir()
-        .join(if release { "release" } else { "debug" })
-        .join("examples")
-        .join(format!(
-            "conformance_server{}",
-            std::env::consts::EXE_SUFFIX
-        ));
-    assert!(
-        exe.is_file(),
-        "built the conformance server but {exe:?} does not exist"
-    );
+    let profile = if release { "release" } else { "debug" };
+    let exe = format!("examples/{name}{}", std::env::consts::EXE_SUFFIX);
+    let exe = target_dir().join(profile).join(exe);
+    assert!(exe.is_file(), "built the example {name}, but not {exe:?}");
     exe
 }
 
 /// Runs `command` and returns its trimmed stdout; panics with its output if it fails.
 pub fn capture(command: &mut Command) -> String {
-    let output = command
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
-    assert!(
-        output.status.success(),
-        "{command:?} failed ({}):\n{}{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).trim().to_owned()
-}
-
-/// A loopback port that was free a moment ago.
-pub fn free_port() -> u16 {
-    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .unwrap_or_else(|e| panic!("cannot bind a loopback port: {e}"));
-    listener
-        .local_addr()
-        .unwrap_or_else(|e| panic!("cannot read the bound port: {e}"))
-        .port()
+    let output = command.output();
+    let output = output.unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
+    let stdout = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    let (status, stderr) = (output.status, String::from_utf8_lossy(&output.stderr));
+    let failed = format!("{command:?} failed ({status}):\n{stdout}\n{stderr}");
+    assert!(status.success(), "{failed}");
+    stdout
 }
 
 /// Spawns `command` with stdin closed and stdout and stderr written to a fresh `log` file.
 pub fn spawn_logged(command: &mut Command, log: &Path) -> std::io::Result<Child> {
-    let (out, err) = log_file(log)?;
-    command.stdin(Stdio::null()).stdout(out).stderr(err).spawn()
+    let out = File::create(log)?;
+    command.stdin(Stdio::null()).stderr(out.try_clone()?);
+    command.stdout(out).spawn()
 }
 
-/// A fresh `log` file, twice: for stdout and for stderr.
-fn log_file(log: &Path) -> std::io::Result<(File, File)> {
-    let out = File::create(log)?;
-    let err = out.try_clone()?;
-    Ok((out, err))
+/// The last `lines` lines of the file at `path` (empty if it cannot be read).
+pub fn tail(path: &Path, lines: usize) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
 }
 
 /// A child process that is killed (and reaped) when the guard is dropped, also on panic.
@@ -420,38 +329,33 @@ pub struct ChildGuard {
 impl ChildGuard {
     /// Spawns `command`.
     pub fn spawn(command: &mut Command) -> Self {
-        let child = command
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {command:?}: {e}"));
+        let child = command.spawn();
+        let child = child.unwrap_or_else(|e| panic!("cannot start {command:?}: {e}"));
         Self { child }
     }
 
     /// Spawns `command` with its output in a fresh `log` file (see [`spawn_logged`]).
     pub fn spawn_logged(command: &mut Command, log: &Path) -> Self {
-        let child = spawn_logged(command, log)
-            .unwrap_or_else(|e| panic!("cannot start {command:?} (log {log:?}): {e}"));
+        let child = spawn_logged(command, log);
+        let child = child.unwrap_or_else(|e| panic!("cannot start {command:?}: {e}"));
         Self { child }
     }
 
     /// The exit status if the process has ended.
     pub fn try_wait(&mut self) -> Option<ExitStatus> {
-        self.child
-            .try_wait()
-            .unwrap_or_else(|e| panic!("cannot poll the child process: {e}"))
+        self.child.try_wait().expect("a child to poll")
     }
 
     /// Waits up to `timeout` for the process to exit on its own.
     pub fn wait_timeout(&mut self, timeout: Duration) -> Option<ExitStatus> {
         let deadline = Instant::now() + timeout;
-        loop {
-            if let Some(status) = self.try_wait() {
-                return Some(status);
+        while Instant::now() < deadline {
+            match self.try_wait() {
+                None => std::thread::sleep(Duration::from_millis(20)),
+                exited => return exited,
             }
-            if Instant::now() >= deadline {
-                return None;
-            }
-            std::thread::sleep(Duration::from_millis(20));
         }
+        self.try_wait()
     }
 }
 
@@ -463,76 +367,25 @@ impl Drop for ChildGuard {
     }
 }
 
-/// The fixture server over stdio: stdin, stdout and stderr are pipes owned by the caller.
-pub fn spawn_stdio_server() -> ChildGuard {
-    ChildGuard::spawn(
-        Command::new(server_binary())
-            .arg("--stdio")
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null()),
-    )
-}
-
-/// The fixture server over HTTP on `127.0.0.1:<port>/mcp`.
+/// An example server over HTTP on `127.0.0.1:<port>/mcp`.
 #[derive(Debug)]
 pub struct HttpServer {
     pub port: u16,
-    /// Kept open for the life of the server: see [`HttpServer::try_start`].
-    _process: ChildGuard,
+    /// The server process, killed on drop (see [`watched`] for servers never dropped).
+    child: ChildGuard,
 }
 
 impl HttpServer {
-    /// Starts the server with its output discarded (see [`HttpServer::try_start`]);
-    /// panics if it does not start.
+    /// Starts the fixture server (see [`ExampleServer::http`]).
     pub fn start() -> Self {
-        Self::try_start(None, START_TIMEOUT)
-            .unwrap_or_else(|e| panic!("the conformance server did not start: {e}"))
+        ExampleServer::named(FIXTURE).http()
     }
 
-    /// Starts the server on a free port and waits up to `timeout` until it accepts
-    /// connections. Its stdout and stderr go to a fresh `log` file (with the inherited
-    /// `RUST_LOG`), or nowhere (with `RUST_LOG=error`). A port taken by another process in
-    /// the meantime is retried on another port; the error says why the last attempt failed.
-    ///
-    /// A server held in a `static` is never dropped, so on Unix it runs under a small `sh`
-    /// watchdog that kills it once its stdin (a pipe from this process) reaches end of
-    /// file: that happens when the guard is dropped or the test process exits, however it
-    /// exits. The `sh` itself exits when the server does, so an early exit (port taken) is
-    /// still noticed.
+    /// Starts the fixture server with its output in `log` (by default that of
+    /// [`ExampleServer::http`]), see [`ExampleServer::try_http`].
     pub fn try_start(log: Option<&Path>, timeout: Duration) -> Result<Self, String> {
-        let binary = server_binary();
-        let mut last_error = String::new();
-        for _attempt in 0..3 {
-            let port = free_port();
-            let mut command = http_server_command(&binary, port);
-            match log {
-                Some(log) => {
-                    let (out, err) = log_file(log)
-                        .unwrap_or_else(|e| panic!("cannot create the log {log:?}: {e}"));
-                    command.stdout(out).stderr(err);
-                }
-                None => {
-                    command
-                        .env("RUST_LOG", "error")
-                        .stdout(Stdio::null())
-                        .stderr(Stdio::null());
-                }
-            }
-            let mut process = ChildGuard::spawn(&mut command);
-            match wait_until_listening(&mut process, port, timeout) {
-                Ok(()) => {
-                    return Ok(Self {
-                        port,
-                        _process: process,
-                    });
-                }
-                // Most likely another process took the port in between: try another one.
-                Err(error) => last_error = error,
-            }
-        }
-        Err(last_error)
+        let fixture = ExampleServer::named(FIXTURE);
+        fixture.try_http(log.unwrap_or(&fixture.http_log()), timeout)
     }
 
     /// The MCP endpoint.
@@ -541,54 +394,233 @@ impl HttpServer {
     }
 }
 
-/// The server command for `port`; the caller sets stdout and stderr.
+/// `binary`, killed when the pipe on its stdin closes (the caller sets stdout and stderr).
+///
+/// A server held in a `static` is never dropped, so on Unix it runs under a small `sh`
+/// watchdog that kills it once its stdin (a pipe from this process) reaches end of file:
+/// that happens when the guard is dropped or the test process exits, however it exits. The
+/// `sh` itself exits when the server does, so an early exit (port taken) is still noticed.
 #[cfg(unix)]
-fn http_server_command(binary: &Path, port: u16) -> Command {
+fn watched(binary: &Path) -> Command {
+    let script = r#"exec 3<&0
+        "$0" "$@" & server=$!
+        { cat <&3 >/dev/null; kill "$server" 2>/dev/null; } &
+        exec 3<&-
+        wait "$server""#;
     let mut command = Command::new("sh");
-    command
-        .args([
-            "-c",
-            r#"exec 3<&0
-               "$0" --port "$1" & server=$!
-               { cat <&3 >/dev/null; kill "$server" 2>/dev/null; } &
-               exec 3<&-
-               wait "$server""#,
-        ])
-        .arg(binary)
-        .arg(port.to_string())
-        .stdin(Stdio::piped());
+    command.args(["-c", script]).arg(binary);
+    command.stdin(Stdio::piped());
     command
 }
 
-/// The server command for `port`; the caller sets stdout and stderr.
+/// `binary`, with stdin closed (the caller sets stdout and stderr).
 #[cfg(not(unix))]
-fn http_server_command(binary: &Path, port: u16) -> Command {
+fn watched(binary: &Path) -> Command {
     let mut command = Command::new(binary);
-    command
-        .args(["--port", &port.to_string()])
-        .stdin(Stdio::null());
+    command.stdin(Stdio::null());
     command
 }
 
-/// Waits up to `timeout` until `port` accepts TCP connections; fails if `process` exits
-/// first or the time runs out.
-pub fn wait_until_listening(
-    process: &mut ChildGuard,
-    port: u16,
-    timeout: Duration,
-) -> Result<(), String> {
-    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-    let deadline = Instant::now() + timeout;
-    loop {
-        if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
-            return Ok(());
+// ----- The example servers -----
+
+/// An example server of the root package and how to start it.
+#[derive(Debug, Clone, Copy)]
+pub struct ExampleServer {
+    /// Its file in `examples/`, without `.rs`.
+    pub name: &'static str,
+    /// The name it reports in the `_meta` of its results.
+    pub server_name: &'static str,
+    /// Its arguments to serve over stdio.
+    pub stdio_args: &'static [&'static str],
+    /// Its option to serve over HTTP, followed by the port.
+    pub http_option: &'static str,
+}
+
+/// A name or an argument.
+type Str = &'static str;
+
+/// Every example that is a server (the others run on their own: see `tests/examples.rs`).
+pub const EXAMPLE_SERVERS: [ExampleServer; 3] = [
+    ExampleServer::new("quickstart", "quickstart", &[], "--http"),
+    ExampleServer::new("deploy", "deployer", &[], "--http"),
+    ExampleServer::new(FIXTURE, FIXTURE_NAME, &["--stdio"], "--port"),
+];
+
+impl ExampleServer {
+    const fn new(name: Str, server: Str, stdio: &'static [Str], http: Str) -> Self {
+        Self {
+            name,
+            server_name: server,
+            stdio_args: stdio,
+            http_option: http,
         }
-        if let Some(status) = process.try_wait() {
-            return Err(format!("it exited early ({status})"));
+    }
+
+    /// The example called `name`.
+    #[track_caller]
+    pub fn named(name: &str) -> Self {
+        let mut examples = EXAMPLE_SERVERS.into_iter();
+        let example = examples.find(|example| example.name == name);
+        example.unwrap_or_else(|| panic!("no example server called {name}"))
+    }
+
+    /// Builds (once) and starts it over stdio.
+    pub fn stdio(self) -> stdio_client::StdioClient {
+        stdio_client::StdioClient::example(self.name, self.stdio_args)
+    }
+
+    /// Builds (once) and starts it over HTTP on a free port, with its output in
+    /// `target/examples-e2e/<name>.http.log`; panics, quoting that log, if it does not start.
+    pub fn http(self) -> HttpServer {
+        let (name, log) = (self.name, self.http_log());
+        let server = self.try_http(&log, START_TIMEOUT);
+        server.unwrap_or_else(|e| panic!("{name} did not start: {e}; log:\n{}", tail(&log, 40)))
+    }
+
+    /// `target/examples-e2e/<name>.http.log`.
+    pub fn http_log(self) -> PathBuf {
+        out_dir("examples-e2e").join(format!("{}.http.log", self.name))
+    }
+
+    /// Builds (once) and starts it on a free port, and waits up to `timeout` until it accepts
+    /// connections. Its stdout and stderr go to a fresh `log` file. A port taken by another
+    /// process in the meantime is retried on another port; the error says why the last
+    /// attempt failed.
+    pub fn try_http(self, log: &Path, timeout: Duration) -> Result<HttpServer, String> {
+        let binary = example_binary(self.name);
+        let mut error = String::new();
+        for _attempt in 0..3 {
+            let free = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).and_then(|l| l.local_addr());
+            let port = free.expect("a free loopback port").port();
+            let mut command = watched(&binary);
+            command.args([self.http_option.to_owned(), port.to_string()]);
+            let out = File::create(log).unwrap_or_else(|e| panic!("cannot create {log:?}: {e}"));
+            let err = out.try_clone().expect("a log file handle");
+            let mut child = ChildGuard::spawn(command.stderr(err).stdout(out));
+            let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+            let deadline = Instant::now() + timeout;
+            // An early exit most likely means another process took the port: try another one.
+            error = loop {
+                if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
+                    return Ok(HttpServer { port, child });
+                }
+                if let Some(status) = child.try_wait() {
+                    break format!("it exited early ({status})");
+                }
+                if Instant::now() > deadline {
+                    break format!("it did not listen on {addr} within {timeout:?}");
+                }
+                std::thread::sleep(Duration::from_millis(25));
+            };
         }
-        if Instant::now() > deadline {
-            return Err(format!("it did not listen on {addr} within {timeout:?}"));
+        Err(error)
+    }
+}
+
+// ----- A blocking client for spawned servers -----
+
+/// A session with a server: sends a request message and returns the response to it.
+pub trait Session {
+    /// Sends `message` (a request) and returns the response with its id; notifications
+    /// before it are dropped.
+    fn send(&mut self, message: &Value) -> Value;
+
+    /// What the server is called in failure messages.
+    fn label(&self) -> String;
+
+    /// Sends `method` with `params` (and the required `_meta`) as request `id`.
+    fn request(&mut self, id: impl Into<Value>, method: &str, params: Value) -> Value {
+        self.send(&request(id, method, params))
+    }
+
+    /// The complete result of `message`, a request; panics, naming the server, on an error or
+    /// an `input_required` result.
+    #[track_caller]
+    fn result_of(&mut self, message: &Value) -> Value {
+        let response = self.send(message);
+        let result = &response["result"];
+        let complete = response["jsonrpc"] == "2.0" && response.get("error").is_none();
+        let complete = complete && result.is_object() && result["resultType"] == "complete";
+        let label = self.label();
+        assert!(complete, "{label}: not a complete result: {response}");
+        result.clone()
+    }
+
+    /// The complete result of `method` with `params`.
+    #[track_caller]
+    fn result(&mut self, method: &str, params: Value) -> Value {
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        self.result_of(&request(format!("{method}#{id}"), method, params))
+    }
+
+    /// Every item under `key` of the list `method`, following `nextCursor` through all pages
+    /// (at most 100).
+    #[track_caller]
+    fn list(&mut self, method: &str, key: &str) -> Vec<Value> {
+        let (label, mut items, mut params) = (self.label(), Vec::new(), json!({}));
+        for _page in 0..100 {
+            let result = self.result(method, params);
+            let page = result[key].as_array();
+            let page = page.unwrap_or_else(|| panic!("{label}: {method}: no `{key}` array"));
+            items.extend(page.iter().cloned());
+            match &result["nextCursor"] {
+                Value::String(cursor) => params = json!({ "cursor": cursor }),
+                Value::Null => return items,
+                other => panic!("{label}: {method}: nextCursor is not a string: {other}"),
+            }
         }
-        std::thread::sleep(Duration::from_millis(25));
+        panic!("{label}: {method}: still a nextCursor after 100 pages");
+    }
+}
+
+/// The list methods, with the key of their items and the capability that offers them.
+pub const LISTS: [(&str, &str, &str); 4] = [
+    ("tools/list", "tools", "tools"),
+    ("prompts/list", "prompts", "prompts"),
+    ("resources/list", "resources", "resources"),
+    ("resources/templates/list", "resourceTemplates", "resources"),
+];
+
+/// A Streamable HTTP client of a spawned server, with the headers a conforming client sends.
+#[derive(Debug)]
+pub struct HttpClient {
+    url: String,
+    client: reqwest::blocking::Client,
+}
+
+impl HttpClient {
+    /// A client of the MCP endpoint `url` that never goes through a proxy.
+    pub fn new(url: String) -> Self {
+        let client = reqwest::blocking::Client::builder().no_proxy();
+        let client = client.timeout(READ_TIMEOUT).build().unwrap();
+        Self { url, client }
+    }
+
+    /// POSTs `message` and returns the HTTP status and the JSON-RPC messages of the answer
+    /// (one for a JSON body, every event of an SSE stream).
+    pub fn post(&self, message: &Value) -> (u16, Vec<Value>) {
+        let post = self.client.post(&self.url).body(message.to_string());
+        let headers = mcp_headers(message).into_iter();
+        let post = headers.fold(post, |post, (name, value)| post.header(name, value));
+        let response = post.send().expect("the POST is answered");
+        let status = response.status().as_u16();
+        let content_type = response.headers().get("content-type").cloned();
+        let content_type = content_type.map(|v| v.to_str().unwrap_or_default().to_owned());
+        let body = response.text().expect("the answer can be read");
+        (status, messages_of(content_type.as_deref(), &body))
+    }
+}
+
+impl Session for HttpClient {
+    fn send(&mut self, message: &Value) -> Value {
+        let (_status, messages) = self.post(message);
+        let response = |m: &Value| m.get("id") == message.get("id") && m.get("method").is_none();
+        let response = messages.into_iter().rfind(response);
+        response.unwrap_or_else(|| panic!("{}: no response to {message}", self.url))
+    }
+
+    fn label(&self) -> String {
+        self.url.clone()
     }
 }

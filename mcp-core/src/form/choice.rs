@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use super::field::FieldSpec;
+use super::rules;
 use crate::protocol::{
     EnumOption, LegacyTitledEnumSchema, PrimitiveSchemaDefinition, TitledItems,
     TitledMultiSelectEnumSchema, TitledSingleSelectEnumSchema, UntitledItems,
@@ -36,6 +37,13 @@ pub trait FormChoice: Sized + 'static {
 
     /// The variant with this value.
     fn from_value(value: &str) -> Option<Self>;
+}
+
+/// A choice stands for its value (so the checks of [`rules`](super::rules) take choices).
+impl AsRef<str> for Choice {
+    fn as_ref(&self) -> &str {
+        self.value
+    }
 }
 
 fn titled<E: FormChoice>() -> bool {
@@ -88,12 +96,18 @@ pub fn choice_schema<E: FormChoice>(
     }
 }
 
+/// The kind check of a single-choice field: a string that is one of the values.
+pub fn check_choice<E: FormChoice>(value: &Value, problems: &mut Vec<String>) {
+    problems.extend(rules::one_of(value, E::CHOICES).err());
+}
+
 /// Reads one choice.
 pub fn parse_choice<E: FormChoice>(value: &Value) -> Result<E, String> {
-    let text = value
+    rules::one_of(value, E::CHOICES)?;
+    value
         .as_str()
-        .ok_or_else(|| "expected one of the choices".to_owned())?;
-    E::from_value(text).ok_or_else(|| format!("{text:?} is not one of the choices"))
+        .and_then(E::from_value)
+        .ok_or_else(|| format!("{} is not one of the choices", rules::quote(value)))
 }
 
 /// The schema of a multi-select field.

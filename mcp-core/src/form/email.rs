@@ -4,7 +4,8 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::field::{FieldSpec, FieldValue, LengthField, text_schema};
+use super::field::{FieldSpec, FieldValue, LengthField, text_of_format, text_schema};
+use super::{formats, rules};
 use crate::protocol::{PrimitiveSchemaDefinition, StringFormat};
 
 /// An email address, checked when read from an answer.
@@ -25,18 +26,7 @@ pub struct InvalidEmail(String);
 impl Email {
     /// Checks the shape `local@domain.tld` (no spaces, one `@`, a dot in the domain).
     pub fn parse(text: &str) -> Result<Self, InvalidEmail> {
-        let valid = match text.split_once('@') {
-            Some((local, domain)) => {
-                !local.is_empty()
-                    && !domain.contains('@')
-                    && domain.contains('.')
-                    && !domain.starts_with('.')
-                    && !domain.ends_with('.')
-                    && !text.chars().any(char::is_whitespace)
-            }
-            None => false,
-        };
-        if valid {
+        if formats::is_email(text) {
             Ok(Self(text.to_owned()))
         } else {
             Err(InvalidEmail(text.to_owned()))
@@ -64,11 +54,13 @@ impl FieldValue for Email {
         )
     }
 
+    fn check(value: &Value, problems: &mut Vec<String>) {
+        text_of_format(value, StringFormat::Email, problems);
+    }
+
     fn parse(value: &Value) -> Result<Self, String> {
-        let text = value
-            .as_str()
-            .ok_or_else(|| "expected an email address".to_owned())?;
-        Email::parse(text).map_err(|e| e.to_string())
+        rules::text(value)?;
+        Email::parse(value.as_str().unwrap_or_default()).map_err(|e| e.to_string())
     }
 }
 

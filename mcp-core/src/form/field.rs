@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use serde_json::{Number, Value};
 
 use super::choice::{FormChoice, multi_choice_schema};
+use super::rules;
 use crate::protocol::{
     BooleanSchema, NumberSchema, NumberType, PrimitiveSchemaDefinition, StringFormat, StringSchema,
 };
@@ -47,7 +48,20 @@ pub trait FieldValue: Sized {
     /// The field's schema.
     fn schema(spec: &FieldSpec, default: Option<&Self>) -> PrimitiveSchemaDefinition;
 
-    /// Reads an answered value (already checked against the schema).
+    /// Checks that an answered value is of this field's kind: its JSON type, the format its
+    /// type implies (an [`Email`](super::Email) is an email address), and for choices that
+    /// each selected value is one of them, once. Pushes one reason per problem. The
+    /// constraints written on the field are checked after this, by the derive.
+    ///
+    /// By default, a value is of the kind when [`parse`](Self::parse) reads it.
+    fn check(value: &Value, problems: &mut Vec<String>) {
+        if let Err(reason) = Self::parse(value) {
+            problems.push(reason);
+        }
+    }
+
+    /// Reads an answered value that passed [`check`](Self::check) and the field's
+    /// constraints. Fails when the value does not fit the Rust type (`300` for a `u8`).
     fn parse(value: &Value) -> Result<Self, String>;
 }
 
@@ -133,16 +147,24 @@ pub(crate) fn text_schema(
     PrimitiveSchemaDefinition::String(schema)
 }
 
+/// The kind check of a text type that implies a format.
+pub(crate) fn text_of_format(value: &Value, format: StringFormat, problems: &mut Vec<String>) {
+    let kind = rules::text(value).and_then(|()| rules::format(value, format));
+    problems.extend(kind.err());
+}
+
 impl FieldValue for String {
     fn schema(spec: &FieldSpec, default: Option<&Self>) -> PrimitiveSchemaDefinition {
         text_schema(spec, None, default.cloned())
     }
 
+    fn check(value: &Value, problems: &mut Vec<String>) {
+        problems.extend(rules::text(value).err());
+    }
+
     fn parse(value: &Value) -> Result<Self, String> {
-        value
-            .as_str()
-            .map(str::to_owned)
-            .ok_or_else(|| "expected text".to_owned())
+        rules::text(value)?;
+        Ok(value.as_str().unwrap_or_default().to_owned())
     }
 }
 
@@ -157,10 +179,13 @@ impl FieldValue for bool {
         PrimitiveSchemaDefinition::Boolean(schema)
     }
 
+    fn check(value: &Value, problems: &mut Vec<String>) {
+        problems.extend(rules::boolean(value).err());
+    }
+
     fn parse(value: &Value) -> Result<Self, String> {
-        value
-            .as_bool()
-            .ok_or_else(|| "expected true or false".to_owned())
+        rules::boolean(value)?;
+        Ok(value.as_bool().unwrap_or_default())
     }
 }
 
@@ -190,14 +215,18 @@ macro_rules! integer_fields {
                 number_schema(spec, NumberType::Integer, default.map(|d| Number::from(*d)))
             }
 
+            fn check(value: &Value, problems: &mut Vec<String>) {
+                problems.extend(rules::integer(value).err());
+            }
+
             fn parse(value: &Value) -> Result<Self, String> {
-                let whole = match value {
-                    Value::Number(n) if n.is_i64() || n.is_u64() => n.as_i128(),
-                    Value::Number(n) => n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 1e18).map(|f| f as i128),
-                    _ => None,
-                };
-                let whole = whole.ok_or_else(|| "expected a whole number".to_owned())?;
-                <$ty>::try_from(whole).map_err(|_| format!("{whole} is out of range ({} to {})", <$ty>::MIN, <$ty>::MAX))
+                rules::integer(value)?;
+                // A whole float (`3.0`) is read through i128, saturating: out of range either way.
+                value
+                    .as_number()
+                    .and_then(|n| n.as_i128().or_else(|| n.as_f64().map(|f| f as i128)))
+                    .and_then(|whole| <$ty>::try_from(whole).ok())
+                    .ok_or_else(|| format!("{} is out of range ({} to {})", rules::quote(value), <$ty>::MIN, <$ty>::MAX))
             }
         }
 
@@ -217,8 +246,13 @@ macro_rules! float_fields {
                 number_schema(spec, NumberType::Number, default.and_then(|d| Number::from_f64(f64::from(*d))))
             }
 
+            fn check(value: &Value, problems: &mut Vec<String>) {
+                problems.extend(rules::number(value).err());
+            }
+
             fn parse(value: &Value) -> Result<Self, String> {
-                let number = value.as_f64().ok_or_else(|| "expected a number".to_owned())?;
+                rules::number(value)?;
+                let number = value.as_f64().unwrap_or(f64::NAN);
                 let narrowed = number as $ty;
                 if narrowed.is_finite() {
                     Ok(narrowed)
@@ -245,6 +279,10 @@ impl<E: FormChoice> FieldValue for Vec<E> {
         )
     }
 
+    fn check(value: &Value, problems: &mut Vec<String>) {
+        rules::selections(value, E::CHOICES, problems);
+    }
+
     fn parse(value: &Value) -> Result<Self, String> {
         parse_choices(value)
     }
@@ -260,6 +298,10 @@ impl<E: FormChoice + Ord> FieldValue for BTreeSet<E> {
         )
     }
 
+    fn check(value: &Value, problems: &mut Vec<String>) {
+        rules::selections(value, E::CHOICES, problems);
+    }
+
     fn parse(value: &Value) -> Result<Self, String> {
         parse_choices::<E>(value).map(|v| v.into_iter().collect())
     }
@@ -269,23 +311,16 @@ impl<E: FormChoice + Ord> ItemsField for BTreeSet<E> {}
 
 /// Reads selections; each choice may be selected once (so `min_items` counts distinct ones).
 fn parse_choices<E: FormChoice>(value: &Value) -> Result<Vec<E>, String> {
-    let items = value
-        .as_array()
-        .ok_or_else(|| "expected a list of choices".to_owned())?;
-    let mut seen: Vec<&str> = Vec::with_capacity(items.len());
-    items
+    let mut problems = Vec::new();
+    rules::selections(value, E::CHOICES, &mut problems);
+    if let Some(reason) = problems.into_iter().next() {
+        return Err(reason);
+    }
+    let items = value.as_array().map(Vec::as_slice).unwrap_or_default();
+    Ok(items
         .iter()
-        .map(|item| {
-            let text = item
-                .as_str()
-                .ok_or_else(|| "expected a list of choices".to_owned())?;
-            if seen.contains(&text) {
-                return Err(format!("{text:?} is selected more than once"));
-            }
-            seen.push(text);
-            E::from_value(text).ok_or_else(|| format!("{text:?} is not one of the choices"))
-        })
-        .collect()
+        .filter_map(|item| E::from_value(item.as_str()?))
+        .collect())
 }
 
 #[cfg(feature = "chrono")]
@@ -299,6 +334,10 @@ mod chrono_fields {
                 Some(StringFormat::Date),
                 default.map(|d| d.format("%Y-%m-%d").to_string()),
             )
+        }
+
+        fn check(value: &Value, problems: &mut Vec<String>) {
+            text_of_format(value, StringFormat::Date, problems);
         }
 
         fn parse(value: &Value) -> Result<Self, String> {
@@ -315,6 +354,10 @@ mod chrono_fields {
                 Some(StringFormat::DateTime),
                 default.map(|d| d.to_rfc3339()),
             )
+        }
+
+        fn check(value: &Value, problems: &mut Vec<String>) {
+            text_of_format(value, StringFormat::DateTime, problems);
         }
 
         fn parse(value: &Value) -> Result<Self, String> {
@@ -335,6 +378,10 @@ impl FieldValue for url::Url {
             Some(StringFormat::Uri),
             default.map(|d| d.to_string()),
         )
+    }
+
+    fn check(value: &Value, problems: &mut Vec<String>) {
+        text_of_format(value, StringFormat::Uri, problems);
     }
 
     fn parse(value: &Value) -> Result<Self, String> {

@@ -1,70 +1,201 @@
-//! Checking an answer against the form's own schema, with a maintained JSON Schema
-//! validator (formats included), before the typed value is built.
+//! Checking an answer to a form built by hand (a [`RequestedSchema`] written without the
+//! derive): the checks of [`rules`](super::rules), driven by the schema's fields.
 
 use serde_json::{Map, Value};
 
 use super::answer::FieldProblem;
-use crate::protocol::RequestedSchema;
+use super::rules;
+use crate::protocol::{PrimitiveSchemaDefinition, RequestedSchema, StringFormat};
 
-/// A compiled validator for one form. Build it once per form type.
-#[derive(Debug)]
+/// The checks of one form, read from its schema. Build it once per form.
+///
+/// ```
+/// use mcp_core::form::FormValidator;
+/// use mcp_core::protocol::{PrimitiveSchemaDefinition, RequestedSchema, StringSchema};
+///
+/// let mut name = StringSchema::new();
+/// name.max_length = Some(3);
+/// let properties = [("name".to_owned(), PrimitiveSchemaDefinition::String(name))];
+/// let form = RequestedSchema::new(properties.into_iter().collect(), vec!["name".into()]);
+/// let validator = FormValidator::new(&form);
+///
+/// let ok = serde_json::json!({"name": "Ann"});
+/// assert!(validator.check(ok.as_object().unwrap()).is_empty());
+/// let bad = serde_json::json!({"name": "Annabel"});
+/// assert_eq!(validator.check(bad.as_object().unwrap())[0].field.as_deref(), Some("name"));
+/// ```
+#[derive(Debug, Clone)]
 pub struct FormValidator {
-    validator: Option<jsonschema::Validator>,
+    fields: Vec<FieldRules>,
+    /// Required names the form does not describe (reported missing when absent).
+    undescribed: Vec<String>,
+}
+
+/// The checks of one field.
+#[derive(Debug, Clone)]
+struct FieldRules {
+    name: String,
+    required: bool,
+    kind: Kind,
+    constraints: Vec<Constraint>,
+}
+
+/// What the field's type and choices require.
+#[derive(Debug, Clone)]
+enum Kind {
+    Text,
+    Integer,
+    Number,
+    Boolean,
+    OneOf(Vec<String>),
+    Selections(Vec<String>),
+}
+
+/// A constraint the field declares.
+#[derive(Debug, Clone, Copy)]
+enum Constraint {
+    MinLength(u64),
+    MaxLength(u64),
+    Format(StringFormat),
+    Minimum(f64),
+    Maximum(f64),
+    MinItems(u64),
+    MaxItems(u64),
 }
 
 impl FormValidator {
-    /// Compiles the validator of `schema`.
+    /// The checks of `schema`.
     pub fn new(schema: &RequestedSchema) -> Self {
-        let validator = serde_json::to_value(schema).ok().and_then(|schema| {
-            jsonschema::options()
-                .with_draft(jsonschema::Draft::Draft202012)
-                .should_validate_formats(true)
-                .build(&schema)
-                .ok()
-        });
-        Self { validator }
-    }
-
-    /// Every way `content` breaks the form's constraints.
-    pub fn check(&self, content: &Map<String, Value>) -> Vec<FieldProblem> {
-        let Some(validator) = &self.validator else {
-            return vec![FieldProblem {
-                field: None,
-                reason: "the form's schema could not be compiled".into(),
-            }];
-        };
-        let instance = Value::Object(content.clone());
-        validator
-            .iter_errors(&instance)
-            .map(|err| {
-                // A missing field is reported at the object itself: name the field instead.
-                let field = match err.kind() {
-                    jsonschema::error::ValidationErrorKind::Required { property } => {
-                        property.as_str().map(str::to_owned)
-                    }
-                    _ => {
-                        let path = err.instance_path().to_string();
-                        let first = path.trim_start_matches('/').split('/').next();
-                        first.filter(|f| !f.is_empty()).map(str::to_owned)
-                    }
-                };
-                FieldProblem {
-                    field,
-                    reason: shorten(err.to_string()),
+        let fields = schema
+            .properties
+            .iter()
+            .map(|(name, field)| {
+                let (kind, constraints) = describe(field);
+                FieldRules {
+                    name: name.clone(),
+                    required: schema.required.contains(name),
+                    kind,
+                    constraints,
                 }
             })
-            .collect()
+            .collect();
+        let undescribed = schema
+            .required
+            .iter()
+            .filter(|name| !schema.properties.contains_key(*name))
+            .cloned()
+            .collect();
+        Self {
+            fields,
+            undescribed,
+        }
+    }
+
+    /// Every way `content` breaks the form's constraints, in field order.
+    pub fn check(&self, content: &Map<String, Value>) -> Vec<FieldProblem> {
+        let mut problems = Vec::new();
+        for field in &self.fields {
+            let mut reasons = Vec::new();
+            match content.get(&field.name) {
+                None if field.required => reasons.push("missing required field".to_owned()),
+                None => {}
+                Some(value) => field.check(value, &mut reasons),
+            }
+            problems.extend(reasons.into_iter().map(|reason| FieldProblem {
+                field: Some(field.name.clone()),
+                reason,
+            }));
+        }
+        for name in self
+            .undescribed
+            .iter()
+            .filter(|n| !content.contains_key(*n))
+        {
+            problems.push(FieldProblem {
+                field: Some(name.clone()),
+                reason: "missing required field".to_owned(),
+            });
+        }
+        problems
     }
 }
 
-/// The longest reason kept: validator messages quote the (untrusted) value they refuse.
-const MAX_REASON_CHARS: usize = 200;
-
-fn shorten(reason: String) -> String {
-    if reason.chars().count() <= MAX_REASON_CHARS {
-        return reason;
+impl FieldRules {
+    fn check(&self, value: &Value, reasons: &mut Vec<String>) {
+        match &self.kind {
+            Kind::Text => reasons.extend(rules::text(value).err()),
+            Kind::Integer => reasons.extend(rules::integer(value).err()),
+            Kind::Number => reasons.extend(rules::number(value).err()),
+            Kind::Boolean => reasons.extend(rules::boolean(value).err()),
+            Kind::OneOf(choices) => reasons.extend(rules::one_of(value, choices).err()),
+            Kind::Selections(choices) => rules::selections(value, choices, reasons),
+        }
+        if !reasons.is_empty() {
+            return;
+        }
+        for constraint in &self.constraints {
+            let checked = match *constraint {
+                Constraint::MinLength(n) => rules::min_length(value, n),
+                Constraint::MaxLength(n) => rules::max_length(value, n),
+                Constraint::Format(format) => rules::format(value, format),
+                Constraint::Minimum(n) => rules::minimum(value, n),
+                Constraint::Maximum(n) => rules::maximum(value, n),
+                Constraint::MinItems(n) => rules::min_items(value, n),
+                Constraint::MaxItems(n) => rules::max_items(value, n),
+            };
+            reasons.extend(checked.err());
+        }
     }
-    let mut short: String = reason.chars().take(MAX_REASON_CHARS).collect();
-    short.push('…');
-    short
+}
+
+/// The kind and constraints a field schema declares.
+fn describe(field: &PrimitiveSchemaDefinition) -> (Kind, Vec<Constraint>) {
+    use Constraint::{Format, MaxItems, MaxLength, Maximum, MinItems, MinLength, Minimum};
+    use PrimitiveSchemaDefinition as P;
+    let values = |options: &[crate::protocol::EnumOption]| -> Vec<String> {
+        options.iter().map(|o| o.value.clone()).collect()
+    };
+    let items = |min: Option<u64>, max: Option<u64>| -> Vec<Constraint> {
+        min.map(MinItems)
+            .into_iter()
+            .chain(max.map(MaxItems))
+            .collect()
+    };
+    match field {
+        P::String(s) => {
+            let constraints = s.min_length.map(MinLength).into_iter();
+            let constraints = constraints.chain(s.max_length.map(MaxLength));
+            (
+                Kind::Text,
+                constraints.chain(s.format.map(Format)).collect(),
+            )
+        }
+        P::Number(n) => {
+            let kind = match n.kind {
+                crate::protocol::NumberType::Integer => Kind::Integer,
+                crate::protocol::NumberType::Number => Kind::Number,
+            };
+            let min = n.minimum.as_ref().and_then(serde_json::Number::as_f64);
+            let max = n.maximum.as_ref().and_then(serde_json::Number::as_f64);
+            (
+                kind,
+                min.map(Minimum)
+                    .into_iter()
+                    .chain(max.map(Maximum))
+                    .collect(),
+            )
+        }
+        P::Boolean(_) => (Kind::Boolean, Vec::new()),
+        P::UntitledSingleSelect(s) => (Kind::OneOf(s.values.clone()), Vec::new()),
+        P::LegacyTitled(s) => (Kind::OneOf(s.values.clone()), Vec::new()),
+        P::TitledSingleSelect(s) => (Kind::OneOf(values(&s.one_of)), Vec::new()),
+        P::UntitledMultiSelect(s) => (
+            Kind::Selections(s.items.values.clone()),
+            items(s.min_items, s.max_items),
+        ),
+        P::TitledMultiSelect(s) => (
+            Kind::Selections(values(&s.items.any_of)),
+            items(s.min_items, s.max_items),
+        ),
+    }
 }

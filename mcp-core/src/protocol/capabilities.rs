@@ -7,6 +7,7 @@ type JsonObject = Map<String, Value>;
 
 /// What a client declares it supports, on each request.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ClientCapabilities {
     /// Experimental, non-standard capabilities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -71,6 +72,7 @@ pub struct SamplingCapability {
 
 /// The elicitation capability.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ElicitationCapability {
     /// Form mode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -82,6 +84,7 @@ pub struct ElicitationCapability {
 
 /// What a server offers, returned by `server/discover`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ServerCapabilities {
     /// Experimental, non-standard capabilities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -115,6 +118,7 @@ pub type CompletionsCapability = Map<String, Value>;
 /// The prompts capability.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct PromptsCapability {
     /// `notifications/prompts/list_changed` is sent on `subscriptions/listen`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -124,6 +128,7 @@ pub struct PromptsCapability {
 /// The resources capability.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourcesCapability {
     /// `resourceSubscriptions` on `subscriptions/listen` are honoured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -136,6 +141,7 @@ pub struct ResourcesCapability {
 /// The tools capability.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolsCapability {
     /// `notifications/tools/list_changed` is sent on `subscriptions/listen`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -8,6 +8,7 @@ use super::{Meta, ResultType};
 /// What is being completed: a prompt argument or a resource template variable.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type")]
+#[non_exhaustive]
 pub enum CompletionReference {
     /// A prompt, by name.
     #[serde(rename = "ref/prompt")]
@@ -45,6 +46,7 @@ pub struct CompleteContext {
 
 /// The params of `completion/complete` (without `_meta`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CompleteParams {
     /// What is completed.
     #[serde(rename = "ref")]
@@ -59,6 +61,7 @@ pub struct CompleteParams {
 /// Completion values.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Completion {
     /// Up to 100 suggestions.
     pub values: Vec<String>,
@@ -96,6 +99,7 @@ impl Completion {
 /// The result of `completion/complete`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CompleteResult {
     /// Always `complete`.
     #[serde(default)]

@@ -7,6 +7,7 @@ use super::{Icon, Meta};
 /// Who a message or annotation is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Role {
     /// The user.
     User,
@@ -17,6 +18,7 @@ pub enum Role {
 /// Hints about how to use or show a piece of content.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Annotations {
     /// Intended audience.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -32,6 +34,7 @@ pub struct Annotations {
 /// The contents of a resource: text or base64 binary.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum ResourceContents {
     /// Text contents.
     #[serde(rename_all = "camelCase")]
@@ -109,6 +112,7 @@ impl ResourceContents {
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ContentBlock {
     /// Plain text.
     Text {

@@ -61,6 +61,7 @@ literal!(
 /// The `format` of a string field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum StringFormat {
     /// An email address.
     Email,
@@ -296,6 +297,7 @@ pub struct LegacyTitledEnumSchema {
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum PrimitiveSchemaDefinition {
     /// Titled multi-select (`items.anyOf`).
     TitledMultiSelect(TitledMultiSelectEnumSchema),
@@ -380,6 +382,7 @@ impl RequestedSchema {
 /// The params of `elicitation/create`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum ElicitRequestParams {
     /// Send the user to a URL (checked first: it has the required `mode: "url"`).
     #[serde(rename_all = "camelCase")]
@@ -438,6 +441,7 @@ pub enum ElicitAction {
 
 /// The client's answer to `elicitation/create`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ElicitResult {
     /// What the user did.
     pub action: ElicitAction,

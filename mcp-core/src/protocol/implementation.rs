@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 /// Name and version of a client or server, with optional display details.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Implementation {
     /// Programmatic name.
     pub name: String,
@@ -38,6 +39,7 @@ impl Implementation {
 /// An icon for display.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Icon {
     /// URI of the image (`https:` or `data:`).
     pub src: String,
@@ -55,6 +57,7 @@ pub struct Icon {
 /// The theme an icon suits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum IconTheme {
     /// For light backgrounds.
     Light,

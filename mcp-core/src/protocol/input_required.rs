@@ -14,6 +14,7 @@ pub(crate) fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<V
 /// A request the server wants the client to fulfil before it retries.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "method", content = "params")]
+#[non_exhaustive]
 pub enum InputRequest {
     /// Ask the user (`elicitation/create`).
     #[serde(rename = "elicitation/create")]
@@ -74,6 +75,7 @@ pub type InputRequests = IndexMap<String, InputRequest>;
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct InputRequiredResult {
     /// Always `input_required`.
     pub result_type: ResultType,

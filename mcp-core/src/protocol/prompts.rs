@@ -8,6 +8,7 @@ use super::{CacheScope, ContentBlock, Icon, Meta, ResultType, Role};
 /// A prompt template the server offers.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Prompt {
     /// Unique name.
     pub name: String,
@@ -28,9 +29,20 @@ pub struct Prompt {
     pub meta: Option<Meta>,
 }
 
+impl Prompt {
+    /// A prompt with a name (and no arguments).
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            ..Self::default()
+        }
+    }
+}
+
 /// One argument of a prompt.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct PromptArgument {
     /// Name.
     pub name: String,
@@ -60,6 +72,7 @@ impl PromptArgument {
 /// The result of `prompts/list`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListPromptsResult {
     /// Always `complete`.
     #[serde(default)]
@@ -81,6 +94,7 @@ pub struct ListPromptsResult {
 /// The params of `prompts/get` (without `_meta`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct GetPromptParams {
     /// The prompt name.
     pub name: String,
@@ -134,6 +148,7 @@ impl PromptMessage {
 /// The result of `prompts/get` (not cacheable).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct GetPromptResult {
     /// Always `complete`.
     #[serde(default)]

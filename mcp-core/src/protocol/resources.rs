@@ -8,6 +8,7 @@ use super::{Annotations, CacheScope, Icon, Meta, ResourceContents, ResultType};
 /// A concrete resource the server offers.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Resource {
     /// The URI.
     pub uri: String,
@@ -50,6 +51,7 @@ impl Resource {
 /// A family of resources described by an RFC 6570 URI template.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourceTemplate {
     /// The URI template, such as `test://template/{id}/data`.
     pub uri_template: String,
@@ -75,9 +77,21 @@ pub struct ResourceTemplate {
     pub meta: Option<Meta>,
 }
 
+impl ResourceTemplate {
+    /// A template with its RFC 6570 text and a name.
+    pub fn new(uri_template: impl Into<String>, name: impl Into<String>) -> Self {
+        Self {
+            uri_template: uri_template.into(),
+            name: name.into(),
+            ..Self::default()
+        }
+    }
+}
+
 /// The result of `resources/list`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListResourcesResult {
     /// Always `complete`.
     #[serde(default)]
@@ -99,6 +113,7 @@ pub struct ListResourcesResult {
 /// The result of `resources/templates/list`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListResourceTemplatesResult {
     /// Always `complete`.
     #[serde(default)]
@@ -120,6 +135,7 @@ pub struct ListResourceTemplatesResult {
 /// The params of `resources/read` (without `_meta`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ReadResourceParams {
     /// The URI to read.
     pub uri: String,
@@ -138,6 +154,7 @@ pub struct ReadResourceParams {
 /// The result of `resources/read`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ReadResourceResult {
     /// Always `complete`.
     #[serde(default)]

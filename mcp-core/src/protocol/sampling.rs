@@ -61,6 +61,7 @@ pub struct ModelPreferences {
 /// Which MCP context to include (values other than `none` are deprecated).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum IncludeContext {
     /// No context.
     None,
@@ -73,6 +74,7 @@ pub enum IncludeContext {
 /// The params of `sampling/createMessage`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CreateMessageParams {
     /// The conversation.
     pub messages: Vec<SamplingMessage>,
@@ -104,9 +106,21 @@ pub struct CreateMessageParams {
     pub tool_choice: Option<Value>,
 }
 
+impl CreateMessageParams {
+    /// A sampling request: the conversation so far and the most tokens to sample.
+    pub fn new(messages: Vec<SamplingMessage>, max_tokens: u64) -> Self {
+        Self {
+            messages,
+            max_tokens,
+            ..Self::default()
+        }
+    }
+}
+
 /// The client's answer to `sampling/createMessage`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CreateMessageResult {
     /// Speaker (normally `assistant`).
     pub role: Role,

@@ -7,6 +7,7 @@ use super::{Meta, ResultType};
 /// Which notifications a listener wants. Every kind is opt-in.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct SubscriptionFilter {
     /// `notifications/tools/list_changed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -24,6 +25,7 @@ pub struct SubscriptionFilter {
 
 /// The params of `subscriptions/listen` (without `_meta`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ListenParams {
     /// What to listen for.
     #[serde(default)]
@@ -43,6 +45,7 @@ pub struct SubscriptionAcknowledgedParams {
 /// The final response of a listen the server ends gracefully.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct SubscriptionsListenResult {
     /// Always `complete`.
     #[serde(default)]

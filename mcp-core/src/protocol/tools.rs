@@ -8,6 +8,7 @@ use super::{CacheScope, ContentBlock, Icon, Meta, ResultType};
 /// A tool the server offers.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Tool {
     /// Unique name (1–128 characters from `[A-Za-z0-9_.-]` recommended).
     pub name: String,
@@ -58,6 +59,7 @@ impl Tool {
 /// Hints about a tool's behaviour. Clients must not trust them from untrusted servers.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolAnnotations {
     /// Display name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -79,6 +81,7 @@ pub struct ToolAnnotations {
 /// The result of `tools/list`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListToolsResult {
     /// Always `complete`.
     #[serde(default)]
@@ -100,6 +103,7 @@ pub struct ListToolsResult {
 /// The params of `tools/call` (without `_meta`, which the dispatcher reads first).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CallToolParams {
     /// The tool name.
     pub name: String,
@@ -128,6 +132,7 @@ pub struct CallToolParams {
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CallToolResult {
     /// Always `complete`.
     #[serde(default)]

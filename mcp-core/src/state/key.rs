@@ -8,6 +8,7 @@ use zeroize::Zeroizing;
 
 /// Why a key was refused. Messages never include key material.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum KeyError {
     /// Shorter than 32 bytes.
     #[error("a request-state key needs at least 32 bytes, got {0}")]

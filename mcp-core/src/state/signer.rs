@@ -19,6 +19,7 @@ const VERSION: &str = "mcp1";
 
 /// Why a token was refused. For logs only: clients always get one fixed message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum StateError {
     /// Longer than the configured cap (checked before any decoding).
     #[error("the token has {len} bytes, more than the {max} allowed")]

@@ -5,26 +5,28 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::Kind;
+use crate::krate::Krate;
 use crate::model::HandlerFn;
 
-pub(super) fn expand(kind: Kind, f: &HandlerFn) -> TokenStream {
+pub(super) fn expand(kind: Kind, f: &HandlerFn, krate: &Krate) -> TokenStream {
     let ident = f.ident();
     let vis = &f.item.vis;
+    let root = krate.root();
     let (trait_name, method, route) = match kind {
         Kind::Tool => (
             quote!(IntoToolRoute),
             quote!(into_tool_route),
-            quote!(::mcp_server::ToolRoute),
+            quote!(#root::ToolRoute),
         ),
         Kind::Prompt => (
             quote!(IntoPromptRoute),
             quote!(into_prompt_route),
-            quote!(::mcp_server::PromptRoute),
+            quote!(#root::PromptRoute),
         ),
         Kind::Resource => (
             quote!(IntoResourceRoute),
             quote!(into_resource_route),
-            quote!(::mcp_server::registry::AnyResourceRoute),
+            quote!(#root::registry::AnyResourceRoute),
         ),
     };
     quote! {
@@ -32,7 +34,7 @@ pub(super) fn expand(kind: Kind, f: &HandlerFn) -> TokenStream {
         #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
         #vis struct #ident;
 
-        impl ::mcp_server::#trait_name for #ident {
+        impl #root::#trait_name for #ident {
             fn #method(self) -> #route {
                 ::core::unreachable!("the declaration has compile errors")
             }

@@ -1,57 +1,38 @@
-//! `#[prompt]`: the `IntoPromptRoute` implementation.
+//! `#[prompt]`: `IntoPromptRoute`, built with the public `PromptRoute` builder from the
+//! handler (whose arguments schema becomes the prompt's arguments).
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
-use syn::spanned::Spanned;
+use quote::quote;
 
-use super::tool::{call_expr, described_params, extract_params, unique_name_guard};
-use super::{Labels, labels};
+use super::handler::{self, Schema};
+use super::route::{self, Route};
+use super::{Labels, completions, labels, params, unique_name_guard};
 use crate::attrs::HandlerAttrs;
+use crate::krate::Krate;
 use crate::model::HandlerFn;
 
-pub(super) fn expand(f: &HandlerFn, attrs: &HandlerAttrs) -> TokenStream {
+pub(super) fn expand(f: &HandlerFn, attrs: &HandlerAttrs, krate: &Krate) -> TokenStream {
     let ident = f.ident();
+    let root = krate.root();
     let Labels {
         name,
-        title,
-        description,
+        name_span,
+        builders,
     } = labels(f, attrs);
-    let described = described_params(&f.params);
-    let (bindings, args) = extract_params(&f.params);
-    let output = &f.output;
-    let convert = quote_spanned!(output.span()=> ::mcp_server::__private::prompt_output::<#output>);
-    let call = call_expr(ident, &args);
-    let completions = attrs.complete.iter().map(|(argument, handler)| {
-        let argument = argument.to_string();
-        quote!(.complete(#argument, #handler))
-    });
-    let guard = unique_name_guard(
-        "prompt",
-        &name,
-        attrs.name.as_ref().map_or(ident.span(), syn::LitStr::span),
-    );
+    let bindings = params::arguments(f, krate);
+    let handler = handler::expand(f, krate, &bindings, Schema::Described);
+    let completions = completions(attrs);
+    let route = route::constructor(krate, Route::Prompt, &f.output, &[quote!(#name)]);
+    let guard = unique_name_guard("prompt", &name, name_span);
     quote! {
         #guard
 
-        impl ::mcp_server::IntoPromptRoute for #ident {
-            fn into_prompt_route(self) -> ::mcp_server::PromptRoute {
-                #[allow(unused_imports)]
-                use ::mcp_server::__private::{ViaArgument as _, ViaArguments as _, ViaExtractor as _};
-                let mut generator = ::mcp_server::__private::schema_generator();
-                let prompt = ::mcp_server::__private::Prompt {
-                    name: ::std::string::String::from(#name),
-                    title: #title,
-                    description: #description,
-                    arguments: ::mcp_server::__private::prompt_arguments(#described),
-                    ..::core::default::Default::default()
-                };
-                ::mcp_server::__private::prompt_route(prompt, |invocation: ::mcp_server::Invocation| async move {
-                    #[allow(unused_imports)]
-                    use ::mcp_server::__private::{ViaArgument as _, ViaArguments as _, ViaExtractor as _};
-                    #(#bindings)*
-                    ::core::result::Result::Ok(#convert(#call.await))
-                })
-                #(#completions)*
+        #handler
+
+        #[automatically_derived]
+        impl #root::IntoPromptRoute for #ident {
+            fn into_prompt_route(self) -> #root::PromptRoute {
+                #route #builders #completions
             }
         }
     }

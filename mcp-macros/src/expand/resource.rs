@@ -1,104 +1,59 @@
-//! `#[resource]`: the `IntoResourceRoute` implementation, for a fixed URI or a template.
+//! `#[resource]`: `IntoResourceRoute`, built with the public `ResourceRoute` (fixed URI) or
+//! `ResourceTemplateRoute` (template) builder from the handler.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
-use syn::spanned::Spanned;
+use quote::quote;
 
-use super::tool::{call_expr, unique_name_guard};
-use super::{Labels, labels, opt_str};
+use super::handler::{self, Schema};
+use super::route::{self, Route};
+use super::{Labels, completions, labels, params, unique_name_guard};
 use crate::attrs::HandlerAttrs;
+use crate::krate::Krate;
 use crate::model::HandlerFn;
 
-pub(super) fn expand(f: &HandlerFn, attrs: &HandlerAttrs) -> TokenStream {
+pub(super) fn expand(f: &HandlerFn, attrs: &HandlerAttrs, krate: &Krate) -> TokenStream {
     let ident = f.ident();
-    let Labels {
-        name,
-        title,
-        description,
-    } = labels(f, attrs);
-    let mime_type = opt_str(attrs.mime_type.as_ref().map(syn::LitStr::value));
-    let template = attrs.template.as_ref().map(syn::LitStr::value);
-    let variables: Vec<String> = template
-        .as_deref()
-        .and_then(|t| mcp_core::uri_template::UriTemplate::parse(t).ok())
-        .map(|t| t.variables().map(str::to_owned).collect())
-        .unwrap_or_default();
-    let (bindings, args): (Vec<_>, Vec<_>) = f
-        .params
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let binding = format_ident!("__mcp_param_{}", i);
-            let ty = &p.ty;
-            let variable = p.name.as_ref().map(ToString::to_string).filter(|n| variables.contains(n));
-            let value = match variable {
-                Some(variable) => {
-                    quote_spanned!(ty.span()=> ::mcp_server::__private::uri_variable::<#ty>(&invocation, #variable)?)
-                }
-                None => quote_spanned!(ty.span()=> ::mcp_server::__private::resource_extractor::<#ty>(&invocation)?),
-            };
-            (quote!(let #binding: #ty = #value;), binding)
-        })
-        .unzip();
+    let root = krate.root();
+    let Labels { name, builders, .. } = labels(f, attrs);
+    let bindings = params::resource(f, attrs.template.as_ref(), krate);
+    let handler = handler::expand(f, krate, &bindings, Schema::None);
+    let mime_type = attrs.mime_type.as_ref().map(|m| quote!(.mime_type(#m)));
     let output = &f.output;
-    let convert =
-        quote_spanned!(output.span()=> ::mcp_server::__private::resource_output::<#output>);
-    let call = call_expr(ident, &args);
-    let read = quote! {
-        |invocation: ::mcp_server::Invocation| async move {
-            let uri = invocation.uri.clone().unwrap_or_default();
-            #(#bindings)*
-            ::core::result::Result::Ok(#convert(#call.await, &uri))
+    // Checked: exactly one of `uri` and `template` is there.
+    let (route, key) = match (&attrs.uri, &attrs.template) {
+        (Some(uri), _) => {
+            let new = route::constructor(
+                krate,
+                Route::Resource,
+                output,
+                &[quote!(#uri), quote!(#name)],
+            );
+            (quote!(#new #builders #mime_type), uri.clone())
         }
-    };
-    let completions = attrs.complete.iter().map(|(argument, handler)| {
-        let argument = argument.to_string();
-        quote!(.complete(#argument, #handler))
-    });
-    let route = match (&attrs.uri, template) {
-        (Some(uri), _) => quote! {
-            ::mcp_server::IntoResourceRoute::into_resource_route(::mcp_server::__private::resource_route(
-                ::mcp_server::__private::Resource {
-                    uri: ::std::string::String::from(#uri),
-                    name: ::std::string::String::from(#name),
-                    title: #title,
-                    description: #description,
-                    mime_type: #mime_type,
-                    ..::core::default::Default::default()
-                },
-                #read,
-            ))
-        },
-        (None, template) => {
-            let template = template.unwrap_or_default();
-            quote! {
-                ::mcp_server::IntoResourceRoute::into_resource_route(::mcp_server::__private::template_route(
-                    ::mcp_server::__private::ResourceTemplate {
-                        uri_template: ::std::string::String::from(#template),
-                        name: ::std::string::String::from(#name),
-                        title: #title,
-                        description: #description,
-                        mime_type: #mime_type,
-                        ..::core::default::Default::default()
-                    },
-                    #read,
-                )
-                #(#completions)*)
-            }
+        (None, Some(template)) => {
+            let lit = &template.lit;
+            let new = route::constructor(
+                krate,
+                Route::Template,
+                output,
+                &[quote!(#lit), quote!(#name)],
+            );
+            let completions = completions(attrs);
+            (quote!(#new #builders #mime_type #completions), lit.clone())
         }
+        // Reported by the checks; never expanded.
+        (None, None) => return TokenStream::new(),
     };
-    let key = attrs.uri.as_ref().or(attrs.template.as_ref());
-    let guard = unique_name_guard(
-        "resource",
-        &key.map_or_else(|| name.clone(), syn::LitStr::value),
-        key.map_or(ident.span(), syn::LitStr::span),
-    );
+    let guard = unique_name_guard("resource", &key.value(), key.span());
     quote! {
         #guard
 
-        impl ::mcp_server::IntoResourceRoute for #ident {
-            fn into_resource_route(self) -> ::mcp_server::registry::AnyResourceRoute {
-                #route
+        #handler
+
+        #[automatically_derived]
+        impl #root::IntoResourceRoute for #ident {
+            fn into_resource_route(self) -> #root::registry::AnyResourceRoute {
+                #root::IntoResourceRoute::into_resource_route(#route)
             }
         }
     }

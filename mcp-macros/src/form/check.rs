@@ -1,42 +1,27 @@
-//! The rules of a form that can be decided from the tokens alone, one function each. Rules
-//! that depend on a field's type (is it text? does 300 fit in it?) are checked by the
-//! compiler through traits, in the expansion.
+//! The rules of a form that can be decided from the tokens alone, one function each (the
+//! shape of each value, such as a known `format`, is checked as it is parsed). Rules that
+//! depend on a field's type (is it text? does 300 fit in it?) are checked by the compiler
+//! through traits, in the expansion.
 
 use syn::{Expr, ExprLit, Lit};
 
-use super::attrs::{FORMATS, FieldAttrs, number_literal};
+use super::attrs::{FieldAttrs, number_literal};
 use super::model::{Field, Form};
 use crate::ctxt::Ctxt;
 
 pub(crate) fn form(ctxt: &Ctxt, form: &Form) {
     must_not_be_generic(ctxt, form);
     for field in &form.fields {
-        format_is_known(ctxt, &field.attrs);
         bounds_are_ordered(ctxt, &field.attrs);
         default_respects_bounds(ctxt, field);
     }
 }
 
-/// A form is one concrete question set; its validator is built once per type.
+/// A form is one concrete question set: its schema and checks are generated for the field
+/// types as written.
 fn must_not_be_generic(ctxt: &Ctxt, form: &Form) {
     if !form.generics.params.is_empty() {
         ctxt.error_spanned_by(&form.generics, "a form cannot be generic");
-    }
-}
-
-/// The specification allows four string formats.
-fn format_is_known(ctxt: &Ctxt, attrs: &FieldAttrs) {
-    if let Some(format) = &attrs.format {
-        let value = format.value();
-        if !FORMATS.contains(&value.as_str()) {
-            ctxt.error_spanned_by(
-                format,
-                format!(
-                    "unknown format {value:?}; expected one of: {}",
-                    FORMATS.join(", ")
-                ),
-            );
-        }
     }
 }
 

@@ -1,207 +1,214 @@
-//! Expansion of a form: its `ElicitForm` implementation, and compile-time assertions that
-//! tie each constraint to the field's type through traits.
+//! Expansion of a form: its `ElicitForm` implementation, whose `from_content` checks each
+//! field against exactly the constraints it declares, and compile-time assertions that tie
+//! each constraint to the field's type through traits.
 
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
-use syn::spanned::Spanned;
+use proc_macro2::{Group, Span, TokenStream, TokenTree};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::spanned::Spanned as _;
 use syn::{Expr, ExprLit, Ident, Lit};
 
-use super::attrs::FieldAttrs;
+use super::attrs::{FieldAttrs, FieldKey, Format, NumberLit, Spanned, number_literal};
 use super::model::{Field, Form};
+use crate::krate::Krate;
 
 /// The `ElicitForm` implementation and its assertions.
 pub(crate) fn form(form: &Form) -> TokenStream {
     let ident = &form.ident;
-    let assertions = form.fields.iter().map(assertions);
-    let properties = form.fields.iter().map(property);
-    let reads = form.fields.iter().enumerate().map(|(i, f)| read(i, f));
+    let private = form.krate.private();
+    let assertions = form.fields.iter().map(|f| assertions(&private, f));
+    let properties = form.fields.iter().map(|f| property(&private, f));
+    let reads = form
+        .fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| read(&private, i, f));
     let bindings: Vec<Ident> = (0..form.fields.len())
         .map(|i| format_ident!("__mcp_field_{}", i))
         .collect();
-    let names = form.fields.iter().map(|f| &f.ident);
+    let idents = form.fields.iter().map(|f| &f.ident);
+    let json = quote!(#private::serde_json);
     quote! {
         const _: () = {
             #(#assertions)*
-        };
 
-        #[automatically_derived]
-        impl ::mcp_server::__private::form::ElicitForm for #ident {
-            fn requested_schema() -> ::mcp_server::__private::RequestedSchema {
-                let mut properties = ::mcp_server::__private::IndexMap::new();
-                let mut required = ::std::vec::Vec::new();
-                #(#properties)*
-                ::mcp_server::__private::RequestedSchema::new(properties, required)
+            #[automatically_derived]
+            impl #private::form::ElicitForm for #ident {
+                fn requested_schema() -> #private::RequestedSchema {
+                    let mut __mcp_schema = #private::form::SchemaBuilder::new();
+                    #(#properties)*
+                    __mcp_schema.finish()
+                }
+
+                fn from_content(
+                    __mcp_content: &#json::Map<::std::string::String, #json::Value>,
+                ) -> ::core::result::Result<Self, #private::form::FormError> {
+                    let mut __mcp_answer = #private::form::Reader::new(__mcp_content);
+                    #(#reads)*
+                    #[allow(unreachable_patterns)]
+                    let __mcp_value = match (#(#bindings,)*) {
+                        (#(::core::option::Option::Some(#bindings),)*) => {
+                            ::core::option::Option::Some(Self { #(#idents: #bindings),* })
+                        }
+                        _ => ::core::option::Option::None,
+                    };
+                    __mcp_answer.finish(__mcp_value)
+                }
             }
+        };
+    }
+}
 
+/// What is emitted beside errors: an implementation that compiles, so uses of the type
+/// report nothing more.
+pub(crate) fn fallback(krate: &Krate, input: &syn::DeriveInput) -> TokenStream {
+    let private = krate.private();
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let json = quote!(#private::serde_json);
+    quote! {
+        impl #impl_generics #private::form::ElicitForm for #ident #ty_generics #where_clause {
+            fn requested_schema() -> #private::RequestedSchema {
+                ::core::unreachable!("the form has compile errors")
+            }
             fn from_content(
-                content: &::mcp_server::__private::serde_json::Map<::std::string::String, ::mcp_server::__private::serde_json::Value>,
-            ) -> ::core::result::Result<Self, ::mcp_server::__private::form::FormError> {
-                static VALIDATOR: ::std::sync::OnceLock<::mcp_server::__private::form::FormValidator> = ::std::sync::OnceLock::new();
-                let validator = VALIDATOR.get_or_init(|| {
-                    ::mcp_server::__private::form::FormValidator::new(
-                        &<Self as ::mcp_server::__private::form::ElicitForm>::requested_schema(),
-                    )
-                });
-                let mut problems = validator.check(content);
-                if !problems.is_empty() {
-                    return ::core::result::Result::Err(::mcp_server::__private::form::FormError::new(problems));
-                }
-                #(#reads)*
-                match (#(#bindings,)*) {
-                    (#(::core::option::Option::Some(#bindings),)*) => ::core::result::Result::Ok(Self { #(#names: #bindings),* }),
-                    _ => ::core::result::Result::Err(::mcp_server::__private::form::FormError::new(problems)),
-                }
+                _: &#json::Map<::std::string::String, #json::Value>,
+            ) -> ::core::result::Result<Self, #private::form::FormError> {
+                ::core::unreachable!("the form has compile errors")
             }
         }
     }
 }
 
-/// What is emitted beside errors: an implementation that compiles, so uses of the form
-/// report nothing more.
-pub(crate) fn fallback(ident: &Ident) -> TokenStream {
-    quote! {
-        impl ::mcp_server::__private::form::ElicitForm for #ident {
-            fn requested_schema() -> ::mcp_server::__private::RequestedSchema {
-                ::core::unreachable!("the form has compile errors")
+/// `#private::form::kind::<T>()`, spanned at the field's type. Both methods name the type
+/// only here, with the same tokens: a type outside the vocabulary is one error.
+fn kind(private: &TokenStream, field: &Field) -> TokenStream {
+    let ty = &field.ty;
+    // The whole path at the type, so the error points at the field, not at the derive.
+    let private = respan(private.clone(), ty.span());
+    quote_spanned!(ty.span()=> #private::form::kind::<#ty>())
+}
+
+/// `tokens`, every one of them spanned at `span`.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tree| {
+            if let TokenTree::Group(group) = &tree {
+                let mut inner = Group::new(group.delimiter(), respan(group.stream(), span));
+                inner.set_span(span);
+                tree = TokenTree::Group(inner);
             }
-            fn from_content(
-                _: &::mcp_server::__private::serde_json::Map<::std::string::String, ::mcp_server::__private::serde_json::Value>,
-            ) -> ::core::result::Result<Self, ::mcp_server::__private::form::FormError> {
-                ::core::unreachable!("the form has compile errors")
-            }
-        }
-    }
+            tree.set_span(span);
+            tree
+        })
+        .collect()
 }
 
 /// `<T as FormField>::Value`, spanned at the field's type.
-fn value_type(field: &Field) -> TokenStream {
+fn value_type(private: &TokenStream, field: &Field) -> TokenStream {
     let ty = &field.ty;
-    quote_spanned!(ty.span()=> <#ty as ::mcp_server::__private::form::FormField>::Value)
+    quote_spanned!(ty.span()=> <#ty as #private::form::FormField>::Value)
 }
 
-/// Compile-time checks that the field's type is in the vocabulary and that each constraint
-/// applies to it and fits in it.
-fn assertions(field: &Field) -> TokenStream {
-    let ty = &field.ty;
-    let value = value_type(field);
+/// Compile-time checks that each constraint applies to the field's type and fits in it.
+fn assertions(private: &TokenStream, field: &Field) -> TokenStream {
+    let value = value_type(private, field);
     let attrs = &field.attrs;
-    let mut out =
-        vec![quote_spanned!(ty.span()=> ::mcp_server::__private::form::assert_field::<#ty>();)];
-    for key in ["min_length", "max_length", "format"] {
+    let mut traits = Vec::new();
+    let keys = [
+        (FieldKey::MinLength, quote!(assert_length)),
+        (FieldKey::MaxLength, quote!(assert_length)),
+        (FieldKey::Format, quote!(assert_length)),
+        (FieldKey::LegacyEnumNames, quote!(assert_choice)),
+        (FieldKey::MinItems, quote!(assert_items)),
+        (FieldKey::MaxItems, quote!(assert_items)),
+    ];
+    for (key, assertion) in keys {
         if let Some(span) = attrs.key_span(key) {
-            out.push(
-                quote_spanned!(span=> ::mcp_server::__private::form::assert_length::<#value>();),
-            );
-        }
-    }
-    if let Some(span) = attrs.key_span("legacy_enum_names") {
-        out.push(quote_spanned!(span=> ::mcp_server::__private::form::assert_choice::<#value>();));
-    }
-    for key in ["min_items", "max_items"] {
-        if let Some(span) = attrs.key_span(key) {
-            out.push(
-                quote_spanned!(span=> ::mcp_server::__private::form::assert_items::<#value>();),
-            );
+            traits.push(quote_spanned!(span=> #private::form::#assertion::<#value>();));
         }
     }
     let mut consts = Vec::new();
     for (key, bound) in [("minimum", &attrs.minimum), ("maximum", &attrs.maximum)] {
         if let Some(bound) = bound {
-            let number = bound.value;
             let message = format!(
                 "`{key} = {}` does not fit in `{}`",
                 bound.text,
                 type_text(&field.ty)
             );
             // `fits` requires the type to be a number field: one error, at the bound.
-            consts.push(quote_spanned! {bound.span=>
-                const _: () = ::core::assert!(::mcp_server::__private::form::fits::<#value>(#number), #message);
-            });
+            consts.push(fits(private, &value, bound.value, bound.span, &message));
         }
     }
     if let Some(default) = literal_number_default(attrs) {
         let message = format!(
             "the default {} does not fit in `{}`",
-            default.1,
+            default.text,
             type_text(&field.ty)
         );
-        let number = default.0;
-        consts.push(quote_spanned! {default.2=>
-            const _: () = ::core::assert!(::mcp_server::__private::form::fits::<#value>(#number), #message);
-        });
+        consts.push(fits(private, &value, default.value, default.span, &message));
     }
-    quote! {
-        const _: fn() = || { #(#out)* };
-        #(#consts)*
+    let traits = (!traits.is_empty()).then(|| quote!(const _: fn() = || { #(#traits)* };));
+    quote!(#traits #(#consts)*)
+}
+
+fn fits(
+    private: &TokenStream,
+    value: &TokenStream,
+    number: f64,
+    span: Span,
+    message: &str,
+) -> TokenStream {
+    quote_spanned! {span=>
+        const _: () = ::core::assert!(#private::form::fits::<#value>(#number), #message);
     }
 }
 
 /// The type as written, for messages.
 fn type_text(ty: &syn::Type) -> String {
-    quote::ToTokens::to_token_stream(ty)
-        .to_string()
-        .replace(' ', "")
+    ty.to_token_stream().to_string().replace(' ', "")
 }
 
 /// A numeric literal default on a field with numeric bounds: checked against the type too.
-fn literal_number_default(attrs: &FieldAttrs) -> Option<(f64, String, proc_macro2::Span)> {
+fn literal_number_default(attrs: &FieldAttrs) -> Option<NumberLit> {
     if attrs.minimum.is_none() && attrs.maximum.is_none() {
         return None;
     }
-    let default = attrs.default.as_ref()?;
-    let number = super::attrs::number_literal(default)?;
-    Some((number.value, number.text, number.span))
+    number_literal(attrs.default.as_ref()?)
 }
 
-fn spec(field: &Field) -> TokenStream {
+fn some<T: ToTokens>(value: Option<T>) -> TokenStream {
+    match value {
+        Some(value) => quote!(::core::option::Option::Some(#value)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+fn format_path(private: &TokenStream, format: Format) -> TokenStream {
+    let variant = match format {
+        Format::Email => quote!(Email),
+        Format::Uri => quote!(Uri),
+        Format::Date => quote!(Date),
+        Format::DateTime => quote!(DateTime),
+    };
+    quote!(#private::StringFormat::#variant)
+}
+
+/// The field's labels and constraints, as a `FieldSpec` for its schema.
+fn spec(private: &TokenStream, field: &Field) -> TokenStream {
     let attrs = &field.attrs;
-    let opt_str = |s: Option<String>| match s {
-        Some(s) => quote!(::core::option::Option::Some(#s)),
-        None => quote!(::core::option::Option::None),
-    };
-    let opt_u64 = |n: &Option<crate::attrs::Sp<u64>>| match n {
-        Some(n) => {
-            let v = n.value;
-            quote!(::core::option::Option::Some(#v))
-        }
-        None => quote!(::core::option::Option::None),
-    };
-    let opt_f64 = |n: &Option<super::attrs::NumberLit>| match n {
-        Some(n) => {
-            let v = n.value;
-            quote!(::core::option::Option::Some(#v))
-        }
-        None => quote!(::core::option::Option::None),
-    };
-    let title = opt_str(attrs.title.as_ref().map(syn::LitStr::value));
-    let description = opt_str(
-        attrs
-            .description
-            .as_ref()
-            .map(syn::LitStr::value)
-            .or_else(|| field.doc.clone()),
-    );
-    let format = match attrs.format.as_ref().map(syn::LitStr::value).as_deref() {
-        Some("email") => quote!(::core::option::Option::Some(
-            ::mcp_server::__private::StringFormat::Email
-        )),
-        Some("uri") => quote!(::core::option::Option::Some(
-            ::mcp_server::__private::StringFormat::Uri
-        )),
-        Some("date") => quote!(::core::option::Option::Some(
-            ::mcp_server::__private::StringFormat::Date
-        )),
-        Some(_) => quote!(::core::option::Option::Some(
-            ::mcp_server::__private::StringFormat::DateTime
-        )),
-        None => quote!(::core::option::Option::None),
-    };
-    let (min_length, max_length) = (opt_u64(&attrs.min_length), opt_u64(&attrs.max_length));
-    let (min_items, max_items) = (opt_u64(&attrs.min_items), opt_u64(&attrs.max_items));
-    let (minimum, maximum) = (opt_f64(&attrs.minimum), opt_f64(&attrs.maximum));
+    let value = |n: &Option<Spanned<u64>>| some(n.map(|n| n.value));
+    let bound = |n: &Option<NumberLit>| some(n.as_ref().map(|n| n.value));
+    let title = some(attrs.title.as_ref().map(syn::LitStr::value));
+    let description = attrs.description.as_ref().map(syn::LitStr::value);
+    let description = some(description.or_else(|| field.doc.clone()));
+    let format = some(attrs.format.map(|f| format_path(private, f.value)));
+    let (min_length, max_length) = (value(&attrs.min_length), value(&attrs.max_length));
+    let (min_items, max_items) = (value(&attrs.min_items), value(&attrs.max_items));
+    let (minimum, maximum) = (bound(&attrs.minimum), bound(&attrs.maximum));
     let legacy = attrs.legacy_enum_names;
     quote! {
-        ::mcp_server::__private::form::FieldSpec {
+        #private::form::FieldSpec {
             title: #title,
             description: #description,
             min_length: #min_length,
@@ -216,56 +223,76 @@ fn spec(field: &Field) -> TokenStream {
     }
 }
 
-/// The default as `Option<Value>` tokens (the user's expression keeps its span, so a
-/// default of the wrong type is reported on it).
+/// The default as `Option<Value>` tokens. A string literal becomes a `String` (the value type
+/// of text fields); any other expression is used as written. Either keeps the user's span,
+/// so a default of the wrong type is reported on it.
 fn default(field: &Field) -> TokenStream {
-    match &field.attrs.default {
-        Some(expr) => {
-            let expr = literal_value(expr);
-            quote!(::core::option::Option::Some(#expr))
-        }
-        None => quote!(::core::option::Option::None),
-    }
-}
-
-/// A string literal default becomes a `String` (the value type of text fields); any other
-/// expression is used as written, so a default of the wrong type is reported on it.
-fn literal_value(expr: &Expr) -> TokenStream {
+    let Some(expr) = &field.attrs.default else {
+        return quote!(::core::option::Option::None);
+    };
     match expr {
         Expr::Lit(ExprLit {
             lit: Lit::Str(s), ..
-        }) => quote!(::std::string::String::from(#s)),
-        other => quote!(#other),
+        }) => quote_spanned! {s.span()=>
+            ::core::option::Option::Some(::std::string::String::from(#s))
+        },
+        other => quote_spanned!(other.span()=> ::core::option::Option::Some(#other)),
     }
 }
 
-fn property(field: &Field) -> TokenStream {
-    let name = field.ident.to_string();
-    let ty = &field.ty;
-    let value = value_type(field);
-    let spec = spec(field);
+fn property(private: &TokenStream, field: &Field) -> TokenStream {
+    let name = &field.name;
+    let kind = kind(private, field);
+    let spec = spec(private, field);
     let default = default(field);
-    let has_default = field.attrs.default.is_some();
     quote! {
-        {
-            let default: ::core::option::Option<#value> = #default;
-            properties.insert(
-                ::std::string::String::from(#name),
-                <#value as ::mcp_server::__private::form::FieldValue>::schema(&#spec, default.as_ref()),
-            );
-            if <#ty as ::mcp_server::__private::form::FormField>::REQUIRED && !#has_default {
-                required.push(::std::string::String::from(#name));
-            }
+        __mcp_schema.field(#name, #kind, &#spec, #default);
+    }
+}
+
+/// The checks of one field's declared constraints, in a fixed order.
+fn checks(private: &TokenStream, attrs: &FieldAttrs) -> Vec<TokenStream> {
+    let rules = quote!(#private::form::rules);
+    let mut out = Vec::new();
+    let mut count = |rule: &str, bound: &Option<Spanned<u64>>| {
+        if let Some(bound) = bound {
+            let (rule, value) = (Ident::new(rule, Span::call_site()), bound.value);
+            out.push(quote!(__mcp_field.check(#rules::#rule, #value);));
+        }
+    };
+    count("min_length", &attrs.min_length);
+    count("max_length", &attrs.max_length);
+    count("min_items", &attrs.min_items);
+    count("max_items", &attrs.max_items);
+    if let Some(format) = attrs.format {
+        let path = format_path(private, format.value);
+        out.push(quote!(__mcp_field.check(#rules::format, #path);));
+    }
+    for (rule, bound) in [("minimum", &attrs.minimum), ("maximum", &attrs.maximum)] {
+        if let Some(bound) = bound {
+            let (rule, value) = (Ident::new(rule, Span::call_site()), bound.value);
+            out.push(quote!(__mcp_field.check(#rules::#rule, #value);));
         }
     }
+    out
 }
 
-fn read(index: usize, field: &Field) -> TokenStream {
+fn read(private: &TokenStream, index: usize, field: &Field) -> TokenStream {
     let binding = format_ident!("__mcp_field_{}", index);
-    let name = field.ident.to_string();
-    let ty = &field.ty;
+    let name = &field.name;
+    let kind = kind(private, field);
     let default = default(field);
+    let checks = checks(private, &field.attrs);
+    if checks.is_empty() {
+        return quote! {
+            let #binding = __mcp_answer.field(#name, #kind).finish(#default);
+        };
+    }
     quote! {
-        let #binding = ::mcp_server::__private::form::read_field::<#ty>(content, #name, #default, &mut problems);
+        let #binding = {
+            let mut __mcp_field = __mcp_answer.field(#name, #kind);
+            #(#checks)*
+            __mcp_field.finish(#default)
+        };
     }
 }

@@ -74,10 +74,9 @@ impl Server {
                 break;
             }
         }
-        Ok(SubscriptionsListenResult {
-            meta,
-            ..SubscriptionsListenResult::default()
-        })
+        let mut result = SubscriptionsListenResult::default();
+        result.meta = meta;
+        Ok(result)
     }
 }
 
@@ -86,27 +85,28 @@ impl Server {
 fn honour(wanted: &SubscriptionFilter, caps: &ServerCapabilities) -> SubscriptionFilter {
     let on = |asked: Option<bool>, offered: bool| (asked == Some(true) && offered).then_some(true);
     let resources = caps.resources.as_ref();
-    SubscriptionFilter {
-        tools_list_changed: on(
-            wanted.tools_list_changed,
-            caps.tools
-                .as_ref()
-                .is_some_and(|t| t.list_changed == Some(true)),
-        ),
-        prompts_list_changed: on(
-            wanted.prompts_list_changed,
-            caps.prompts
-                .as_ref()
-                .is_some_and(|p| p.list_changed == Some(true)),
-        ),
-        resources_list_changed: on(
-            wanted.resources_list_changed,
-            resources.is_some_and(|r| r.list_changed == Some(true)),
-        ),
-        resource_subscriptions: wanted.resource_subscriptions.clone().filter(|uris| {
-            !uris.is_empty() && resources.is_some_and(|r| r.subscribe == Some(true))
-        }),
-    }
+    let mut honoured = SubscriptionFilter::default();
+    honoured.tools_list_changed = on(
+        wanted.tools_list_changed,
+        caps.tools
+            .as_ref()
+            .is_some_and(|t| t.list_changed == Some(true)),
+    );
+    honoured.prompts_list_changed = on(
+        wanted.prompts_list_changed,
+        caps.prompts
+            .as_ref()
+            .is_some_and(|p| p.list_changed == Some(true)),
+    );
+    honoured.resources_list_changed = on(
+        wanted.resources_list_changed,
+        resources.is_some_and(|r| r.list_changed == Some(true)),
+    );
+    honoured.resource_subscriptions = wanted
+        .resource_subscriptions
+        .clone()
+        .filter(|uris| !uris.is_empty() && resources.is_some_and(|r| r.subscribe == Some(true)));
+    honoured
 }
 
 /// Sends the notification for `change` if the listener asked for it. Returns false when
@@ -162,37 +162,30 @@ fn subscribed(filter: &SubscriptionFilter, uri: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_core::protocol::{PromptsCapability, ResourcesCapability, ToolsCapability};
+    use mcp_core::protocol::ResourcesCapability;
 
     #[test]
     fn honours_only_what_was_asked_and_offered() {
-        let caps = ServerCapabilities {
-            tools: Some(ToolsCapability {
-                list_changed: Some(true),
-            }),
-            prompts: Some(PromptsCapability {
-                list_changed: Some(true),
-            }),
-            ..ServerCapabilities::default()
-        };
-        let wanted = SubscriptionFilter {
-            tools_list_changed: Some(true),
-            prompts_list_changed: Some(false),
-            resources_list_changed: Some(true),
-            resource_subscriptions: Some(vec!["a://x".into()]),
-        };
+        let caps: ServerCapabilities = serde_json::from_value(serde_json::json!({
+            "tools": {"listChanged": true},
+            "prompts": {"listChanged": true}
+        }))
+        .expect("capabilities");
+        let mut wanted = SubscriptionFilter::default();
+        wanted.tools_list_changed = Some(true);
+        wanted.prompts_list_changed = Some(false);
+        wanted.resources_list_changed = Some(true);
+        wanted.resource_subscriptions = Some(vec!["a://x".into()]);
         let got = honour(&wanted, &caps);
         assert_eq!(got.tools_list_changed, Some(true));
         assert_eq!(got.prompts_list_changed, None);
         assert_eq!(got.resources_list_changed, None);
         assert_eq!(got.resource_subscriptions, None);
-        let caps = ServerCapabilities {
-            resources: Some(ResourcesCapability {
-                subscribe: Some(true),
-                list_changed: Some(true),
-            }),
-            ..caps
-        };
+        let mut caps = caps;
+        let mut resources = ResourcesCapability::default();
+        resources.subscribe = Some(true);
+        resources.list_changed = Some(true);
+        caps.resources = Some(resources);
         assert_eq!(
             honour(&wanted, &caps).resource_subscriptions,
             Some(vec!["a://x".to_string()])
@@ -201,10 +194,8 @@ mod tests {
 
     #[test]
     fn sub_resources_match_their_parent_subscription() {
-        let filter = SubscriptionFilter {
-            resource_subscriptions: Some(vec!["file:///docs".into()]),
-            ..SubscriptionFilter::default()
-        };
+        let mut filter = SubscriptionFilter::default();
+        filter.resource_subscriptions = Some(vec!["file:///docs".into()]);
         assert!(subscribed(&filter, "file:///docs"));
         assert!(subscribed(&filter, "file:///docs/a.txt"));
         assert!(!subscribed(&filter, "file:///docs2"));

@@ -101,29 +101,28 @@ impl Server {
 
     pub(super) fn discover(&self, capabilities: ServerCapabilities) -> DiscoverResult {
         let cache = self.config().list_cache;
-        DiscoverResult {
-            supported_versions: ProtocolVersion::SUPPORTED
-                .iter()
-                .map(|v| (*v).to_owned())
-                .collect(),
-            capabilities,
-            instructions: self.instructions().map(str::to_owned),
-            ttl_ms: cache.ttl_ms(),
-            cache_scope: cache.scope(),
-            ..DiscoverResult::default()
-        }
+        let mut result = DiscoverResult::default();
+        result.supported_versions = ProtocolVersion::SUPPORTED
+            .iter()
+            .map(|v| (*v).to_owned())
+            .collect();
+        result.capabilities = capabilities;
+        result.instructions = self.instructions().map(str::to_owned);
+        result.ttl_ms = cache.ttl_ms();
+        result.cache_scope = cache.scope();
+        result
     }
 
     pub(super) fn list_tools(&self, params: Params) -> Result<ListToolsResult, McpError> {
         let registry = self.snapshot();
         let page = self.list_page(params, registry.tools.values().map(|r| r.tool().clone()))?;
-        Ok(ListToolsResult {
-            tools: page.items,
-            next_cursor: page.next_cursor,
-            ttl_ms: page.ttl_ms,
-            cache_scope: page.cache_scope,
-            ..ListToolsResult::default()
-        })
+        let mut result = ListToolsResult::default();
+        result.tools = page.fill(
+            &mut result.next_cursor,
+            &mut result.ttl_ms,
+            &mut result.cache_scope,
+        );
+        Ok(result)
     }
 
     pub(super) async fn call_tool(
@@ -159,13 +158,13 @@ impl Server {
             params,
             registry.prompts.values().map(|r| r.prompt().clone()),
         )?;
-        Ok(ListPromptsResult {
-            prompts: page.items,
-            next_cursor: page.next_cursor,
-            ttl_ms: page.ttl_ms,
-            cache_scope: page.cache_scope,
-            ..ListPromptsResult::default()
-        })
+        let mut result = ListPromptsResult::default();
+        result.prompts = page.fill(
+            &mut result.next_cursor,
+            &mut result.ttl_ms,
+            &mut result.cache_scope,
+        );
+        Ok(result)
     }
 
     pub(super) async fn get_prompt(
@@ -198,13 +197,13 @@ impl Server {
             params,
             registry.resources.values().map(|r| r.resource().clone()),
         )?;
-        Ok(ListResourcesResult {
-            resources: page.items,
-            next_cursor: page.next_cursor,
-            ttl_ms: page.ttl_ms,
-            cache_scope: page.cache_scope,
-            ..ListResourcesResult::default()
-        })
+        let mut result = ListResourcesResult::default();
+        result.resources = page.fill(
+            &mut result.next_cursor,
+            &mut result.ttl_ms,
+            &mut result.cache_scope,
+        );
+        Ok(result)
     }
 
     pub(super) fn list_resource_templates(
@@ -217,13 +216,13 @@ impl Server {
             .iter()
             .map(|r| r.resource_template().clone());
         let page = self.list_page(params, templates)?;
-        Ok(ListResourceTemplatesResult {
-            resource_templates: page.items,
-            next_cursor: page.next_cursor,
-            ttl_ms: page.ttl_ms,
-            cache_scope: page.cache_scope,
-            ..ListResourceTemplatesResult::default()
-        })
+        let mut result = ListResourceTemplatesResult::default();
+        result.resource_templates = page.fill(
+            &mut result.next_cursor,
+            &mut result.ttl_ms,
+            &mut result.cache_scope,
+        );
+        Ok(result)
     }
 
     pub(super) async fn read_resource(
@@ -304,15 +303,19 @@ impl Server {
                     }
                 }
             }
+            _ => {
+                return Err(McpError::invalid_params(
+                    "Unsupported completion reference".to_owned(),
+                ));
+            }
         };
         let completion = AssertUnwindSafe(completing)
             .catch_unwind()
             .await
             .map_err(|_| McpError::internal("Internal error"))??;
-        Ok(CompleteResult {
-            completion,
-            ..CompleteResult::default()
-        })
+        let mut result = CompleteResult::default();
+        result.completion = completion;
+        Ok(result)
     }
 }
 
@@ -341,4 +344,20 @@ struct ListPage<T> {
     next_cursor: Option<String>,
     ttl_ms: u64,
     cache_scope: mcp_core::protocol::CacheScope,
+}
+
+impl<T> ListPage<T> {
+    /// Writes the page's cursor and caching hints into a list result's fields, and returns
+    /// the items for its list field.
+    fn fill(
+        self,
+        next_cursor: &mut Option<String>,
+        ttl_ms: &mut u64,
+        cache_scope: &mut mcp_core::protocol::CacheScope,
+    ) -> Vec<T> {
+        *next_cursor = self.next_cursor;
+        *ttl_ms = self.ttl_ms;
+        *cache_scope = self.cache_scope;
+        self.items
+    }
 }

@@ -41,6 +41,7 @@ pub(crate) enum ReplyStatus {
 #[derive(Debug, Clone)]
 pub(crate) struct Reply {
     pub(crate) body: Bytes,
+    #[cfg_attr(not(feature = "http"), allow(dead_code))] // Read by the HTTP transport.
     pub(crate) status: ReplyStatus,
 }
 

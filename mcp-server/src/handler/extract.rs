@@ -54,6 +54,12 @@ pub trait FromInvocation: Sized {
     fn argument_schema(_generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema> {
         None
     }
+
+    /// What this extractor needs from the server, checked when the server is built
+    /// (see [`Requirements`](super::Requirements)).
+    fn requirements(requirements: &mut super::Requirements) {
+        let _ = requirements;
+    }
 }
 
 /// A type that can be one named argument of a `#[tool]` or `#[prompt]` function: anything
@@ -106,14 +112,54 @@ pub struct Arguments<T>(pub T);
 
 impl<T: ToolInput> FromInvocation for Arguments<T> {
     fn from_invocation(invocation: &Invocation) -> Result<Self, Rejection> {
-        T::deserialize(&invocation.arguments)
+        serde_path_to_error::deserialize(&invocation.arguments)
             .map(Arguments)
-            .map_err(|err| Rejection::InvalidArguments(format!("Invalid arguments: {err}")))
+            .map_err(|err| invalid_arguments(None, &err))
     }
 
     fn argument_schema(generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema> {
         Some(generator.root_schema_for::<T>())
     }
+}
+
+/// Reads the named argument `name` from `value` (`null` when absent) into `T`, by parsing:
+/// the handler's own types are the validation. A missing required argument and a value that
+/// does not fit both name the argument, the latter with the JSON path of the first problem.
+pub(crate) fn parse_argument<T: DeserializeOwned>(
+    name: &str,
+    value: &serde_json::Value,
+) -> Result<T, Rejection> {
+    serde_path_to_error::deserialize(value).map_err(|err| {
+        if value.is_null() {
+            Rejection::InvalidArguments(format!(
+                "Invalid arguments: missing required argument `{name}`"
+            ))
+        } else {
+            invalid_arguments(Some(name), &err)
+        }
+    })
+}
+
+/// `Invalid arguments: at `target.kind`: unknown variant ...`: the path of the first problem
+/// (below the argument `name`, when the value is one named argument) and serde's reason.
+fn invalid_arguments(
+    name: Option<&str>,
+    err: &serde_path_to_error::Error<serde_json::Error>,
+) -> Rejection {
+    let inner = err.path().to_string();
+    let path = match (name, inner.as_str()) {
+        (Some(name), ".") => name.to_owned(),
+        (Some(name), inner) if inner.starts_with('[') => format!("{name}{inner}"),
+        (Some(name), inner) => format!("{name}.{inner}"),
+        (None, ".") => String::new(),
+        (None, inner) => inner.to_owned(),
+    };
+    let reason = err.inner();
+    Rejection::InvalidArguments(if path.is_empty() {
+        format!("Invalid arguments: {reason}")
+    } else {
+        format!("Invalid arguments: at `{path}`: {reason}")
+    })
 }
 
 /// The variables a resource template matched, deserialized into `T` (a struct whose field
@@ -154,6 +200,10 @@ impl<T: Clone + Send + Sync + 'static> FromInvocation for State<T> {
                 );
                 Rejection::Error(McpError::internal("Internal error"))
             })
+    }
+
+    fn requirements(requirements: &mut super::Requirements) {
+        requirements.state::<T>();
     }
 }
 

@@ -24,14 +24,18 @@
 mod extract;
 mod invocation;
 mod output;
+mod requirements;
 
 use std::future::Future;
 
+pub(crate) use extract::parse_argument;
 pub use extract::{
     Arguments, FromInvocation, Rejection, ResourceParam, State, ToolArgument, ToolInput, UriParams,
 };
 pub use invocation::Invocation;
 pub use output::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json};
+pub use requirements::Requirements;
+pub(crate) use requirements::Unmet;
 
 /// An async function usable as a tool, prompt or resource handler.
 ///
@@ -54,8 +58,15 @@ pub trait Handler<M>: Clone + Send + Sync + 'static {
         invocation: Invocation,
     ) -> impl Future<Output = Result<Self::Output, Rejection>> + Send + 'static + use<Self, M>;
 
-    /// The JSON Schema of the arguments, from the first extractor that describes them.
+    /// The JSON Schema of the arguments (an object), from the parameters that describe them.
+    /// Definitions it refers to may stay in `generator`: the route moves them into `$defs`.
     fn argument_schema(generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema>;
+
+    /// What the handler needs from the server (registered `State<T>` types, a request-state
+    /// signer), checked when the server is built.
+    fn requirements(requirements: &mut Requirements) {
+        let _ = requirements;
+    }
 }
 
 macro_rules! impl_handler {
@@ -85,6 +96,10 @@ macro_rules! impl_handler {
 
             fn argument_schema(generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema> {
                 None $(.or_else(|| $ty::argument_schema(generator)))*
+            }
+
+            fn requirements(requirements: &mut Requirements) {
+                $(requirements.extractor::<$ty>();)*
             }
         }
     };

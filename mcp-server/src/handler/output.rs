@@ -2,8 +2,9 @@
 //!
 //! Errors: a handler returning `Result<T, E>` reports `Err(McpError)` as a JSON-RPC error
 //! (the error type is recognised by its type, so aliases work). Any other error type becomes
-//! a tool execution error (`isError: true`, message from `Display`) for tools, and an internal
-//! error for prompts and resources.
+//! a tool execution error (`isError: true`, message from `Display`, for the model to read) for
+//! tools. For prompts and resources it becomes a generic `-32603 Internal error`: the error's
+//! text goes to the log (`tracing`), never to the client.
 
 use std::any::Any;
 use std::fmt::Display;
@@ -33,6 +34,15 @@ pub struct Json<T>(pub T);
 /// Turns an error into a JSON-RPC error when it is an [`McpError`], by type.
 fn as_protocol_error<E: Any>(err: &E) -> Option<McpError> {
     (err as &dyn Any).downcast_ref::<McpError>().cloned()
+}
+
+/// The error a prompt or resource handler returned, as answered: an [`McpError`] as it is,
+/// anything else logged and answered with a fixed internal error.
+fn handler_error<E: Display + Any>(kind: &'static str, err: E) -> McpError {
+    as_protocol_error(&err).unwrap_or_else(|| {
+        tracing::error!(handler = kind, error = %err, "a handler failed");
+        McpError::internal("Internal error")
+    })
 }
 
 /// A value a tool handler may return.
@@ -203,9 +213,7 @@ impl<T: IntoPromptResult, E: Display + Any> IntoPromptResult for Result<T, E> {
     fn into_prompt_result(self) -> Result<Outcome<GetPromptResult>, McpError> {
         match self {
             Ok(value) => value.into_prompt_result(),
-            Err(err) => {
-                Err(as_protocol_error(&err).unwrap_or_else(|| McpError::internal(err.to_string())))
-            }
+            Err(err) => Err(handler_error("prompt", err)),
         }
     }
 }
@@ -267,9 +275,7 @@ impl<T: IntoResourceResult, E: Display + Any> IntoResourceResult for Result<T, E
     fn into_resource_result(self, uri: &str) -> Result<Outcome<ReadResourceResult>, McpError> {
         match self {
             Ok(value) => value.into_resource_result(uri),
-            Err(err) => {
-                Err(as_protocol_error(&err).unwrap_or_else(|| McpError::internal(err.to_string())))
-            }
+            Err(err) => Err(handler_error("resource", err)),
         }
     }
 }
@@ -294,6 +300,25 @@ mod tests {
             }
             other => panic!("unexpected {other:?}"),
         }
+    }
+
+    #[test]
+    fn prompt_and_resource_errors_never_reach_the_client() {
+        let secret = || std::io::Error::other("connection to db://admin:hunter2 failed");
+        let prompt: Result<String, std::io::Error> = Err(secret());
+        let err = prompt.into_prompt_result().unwrap_err();
+        assert_eq!(err, McpError::internal("Internal error"));
+
+        let resource: Result<String, std::io::Error> = Err(secret());
+        let err = resource.into_resource_result("memo://x").unwrap_err();
+        assert_eq!(err, McpError::internal("Internal error"));
+
+        // An `McpError` is the handler's chosen answer and goes through unchanged.
+        let chosen: Result<String, McpError> = Err(McpError::invalid_params("no such note"));
+        assert_eq!(
+            chosen.into_resource_result("memo://x").unwrap_err(),
+            McpError::invalid_params("no such note")
+        );
     }
 
     #[test]

@@ -18,7 +18,6 @@ use indexmap::IndexMap;
 
 pub use completion::{CompletionRequest, IntoCompletion};
 pub use prompt::PromptRoute;
-pub(crate) use prompt::prompt_arguments;
 pub use resource::{ResourceRoute, ResourceTemplateRoute};
 pub use tool::ToolRoute;
 

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::schema;
 use super::{BoxFuture, CompletionRequest, Completions, IntoCompletion};
-use crate::handler::{Handler, IntoPromptResult, Invocation, Rejection};
+use crate::handler::{Handler, IntoPromptResult, Invocation, Rejection, Requirements};
 
 type GetFn =
     dyn Fn(Invocation) -> BoxFuture<Result<Outcome<GetPromptResult>, McpError>> + Send + Sync;
@@ -41,6 +41,7 @@ pub struct PromptRoute {
     prompt: Prompt,
     get: Arc<GetFn>,
     completions: Completions,
+    requirements: Requirements,
 }
 
 impl fmt::Debug for PromptRoute {
@@ -62,15 +63,19 @@ impl PromptRoute {
         let mut generator = schema::generator();
         let arguments =
             H::argument_schema(&mut generator).map(|s| prompt_arguments(&schema::to_object(s)));
-        let prompt = Prompt {
-            name: name.into(),
-            arguments: arguments.filter(|a| !a.is_empty()),
-            ..Prompt::default()
-        };
-        Self::from_parts(prompt, move |invocation: Invocation| {
+        let mut prompt = Prompt::new(name);
+        prompt.arguments = arguments.filter(|a| !a.is_empty());
+        let mut route = Self::from_parts(prompt, move |invocation: Invocation| {
             let fut = handler.call(invocation);
             async move { fut.await.map(IntoPromptResult::into_prompt_result) }
-        })
+        });
+        H::requirements(&mut route.requirements);
+        route
+    }
+
+    /// What the handler needs from the server.
+    pub(crate) fn requirements(&self) -> &Requirements {
+        &self.requirements
     }
 
     /// A prompt from its description and a call that extracts parameters and converts the
@@ -99,6 +104,7 @@ impl PromptRoute {
             prompt,
             get,
             completions: Completions::default(),
+            requirements: Requirements::default(),
         }
     }
 
@@ -181,14 +187,14 @@ pub(crate) fn prompt_arguments(schema: &serde_json::Map<String, Value>) -> Vec<P
         .map(|props| {
             props
                 .iter()
-                .map(|(name, prop)| PromptArgument {
-                    name: name.clone(),
-                    title: prop.get("title").and_then(Value::as_str).map(str::to_owned),
-                    description: prop
-                        .get("description")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned),
-                    required: Some(required.contains(&name.as_str())),
+                .map(|(name, prop)| {
+                    let text = |key: &str| prop.get(key).and_then(Value::as_str).map(str::to_owned);
+                    let mut argument = PromptArgument::default();
+                    argument.name = name.clone();
+                    argument.title = text("title");
+                    argument.description = text("description");
+                    argument.required = Some(required.contains(&name.as_str()));
+                    argument
                 })
                 .collect()
         })

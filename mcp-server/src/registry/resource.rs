@@ -9,7 +9,7 @@ use mcp_core::protocol::{Outcome, ReadResourceResult, Resource, ResourceTemplate
 use mcp_core::uri_template::{UriTemplate, UriTemplateError};
 
 use super::{BoxFuture, CompletionRequest, Completions, IntoCompletion};
-use crate::handler::{Handler, IntoResourceResult, Invocation, Rejection};
+use crate::handler::{Handler, IntoResourceResult, Invocation, Rejection, Requirements};
 
 type ReadFn =
     dyn Fn(Invocation) -> BoxFuture<Result<Outcome<ReadResourceResult>, McpError>> + Send + Sync;
@@ -65,6 +65,7 @@ where
 pub struct ResourceRoute {
     resource: Resource,
     read: Arc<ReadFn>,
+    requirements: Requirements,
 }
 
 impl fmt::Debug for ResourceRoute {
@@ -82,7 +83,14 @@ impl ResourceRoute {
         H: Handler<M>,
         H::Output: IntoResourceResult,
     {
-        Self::from_parts(Resource::new(uri, name), from_handler(handler))
+        let mut route = Self::from_parts(Resource::new(uri, name), from_handler(handler));
+        H::requirements(&mut route.requirements);
+        route
+    }
+
+    /// What the handler needs from the server.
+    pub(crate) fn requirements(&self) -> &Requirements {
+        &self.requirements
     }
 
     /// A resource from its description and a generated read. Used by `#[resource]`.
@@ -96,6 +104,7 @@ impl ResourceRoute {
         Self {
             resource,
             read: erase(read),
+            requirements: Requirements::default(),
         }
     }
 
@@ -144,10 +153,12 @@ impl ResourceRoute {
 ///
 /// let route = ResourceTemplateRoute::new("notes://{id}", "note", |UriParams(n): UriParams<Note>| async move {
 ///     format!("note {}", n.id)
-/// })
-/// .unwrap();
+/// });
 /// assert_eq!(route.resource_template().uri_template, "notes://{id}");
-/// assert!(ResourceTemplateRoute::new("notes://{id", "bad", || async { "" }).is_err());
+///
+/// // A malformed template is refused when the server is built.
+/// let bad = ResourceTemplateRoute::new("notes://{id", "bad", || async { "" });
+/// assert!(mcp_server::Server::builder().resource(bad).build().is_err());
 /// ```
 #[derive(Clone)]
 pub struct ResourceTemplateRoute {
@@ -155,6 +166,7 @@ pub struct ResourceTemplateRoute {
     parsed: Result<UriTemplate, UriTemplateError>,
     read: Arc<ReadFn>,
     completions: Completions,
+    requirements: Requirements,
 }
 
 impl fmt::Debug for ResourceTemplateRoute {
@@ -166,23 +178,22 @@ impl fmt::Debug for ResourceTemplateRoute {
 }
 
 impl ResourceTemplateRoute {
-    /// A template named `name`, read by `handler`. Fails when the template is malformed.
-    pub fn new<H, M>(
-        template: impl Into<String>,
-        name: impl Into<String>,
-        handler: H,
-    ) -> Result<Self, UriTemplateError>
+    /// A template named `name`, read by `handler`. A malformed template is a
+    /// [`BuildError`](crate::BuildError) when the route is registered.
+    pub fn new<H, M>(template: impl Into<String>, name: impl Into<String>, handler: H) -> Self
     where
         H: Handler<M>,
         H::Output: IntoResourceResult,
     {
-        let template = ResourceTemplate {
-            uri_template: template.into(),
-            name: name.into(),
-            ..ResourceTemplate::default()
-        };
-        UriTemplate::parse(&template.uri_template)?;
-        Ok(Self::from_parts(template, from_handler(handler)))
+        let template = ResourceTemplate::new(template, name);
+        let mut route = Self::from_parts(template, from_handler(handler));
+        H::requirements(&mut route.requirements);
+        route
+    }
+
+    /// What the handler needs from the server.
+    pub(crate) fn requirements(&self) -> &Requirements {
+        &self.requirements
     }
 
     /// A template from its description and a generated read. Used by `#[resource]`, which
@@ -199,6 +210,7 @@ impl ResourceTemplateRoute {
             template,
             read: erase(read),
             completions: Completions::default(),
+            requirements: Requirements::default(),
         }
     }
 

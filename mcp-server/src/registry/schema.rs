@@ -1,4 +1,5 @@
-//! JSON Schema generation (schemars, 2020-12) and argument validation (jsonschema).
+//! JSON Schema generation (schemars, 2020-12), and the opt-in validation of arguments against
+//! a hand-written schema (`jsonschema`, feature `schema-validation`).
 
 use mcp_core::McpError;
 use serde_json::{Map, Value};
@@ -25,29 +26,71 @@ pub(crate) fn to_object(schema: schemars::Schema) -> Map<String, Value> {
     map
 }
 
+/// Moves every definition `generator` has collected into `schema`'s `$defs`, so that each
+/// `$ref` of the schema resolves inside it (definitions already there are kept).
+pub(crate) fn move_definitions(
+    generator: &mut schemars::SchemaGenerator,
+    schema: &mut Map<String, Value>,
+) {
+    let definitions = generator.take_definitions(true);
+    if definitions.is_empty() {
+        return;
+    }
+    let defs = schema
+        .entry("$defs")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(defs) = defs {
+        for (name, definition) in definitions {
+            defs.entry(name).or_insert(definition);
+        }
+    }
+}
+
 /// An input schema must describe an object at its root.
 pub(crate) fn root_is_object(schema: &Map<String, Value>) -> bool {
     schema.get("type").and_then(Value::as_str) == Some("object")
 }
 
-/// A compiled input-schema validator.
-#[derive(Debug)]
-pub(crate) struct ArgumentValidator {
-    validator: jsonschema::Validator,
+/// Optional validation of arguments against a tool's input schema (feature
+/// `schema-validation`): off by default, since parsing into the handler's types already
+/// validates derived schemas.
+#[cfg(feature = "schema-validation")]
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Validation {
+    /// `None`: off. `Some`: on, compiled once when the route is registered.
+    compiled: Option<std::sync::Arc<std::sync::OnceLock<Result<jsonschema::Validator, String>>>>,
 }
 
-impl ArgumentValidator {
-    /// Compiles `schema`. Fails when the schema itself is invalid.
-    pub(crate) fn compile(schema: &Map<String, Value>) -> Result<Self, String> {
-        jsonschema::validator_for(&Value::Object(schema.clone()))
-            .map(|validator| Self { validator })
-            .map_err(|err| err.to_string())
+#[cfg(feature = "schema-validation")]
+impl Validation {
+    /// Validation turned on, not compiled yet.
+    pub(crate) fn enabled() -> Self {
+        Self {
+            compiled: Some(std::sync::Arc::default()),
+        }
     }
 
-    /// Checks `arguments`, describing every violation in one message.
+    /// Compiles `schema` (once). Fails when the schema itself is invalid.
+    pub(crate) fn compile(&self, schema: &Map<String, Value>) -> Result<(), String> {
+        let Some(compiled) = &self.compiled else {
+            return Ok(());
+        };
+        compiled
+            .get_or_init(|| {
+                jsonschema::validator_for(&Value::Object(schema.clone()))
+                    .map_err(|err| err.to_string())
+            })
+            .as_ref()
+            .map(|_| ())
+            .map_err(Clone::clone)
+    }
+
+    /// Checks `arguments`, describing up to eight violations in one message.
     pub(crate) fn check(&self, arguments: &Value) -> Result<(), String> {
-        let problems: Vec<String> = self
-            .validator
+        let Some(Ok(validator)) = self.compiled.as_ref().and_then(|c| c.get()) else {
+            return Ok(());
+        };
+        let problems: Vec<String> = validator
             .iter_errors(arguments)
             .take(8)
             .map(|err| {

@@ -2,15 +2,15 @@
 
 use std::fmt;
 use std::future::Future;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use mcp_core::McpError;
 use mcp_core::protocol::{CallToolResult, Meta, Outcome, Tool, ToolAnnotations};
 use serde_json::{Map, Value};
 
 use super::BoxFuture;
-use super::schema::{self, ArgumentValidator};
-use crate::handler::{Handler, IntoToolResult, Invocation, Rejection};
+use super::schema;
+use crate::handler::{Handler, IntoToolResult, Invocation, Rejection, Requirements};
 
 type CallFn =
     dyn Fn(Invocation) -> BoxFuture<Result<Outcome<CallToolResult>, McpError>> + Send + Sync;
@@ -27,8 +27,11 @@ type CallFn =
 pub struct ToolRoute {
     tool: Tool,
     call: Arc<CallFn>,
-    validate: bool,
-    validator: Arc<OnceLock<Result<ArgumentValidator, String>>>,
+    requirements: Requirements,
+    /// Validation against the input schema before the handler runs (opt-in, feature
+    /// `schema-validation`): compiled when the route is registered.
+    #[cfg(feature = "schema-validation")]
+    validation: schema::Validation,
 }
 
 impl fmt::Debug for ToolRoute {
@@ -52,13 +55,16 @@ impl ToolRoute {
         let mut tool = Tool::new(name);
         if let Some(input) = H::argument_schema(&mut generator) {
             tool.input_schema = schema::to_object(input);
+            schema::move_definitions(&mut generator, &mut tool.input_schema);
         }
-        tool.output_schema =
-            <H::Output as IntoToolResult>::output_schema(&mut generator).map(schema::to_object);
-        Self::from_parts(tool, move |invocation: Invocation| {
+        tool.output_schema = <H::Output as IntoToolResult>::output_schema(&mut schema::generator())
+            .map(schema::to_object);
+        let mut route = Self::from_parts(tool, move |invocation: Invocation| {
             let fut = handler.call(invocation);
             async move { fut.await.map(IntoToolResult::into_tool_result) }
-        })
+        });
+        H::requirements(&mut route.requirements);
+        route
     }
 
     /// A tool from its description and a call that extracts parameters (`Err(Rejection)`)
@@ -86,8 +92,9 @@ impl ToolRoute {
         Self {
             tool,
             call,
-            validate: true,
-            validator: Arc::new(OnceLock::new()),
+            requirements: Requirements::default(),
+            #[cfg(feature = "schema-validation")]
+            validation: schema::Validation::default(),
         }
     }
 
@@ -145,11 +152,13 @@ impl ToolRoute {
         self
     }
 
-    /// Replaces the input schema (its root must be `type: "object"`).
+    /// Replaces the input schema (its root must be `type: "object"`). The schema is what
+    /// clients see; arguments are still checked by parsing them into the handler's types.
+    /// To also validate them against a hand-written schema, enable the `schema-validation`
+    /// feature and call [`validate_arguments`](Self::validate_arguments).
     #[must_use]
     pub fn input_schema(mut self, schema: Map<String, Value>) -> Self {
         self.tool.input_schema = schema;
-        self.validator = Arc::new(OnceLock::new());
         self
     }
 
@@ -167,11 +176,15 @@ impl ToolRoute {
         self
     }
 
-    /// Turns off validation of arguments against the input schema before the handler runs
-    /// (on by default).
+    /// Validates arguments against the input schema (JSON Schema 2020-12, with `jsonschema`)
+    /// before the handler runs; a violation is a tool execution error (`isError`) listing
+    /// every problem with its path. For hand-written schemas whose constraints the handler's
+    /// types do not express. The schema is compiled when the route is registered, and a
+    /// schema that does not compile is a [`BuildError`](crate::BuildError).
+    #[cfg(feature = "schema-validation")]
     #[must_use]
-    pub fn skip_argument_validation(mut self) -> Self {
-        self.validate = false;
+    pub fn validate_arguments(mut self) -> Self {
+        self.validation = schema::Validation::enabled();
         self
     }
 
@@ -181,7 +194,8 @@ impl ToolRoute {
             .get_or_insert_with(ToolAnnotations::default)
     }
 
-    /// Checks the input schema and compiles its validator. Called when the tool is registered.
+    /// Checks the input schema (and compiles its validator, when asked for). Called when the
+    /// tool is registered.
     pub(crate) fn prepare(&self) -> Result<(), McpError> {
         if !schema::root_is_object(&self.tool.input_schema) {
             return Err(schema::invalid_schema(
@@ -190,23 +204,27 @@ impl ToolRoute {
                 "the root must be `type: \"object\"`",
             ));
         }
-        if self.validate {
-            let compiled = self
-                .validator
-                .get_or_init(|| ArgumentValidator::compile(&self.tool.input_schema));
-            if let Err(why) = compiled {
-                return Err(schema::invalid_schema("input", &self.tool.name, why));
-            }
-        }
+        #[cfg(feature = "schema-validation")]
+        self.validation
+            .compile(&self.tool.input_schema)
+            .map_err(|why| schema::invalid_schema("input", &self.tool.name, &why))?;
         Ok(())
     }
 
-    /// Validates arguments against the input schema.
+    /// Validates arguments against the input schema, when the route asked for it.
     pub(crate) fn check_arguments(&self, arguments: &Value) -> Result<(), String> {
-        match self.validator.get() {
-            Some(Ok(validator)) if self.validate => validator.check(arguments),
-            _ => Ok(()),
+        #[cfg(feature = "schema-validation")]
+        return self.validation.check(arguments);
+        #[cfg(not(feature = "schema-validation"))]
+        {
+            let _ = arguments;
+            Ok(())
         }
+    }
+
+    /// What the handler needs from the server.
+    pub(crate) fn requirements(&self) -> &Requirements {
+        &self.requirements
     }
 
     pub(crate) fn call(

@@ -12,8 +12,10 @@ use crate::registry::{
     AnyResourceRoute, IntoPromptRoute, IntoResourceRoute, IntoToolRoute, Registry,
 };
 
-/// Why a server could not be built.
+/// Why a server could not be built, or a route could not be added to a running one: a
+/// configuration mistake, found once at start-up instead of failing every call.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum BuildError {
     /// Two tools share a name.
     #[error("duplicate tool name {0:?}")]
@@ -25,14 +27,63 @@ pub enum BuildError {
     #[error("duplicate resource {0:?}")]
     DuplicateResource(String),
     /// A resource template is malformed.
-    #[error("{0}")]
-    InvalidUriTemplate(#[from] mcp_core::uri_template::UriTemplateError),
+    #[error("resource template {template:?} is malformed: {source}")]
+    InvalidUriTemplate {
+        /// The template as written.
+        template: String,
+        /// What is wrong with it.
+        source: mcp_core::uri_template::UriTemplateError,
+    },
     /// No request-state key could be generated.
     #[error("request-state signer: {0}")]
     StateKey(#[from] mcp_core::state::KeyError),
     /// A tool's schema is unusable.
     #[error("{0}")]
     InvalidSchema(String),
+    /// A handler takes `State<T>`, and no `T` was registered.
+    #[error(
+        "{handler} takes `State<{state}>`, but no `{state}` was registered with `ServerBuilder::state`"
+    )]
+    MissingState {
+        /// The handler, as `tool "name"`, `prompt "name"` or `resource "uri"`.
+        handler: String,
+        /// The state's type.
+        state: &'static str,
+    },
+    /// A handler takes `Round<S>` (or another extractor that signs `requestState`) on a server
+    /// built without a request-state signer.
+    #[error(
+        "{handler} takes `{extractor}`, which needs a request-state signer, but the server was built with `without_request_state_signer()`"
+    )]
+    MissingSigner {
+        /// The handler, as `tool "name"`, `prompt "name"` or `resource "uri"`.
+        handler: String,
+        /// The extractor's type.
+        extractor: &'static str,
+    },
+}
+
+impl BuildError {
+    /// Checks a handler's needs against what the server has.
+    pub(crate) fn check_requirements(
+        handler: impl FnOnce() -> String,
+        requirements: &crate::handler::Requirements,
+        states: &http::Extensions,
+        has_signer: bool,
+    ) -> Result<(), Self> {
+        use crate::handler::Unmet;
+        match requirements.check(states, has_signer) {
+            Ok(()) => Ok(()),
+            Err(Unmet::State(state)) => Err(Self::MissingState {
+                handler: handler(),
+                state,
+            }),
+            Err(Unmet::Signer(extractor)) => Err(Self::MissingSigner {
+                handler: handler(),
+                extractor,
+            }),
+        }
+    }
 }
 
 /// Builds a [`Server`].
@@ -238,11 +289,11 @@ impl ServerBuilder {
 
     /// Checks the registrations and builds the server.
     pub fn build(mut self) -> Result<Server, BuildError> {
-        let registry = self.registry()?;
         if self.config.state_signer.is_none() && !self.unsigned_state {
             let signer = crate::state::RequestStateSigner::generate()?;
             self.config.state_signer = Some(std::sync::Arc::new(signer));
         }
+        let registry = self.registry()?;
         let info_value = serde_json::to_value(&self.info).unwrap_or_default();
         let (changes, _) = broadcast::channel(256);
         Ok(Server {
@@ -261,13 +312,16 @@ impl ServerBuilder {
 
     fn registry(&self) -> Result<Registry, BuildError> {
         let mut registry = Registry::default();
+        let checks = Checks {
+            states: &self.state,
+            has_signer: self.config.state_signer.is_some(),
+        };
         for tool in &self.tools {
             let name = &tool.tool().name;
             if registry.tools.contains_key(name) {
                 return Err(BuildError::DuplicateTool(name.clone()));
             }
-            tool.prepare()
-                .map_err(|e| BuildError::InvalidSchema(e.message.into_owned()))?;
+            checks.tool(tool)?;
             warn_on_unusual_name(name);
             registry.tools.insert(name.clone(), Arc::new(tool.clone()));
         }
@@ -276,11 +330,13 @@ impl ServerBuilder {
             if registry.prompts.contains_key(name) {
                 return Err(BuildError::DuplicatePrompt(name.clone()));
             }
+            checks.prompt(prompt)?;
             registry
                 .prompts
                 .insert(name.clone(), Arc::new(prompt.clone()));
         }
         for resource in &self.resources {
+            checks.resource(resource)?;
             match resource {
                 AnyResourceRoute::Static(route) => {
                     let uri = &route.resource().uri;
@@ -292,7 +348,6 @@ impl ServerBuilder {
                         .insert(uri.clone(), Arc::new(route.clone()));
                 }
                 AnyResourceRoute::Template(route) => {
-                    route.check()?;
                     let template = &route.resource_template().uri_template;
                     if registry
                         .templates
@@ -306,6 +361,66 @@ impl ServerBuilder {
             }
         }
         Ok(registry)
+    }
+}
+
+/// The checks every route passes before it is registered: its schema, its template, and
+/// what its handler needs from the server.
+pub(crate) struct Checks<'a> {
+    pub(crate) states: &'a http::Extensions,
+    pub(crate) has_signer: bool,
+}
+
+impl Checks<'_> {
+    pub(crate) fn tool(&self, tool: &crate::ToolRoute) -> Result<(), BuildError> {
+        let name = &tool.tool().name;
+        tool.prepare()
+            .map_err(|e| BuildError::InvalidSchema(e.message.into_owned()))?;
+        BuildError::check_requirements(
+            || format!("tool {name:?}"),
+            tool.requirements(),
+            self.states,
+            self.has_signer,
+        )
+    }
+
+    pub(crate) fn prompt(&self, prompt: &crate::PromptRoute) -> Result<(), BuildError> {
+        let name = &prompt.prompt().name;
+        BuildError::check_requirements(
+            || format!("prompt {name:?}"),
+            prompt.requirements(),
+            self.states,
+            self.has_signer,
+        )
+    }
+
+    pub(crate) fn resource(&self, resource: &AnyResourceRoute) -> Result<(), BuildError> {
+        match resource {
+            AnyResourceRoute::Static(route) => {
+                let uri = &route.resource().uri;
+                BuildError::check_requirements(
+                    || format!("resource {uri:?}"),
+                    route.requirements(),
+                    self.states,
+                    self.has_signer,
+                )
+            }
+            AnyResourceRoute::Template(route) => {
+                let template = &route.resource_template().uri_template;
+                route
+                    .check()
+                    .map_err(|source| BuildError::InvalidUriTemplate {
+                        template: template.clone(),
+                        source,
+                    })?;
+                BuildError::check_requirements(
+                    || format!("resource template {template:?}"),
+                    route.requirements(),
+                    self.states,
+                    self.has_signer,
+                )
+            }
+        }
     }
 }
 

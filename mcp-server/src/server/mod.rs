@@ -7,7 +7,6 @@ mod config;
 
 use std::sync::{Arc, RwLock};
 
-use mcp_core::McpError;
 use mcp_core::protocol::{
     CompletionsCapability, Implementation, LoggingCapability, PromptsCapability,
     ResourcesCapability, ServerCapabilities, ToolsCapability,
@@ -81,30 +80,29 @@ impl Server {
         let registry = self.snapshot();
         let enabled = &self.shared.config.enabled;
         let has_resources = !registry.resources.is_empty() || !registry.templates.is_empty();
-        ServerCapabilities {
-            tools: (enabled.tools || !registry.tools.is_empty()).then_some(ToolsCapability {
-                list_changed: Some(true),
-            }),
-            prompts: (enabled.prompts || !registry.prompts.is_empty()).then_some(
-                PromptsCapability {
-                    list_changed: Some(true),
-                },
-            ),
-            resources: (enabled.resources || has_resources).then_some(ResourcesCapability {
-                subscribe: Some(true),
-                list_changed: Some(true),
-            }),
-            completions: (enabled.completions || registry.completes())
-                .then(CompletionsCapability::default),
-            logging: self.shared.config.logging.then(LoggingCapability::default),
-            ..ServerCapabilities::default()
-        }
+        let mut tools = ToolsCapability::default();
+        tools.list_changed = Some(true);
+        let mut prompts = PromptsCapability::default();
+        prompts.list_changed = Some(true);
+        let mut resources = ResourcesCapability::default();
+        resources.subscribe = Some(true);
+        resources.list_changed = Some(true);
+
+        let mut capabilities = ServerCapabilities::default();
+        capabilities.tools = (enabled.tools || !registry.tools.is_empty()).then_some(tools);
+        capabilities.prompts = (enabled.prompts || !registry.prompts.is_empty()).then_some(prompts);
+        capabilities.resources = (enabled.resources || has_resources).then_some(resources);
+        capabilities.completions =
+            (enabled.completions || registry.completes()).then(CompletionsCapability::default);
+        capabilities.logging = self.shared.config.logging.then(LoggingCapability::default);
+        capabilities
     }
 
-    /// Registers (or replaces) a tool while the server runs, and notifies listeners.
-    pub fn add_tool(&self, tool: impl IntoToolRoute) -> Result<(), McpError> {
+    /// Registers (or replaces) a tool while the server runs, and notifies listeners. Fails,
+    /// leaving the server unchanged, on the same mistakes [`ServerBuilder::build`] refuses.
+    pub fn add_tool(&self, tool: impl IntoToolRoute) -> Result<(), BuildError> {
         let route = tool.into_tool_route();
-        route.prepare()?;
+        self.checks().tool(&route)?;
         self.update(|r| {
             r.tools.insert(route.tool().name.clone(), Arc::new(route));
         });
@@ -122,13 +120,17 @@ impl Server {
     }
 
     /// Registers (or replaces) a prompt while the server runs, and notifies listeners.
-    pub fn add_prompt(&self, prompt: impl IntoPromptRoute) {
+    /// Fails, leaving the server unchanged, on the same mistakes [`ServerBuilder::build`]
+    /// refuses.
+    pub fn add_prompt(&self, prompt: impl IntoPromptRoute) -> Result<(), BuildError> {
         let route = prompt.into_prompt_route();
+        self.checks().prompt(&route)?;
         self.update(|r| {
             r.prompts
                 .insert(route.prompt().name.clone(), Arc::new(route));
         });
         self.notify(Change::PromptsListChanged);
+        Ok(())
     }
 
     /// Removes a prompt; returns whether it existed.
@@ -140,17 +142,17 @@ impl Server {
         removed
     }
 
-    /// Registers (or replaces) a resource or template while the server runs.
-    pub fn add_resource(&self, resource: impl IntoResourceRoute) {
-        match resource.into_resource_route() {
+    /// Registers (or replaces) a resource or template while the server runs, and notifies
+    /// listeners. Fails, leaving the server unchanged, on the same mistakes
+    /// [`ServerBuilder::build`] refuses (a malformed template among them).
+    pub fn add_resource(&self, resource: impl IntoResourceRoute) -> Result<(), BuildError> {
+        let resource = resource.into_resource_route();
+        self.checks().resource(&resource)?;
+        match resource {
             AnyResourceRoute::Static(route) => self.update(|r| {
                 r.resources
                     .insert(route.resource().uri.clone(), Arc::new(route));
             }),
-            AnyResourceRoute::Template(route) if route.check().is_err() => {
-                tracing::error!(template = %route.resource_template().uri_template, "refused a malformed resource template");
-                return;
-            }
             AnyResourceRoute::Template(route) => self.update(|r| {
                 let template = route.resource_template().uri_template.clone();
                 r.templates
@@ -159,6 +161,15 @@ impl Server {
             }),
         }
         self.notify(Change::ResourcesListChanged);
+        Ok(())
+    }
+
+    /// What a route added while the server runs is checked against.
+    fn checks(&self) -> builder::Checks<'_> {
+        builder::Checks {
+            states: &self.shared.state,
+            has_signer: self.shared.config.state_signer.is_some(),
+        }
     }
 
     /// Removes a resource by URI (or a template by its template text).

@@ -57,11 +57,10 @@ impl Sampled {
 
 impl Awaitable for Sampled {
     fn request(message: String) -> InputRequest {
-        InputRequest::Sampling(CreateMessageParams {
-            messages: vec![SamplingMessage::user_text(message)],
-            max_tokens: Self::MAX_TOKENS,
-            ..CreateMessageParams::default()
-        })
+        InputRequest::Sampling(CreateMessageParams::new(
+            vec![SamplingMessage::user_text(message)],
+            Self::MAX_TOKENS,
+        ))
     }
 
     fn read(response: Option<&Value>) -> Answer<Self> {

@@ -38,7 +38,11 @@ pub struct Question {
 /// A state enum of a multi-round handler. Derive it (`#[derive(Continuation)]`) next to
 /// `Serialize`, `Deserialize` and `Clone`; mark each variant with the questions it awaits:
 /// `#[awaits(confirm: Confirm)]`, where each type is [`Awaitable`](super::Awaitable) (a form,
-/// or the deprecated `Sampled` / `Roots`).
+/// or the deprecated `Sampled` / `Roots`). The key is the answer's key on the wire (a raw
+/// identifier unrawed: `r#type` is `type`) and its field in the generated `<Enum>Answered`.
+/// A crate that re-exports this one names itself with `#[continuation(crate = my_sdk::mcp)]`
+/// on the enum. Mistakes in the derive are compile errors, all reported in one build, beside
+/// stub items so that uses of the enum add no errors.
 pub trait Continuation: Serialize + DeserializeOwned + Clone + Send + Sync + 'static {
     /// The state with the answers it awaited attached as typed fields.
     type Answered;
@@ -111,6 +115,10 @@ pub struct Round<S> {
 }
 
 impl<S: Continuation> FromInvocation for Round<S> {
+    fn requirements(requirements: &mut crate::handler::Requirements) {
+        requirements.request_state_signer(std::any::type_name::<Self>());
+    }
+
     fn from_invocation(invocation: &Invocation) -> Result<Self, Rejection> {
         let Some(context) = invocation.state.clone() else {
             tracing::error!(

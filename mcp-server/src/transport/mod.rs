@@ -1,7 +1,10 @@
 //! Transports: newline-delimited JSON over stdio, Streamable HTTP, and in-process calls.
 
+#[cfg(feature = "http")]
 pub mod http;
 mod in_process;
+#[cfg(feature = "stdio")]
 mod stdio;
 
-pub use stdio::DEFAULT_MAX_MESSAGE_BYTES;
+/// The largest stdio message accepted by default, in bytes (4 MiB).
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;

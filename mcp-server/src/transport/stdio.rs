@@ -23,9 +23,6 @@ use crate::Server;
 use crate::context::{Outbound, TransportInfo};
 use crate::dispatch::Reply;
 
-/// The most bytes one stdio message may have, unless configured otherwise.
-pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
-
 type InFlight = Arc<Mutex<HashMap<RequestId, (CancellationToken, Option<AbortHandle>)>>>;
 
 fn lock(

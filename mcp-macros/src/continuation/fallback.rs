@@ -1,0 +1,59 @@
+//! What is emitted beside errors: `<Enum>Answered` with the variants that could be read, and
+//! an implementation of `Continuation` whose methods are never run (the build fails), so that
+//! a mistake in the derive does not cascade into "`Continuation` is not implemented" or
+//! "no variant named ..." errors at every use.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::Model;
+use super::expand::{answered_enum, answered_ident};
+
+pub(super) fn expand(model: &Model<'_>) -> TokenStream {
+    let ident = &model.input.ident;
+    let root = model.krate.root();
+    let private = model.krate.private();
+    let answered = answered_enum(model);
+    let answered_ident = answered_ident(model);
+    let (impl_generics, ty_generics, _) = model.input.generics.split_for_impl();
+    // A generic enum is refused; its stub states the trait's requirements as bounds so that
+    // it does not add errors of its own.
+    let bounds = (!model.input.generics.params.is_empty()).then(|| {
+        let predicates = model
+            .input
+            .generics
+            .where_clause
+            .iter()
+            .flat_map(|w| w.predicates.iter());
+        quote! {
+            where #(#predicates,)* Self: #private::serde::Serialize
+                + #private::serde::de::DeserializeOwned
+                + ::core::clone::Clone
+                + ::core::marker::Send
+                + ::core::marker::Sync
+                + 'static
+        }
+    });
+    let responses = quote! {
+        #private::serde_json::Map<::std::string::String, #private::serde_json::Value>
+    };
+    quote! {
+        #answered
+
+        impl #impl_generics #root::state::Continuation for #ident #ty_generics #bounds {
+            type Answered = #answered_ident #ty_generics;
+
+            fn questions(&self) -> ::std::vec::Vec<#root::state::Question> {
+                ::core::unreachable!("the Continuation derive has compile errors")
+            }
+
+            fn needs_reask(&self, _: &#responses) -> bool {
+                ::core::unreachable!("the Continuation derive has compile errors")
+            }
+
+            fn answered(self, _: &#responses) -> Self::Answered {
+                ::core::unreachable!("the Continuation derive has compile errors")
+            }
+        }
+    }
+}

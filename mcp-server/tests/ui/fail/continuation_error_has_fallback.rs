@@ -1,0 +1,35 @@
+//! A refused variant is reported once: the state enum still implements `Continuation` and
+//! `FlowAnswered` still has its variants, so the handler and the registration report
+//! nothing more.
+
+use mcp_server::state::{Continuation, Round, Step};
+use mcp_server::{Answer, ElicitForm, Server, tool};
+
+#[derive(ElicitForm)]
+struct Confirm {
+    ok: bool,
+}
+
+#[derive(serde::Serialize, serde::Deserialize, Clone, Continuation)]
+enum Flow {
+    #[awaits(confirm: Confirm)]
+    Confirming { target: String },
+    Waiting(u64),
+}
+
+#[tool]
+async fn deploy(round: Round<Flow>) -> Step<Flow, String> {
+    match round.resume() {
+        None => round.ask(Flow::Confirming { target: "prod".into() }, "Deploy?"),
+        Some(FlowAnswered::Confirming { target, confirm: Answer::Accepted(c) }) if c.ok => {
+            Step::done(target)
+        }
+        Some(FlowAnswered::Waiting(seconds)) => Step::done(seconds.to_string()),
+        Some(_) => Step::done("cancelled".to_owned()),
+    }
+}
+
+fn main() {
+    let _ = Flow::Waiting(1).questions();
+    let _ = Server::builder().tool(deploy).build();
+}

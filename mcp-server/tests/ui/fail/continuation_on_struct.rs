@@ -1,0 +1,12 @@
+//! `Continuation` on a struct is refused once; the trait is still implemented.
+
+use mcp_server::state::Continuation;
+
+#[derive(serde::Serialize, serde::Deserialize, Clone, Continuation)]
+struct Flow {
+    step: u32,
+}
+
+fn main() {
+    let _ = Flow { step: 1 }.questions();
+}

@@ -1,0 +1,436 @@
+//! Every example of the root package, started as a user would: each server of
+//! [`common::EXAMPLE_SERVERS`] as a child process over stdio and over Streamable HTTP (as its
+//! doc comment says: `quickstart` and `deploy` with `--http PORT`, `conformance_server` with
+//! `--stdio` or `--port PORT`), and the other examples run to completion.
+//!
+//! Over each transport a test lists what the server serves (only the lists its capabilities
+//! declare; the others are `Method not found`), compares the names with what the example
+//! registers, checks what every listing must hold (descriptions, object input schemas, unique
+//! names, every `$ref` resolving inside its schema), and calls at least one tool, prompt and
+//! resource. `deploy` completes both rounds of its `input_required` flow: the client answers
+//! each round's elicitation in `inputResponses` and echoes the round's `requestState`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::collections::{BTreeSet, HashSet};
+use std::process::Command;
+use std::time::Duration;
+
+use common::{
+    EXAMPLE_SERVERS, ExampleServer, HttpClient, LISTS, META_CLIENT_CAPABILITIES, META_SERVER_INFO,
+    PROTOCOL_VERSION, Session, code, request, request_with_meta, tool_text,
+};
+use serde_json::{Map, Value, json};
+
+/// Examples that are not servers: they run on their own and exit.
+const STANDALONE: [&str; 1] = ["input_required"];
+
+#[test]
+fn every_example_is_exercised() {
+    let dir = common::root_dir().join("examples");
+    let found: BTreeSet<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot read {dir:?}: {e}"))
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "rs"))
+        .map(|path| path.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    let covered: BTreeSet<String> = EXAMPLE_SERVERS
+        .iter()
+        .map(|example| example.name)
+        .chain(STANDALONE)
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        found, covered,
+        "every example in examples/ is a server of common::EXAMPLE_SERVERS or in STANDALONE"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// What every server must list
+
+/// What a server lists, by list method (only those its capabilities declare).
+struct Listing {
+    lists: Vec<(&'static str, Vec<Value>)>,
+}
+
+impl Listing {
+    /// The `name` (or, for templates, `uriTemplate`) of every item of `method`; empty if the
+    /// server does not offer the list.
+    fn names(&self, method: &str) -> Vec<String> {
+        let key = if method == "resources/templates/list" {
+            "uriTemplate"
+        } else {
+            "name"
+        };
+        let items = self.lists.iter().find(|(m, _)| *m == method);
+        items
+            .map(|(_, items)| items.iter())
+            .into_iter()
+            .flatten()
+            .map(|item| item[key].as_str().unwrap_or_default().to_owned())
+            .collect()
+    }
+
+    /// The item called `name` of `method`.
+    #[track_caller]
+    fn item(&self, method: &str, name: &str) -> &Value {
+        let items = self.lists.iter().find(|(m, _)| *m == method);
+        items
+            .and_then(|(_, items)| items.iter().find(|item| item["name"] == name))
+            .unwrap_or_else(|| panic!("{method} lists nothing called {name}"))
+    }
+}
+
+/// Discovers `example` on `session`, lists what its capabilities offer (and checks the other
+/// lists are refused), and checks every listing: the server's name in `_meta`, a description
+/// for every tool and prompt, object input schemas, unique names, resolving `$ref`s.
+fn list_everything<S: Session>(session: &mut S, example: ExampleServer) -> Listing {
+    let label = session.label();
+    let discover = session.result("server/discover", json!({}));
+    assert_eq!(
+        discover["_meta"][META_SERVER_INFO]["name"], example.server_name,
+        "{label}: {discover}"
+    );
+    let versions = discover["supportedVersions"].as_array().unwrap();
+    assert!(
+        versions.contains(&json!(PROTOCOL_VERSION)),
+        "{label}: {discover}"
+    );
+
+    let mut lists = Vec::new();
+    for (method, key, capability) in LISTS {
+        if discover["capabilities"].get(capability).is_none() {
+            let response = session.request(method, method, json!({}));
+            common::assert_error(
+                &response,
+                Some(&json!(method)),
+                code::METHOD_NOT_FOUND,
+                method,
+            );
+            continue;
+        }
+        let items = session.list(method, key);
+        let mut names = HashSet::new();
+        for item in &items {
+            let name = item["name"].as_str().unwrap_or_default();
+            assert!(
+                !name.is_empty(),
+                "{label}: {method}: an item without a name: {item}"
+            );
+            assert!(
+                names.insert(name.to_owned()),
+                "{label}: {method}: {name:?} twice"
+            );
+            if matches!(key, "tools" | "prompts") {
+                let description = item["description"].as_str().unwrap_or_default();
+                assert!(
+                    !description.trim().is_empty(),
+                    "{label}: {name} has no description"
+                );
+            }
+            if key == "tools" {
+                assert_eq!(item["inputSchema"]["type"], "object", "{label}: {item}");
+                for schema in ["inputSchema", "outputSchema"] {
+                    assert_refs_resolve(&item[schema], &item[schema], &format!("{name} {schema}"));
+                }
+            }
+        }
+        lists.push((method, items));
+    }
+    Listing { lists }
+}
+
+/// Every `$ref` inside `node` points into `root` (a `#/...` JSON pointer that resolves).
+#[track_caller]
+fn assert_refs_resolve(root: &Value, node: &Value, what: &str) {
+    match node {
+        Value::Object(map) => {
+            if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+                let pointer = reference.strip_prefix('#');
+                assert!(
+                    pointer.is_some_and(|p| root.pointer(p).is_some()),
+                    "{what}: $ref {reference:?} does not resolve in {root}"
+                );
+            }
+            map.values()
+                .for_each(|value| assert_refs_resolve(root, value, what));
+        }
+        Value::Array(items) => items
+            .iter()
+            .for_each(|value| assert_refs_resolve(root, value, what)),
+        _ => {}
+    }
+}
+
+/// Sends a request and returns the response to it, over one transport.
+type SendFn<'a> = dyn FnMut(&Value) -> Value + 'a;
+
+/// Runs `check` against `name` over stdio, then over HTTP: with the transport's [`SendFn`],
+/// its name, and what the server listed.
+fn over_both_transports(name: &str, check: fn(&mut SendFn<'_>, &str, Listing)) {
+    let example = ExampleServer::named(name);
+    let mut stdio = example.stdio();
+    let listing = list_everything(&mut stdio, example);
+    check(&mut |message| stdio.send(message), "stdio", listing);
+
+    let server = example.http();
+    let mut http = HttpClient::new(server.url());
+    let listing = list_everything(&mut http, example);
+    check(&mut |message| http.send(message), "HTTP", listing);
+}
+
+/// The complete result of `message` sent with `send`.
+#[track_caller]
+fn complete(send: &mut SendFn<'_>, message: &Value) -> Value {
+    let response = send(message);
+    assert!(response.get("error").is_none(), "{message}: {response}");
+    assert_eq!(response["result"]["resultType"], "complete", "{response}");
+    response["result"].clone()
+}
+
+// ---------------------------------------------------------------------------------------------
+// quickstart
+
+#[test]
+fn quickstart_serves_its_tool_prompt_and_template_over_both_transports() {
+    over_both_transports("quickstart", |send, transport, listing| {
+        assert_eq!(listing.names("tools/list"), ["add"], "{transport}");
+        assert_eq!(listing.names("prompts/list"), ["review"], "{transport}");
+        assert_eq!(
+            listing.names("resources/list"),
+            Vec::<String>::new(),
+            "{transport}"
+        );
+        let templates = listing.names("resources/templates/list");
+        assert_eq!(templates, ["notes://{id}"], "{transport}");
+
+        let add = listing.item("tools/list", "add");
+        assert_eq!(add["description"], "Add two numbers.", "{add}");
+        let schema = &add["inputSchema"];
+        assert_eq!(schema["required"], json!(["a", "b"]), "{add}");
+        for (arg, description) in [("a", "The first addend."), ("b", "The second addend.")] {
+            assert_eq!(schema["properties"][arg]["type"], "integer", "{add}");
+            assert_eq!(
+                schema["properties"][arg]["description"], description,
+                "{add}"
+            );
+        }
+        assert_eq!(add["annotations"]["readOnlyHint"], true, "{add}");
+
+        let sum = complete(send, &common::call_tool(1, "add", json!({"a": 2, "b": 3})));
+        assert_ne!(sum["isError"], true, "{transport}: {sum}");
+        assert_eq!(tool_text(&sum), "5", "{transport}: {sum}");
+        let refused = complete(
+            send,
+            &common::call_tool(2, "add", json!({"a": "two", "b": 3})),
+        );
+        assert_eq!(refused["isError"], true, "{transport}: {refused}");
+        assert!(
+            tool_text(&refused).contains("`a`"),
+            "{transport}: names `a`: {refused}"
+        );
+
+        let code = "fn main() {}";
+        let params = json!({"name": "review", "arguments": {"code": code}});
+        let prompt = complete(send, &request(3, "prompts/get", params));
+        assert_eq!(
+            prompt["messages"][0]["content"]["text"],
+            format!("Review this code for bugs:\n\n{code}"),
+            "{transport}: {prompt}"
+        );
+
+        let read = complete(
+            send,
+            &request(4, "resources/read", json!({"uri": "notes://7"})),
+        );
+        let contents = &read["contents"][0];
+        assert_eq!(contents["uri"], "notes://7", "{transport}: {read}");
+        assert_eq!(contents["mimeType"], "text/plain", "{transport}: {read}");
+        assert_eq!(contents["text"], "Note number 7.", "{transport}: {read}");
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// deploy
+
+/// `tools/call` of `deploy` to production from a client that answers forms, resuming with
+/// `inputResponses` and `requestState` when given.
+fn deploy_call(id: u64, answers: Option<(Value, &str)>) -> Value {
+    let mut params = json!({"name": "deploy", "arguments": {"target": "production"}});
+    if let Some((answers, state)) = answers {
+        params["inputResponses"] = answers;
+        params["requestState"] = json!(state);
+    }
+    let capabilities = json!({"elicitation": {"form": {}}});
+    let meta = Map::from_iter([(META_CLIENT_CAPABILITIES.to_owned(), capabilities)]);
+    request_with_meta(id, "tools/call", params, meta)
+}
+
+/// An `input_required` round of `deploy`: checks it asks exactly `key` with `message`, and
+/// returns the form's requested schema and the round's `requestState`.
+#[track_caller]
+fn expect_round(response: &Value, key: &str, message: &str) -> (Value, String) {
+    assert!(response.get("error").is_none(), "{response}");
+    let result = &response["result"];
+    assert_eq!(result["resultType"], "input_required", "{response}");
+    let requests = result["inputRequests"].as_object().unwrap();
+    assert_eq!(requests.keys().collect::<Vec<_>>(), [key], "{response}");
+    let ask = &requests[key];
+    assert_eq!(ask["method"], "elicitation/create", "{response}");
+    assert_eq!(ask["params"]["message"], message, "{response}");
+    let state = result["requestState"].as_str().expect("a requestState");
+    (ask["params"]["requestedSchema"].clone(), state.to_owned())
+}
+
+#[test]
+fn deploy_completes_its_two_rounds_over_both_transports() {
+    over_both_transports("deploy", |send, transport, listing| {
+        assert_eq!(listing.names("tools/list"), ["deploy"], "{transport}");
+        let deploy = listing.item("tools/list", "deploy");
+        assert_eq!(deploy["annotations"]["destructiveHint"], true, "{deploy}");
+        assert_eq!(
+            deploy["inputSchema"]["required"],
+            json!(["target"]),
+            "{deploy}"
+        );
+
+        let first = send(&deploy_call(1, None));
+        let (_, state1) = expect_round(&first, "confirm", "Deploy to Production?");
+        let confirm = json!({"confirm": {"action": "accept", "content": {"ok": true}}});
+        let second = send(&deploy_call(2, Some((confirm, &state1))));
+        let (schema, state2) = expect_round(&second, "rollout", "How should it roll out?");
+        assert_ne!(
+            state1, state2,
+            "{transport}: each round signs its own state"
+        );
+        let fields: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
+        assert_eq!(
+            fields,
+            ["strategy", "replicas", "reason"],
+            "{transport}: {schema}"
+        );
+
+        let plan = json!({"strategy": "immediate", "replicas": 3, "reason": "e2e"});
+        let rollout = json!({"rollout": {"action": "accept", "content": plan}});
+        let done = complete(send, &deploy_call(3, Some((rollout, &state2))));
+        let text = tool_text(&done);
+        assert!(
+            text.starts_with("Deployed to Production with 3 replicas, all at once (approved at ")
+                && text.ends_with("; e2e)."),
+            "{transport}: {done}"
+        );
+
+        // Declining the confirmation ends the flow in the second call.
+        let declined = json!({"confirm": {"action": "decline"}});
+        let done = complete(send, &deploy_call(4, Some((declined, &state1))));
+        assert_eq!(tool_text(&done), "Deploy cancelled.", "{transport}: {done}");
+
+        // A target outside the enum is a tool error naming the argument.
+        let moon = common::call_tool(5, "deploy", json!({"target": "moon"}));
+        let refused = complete(send, &moon);
+        assert_eq!(refused["isError"], true, "{transport}: {refused}");
+        assert!(
+            tool_text(&refused).contains("target"),
+            "{transport}: {refused}"
+        );
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// conformance_server
+
+#[test]
+fn conformance_server_serves_what_it_registers_over_both_transports() {
+    over_both_transports(common::FIXTURE, |send, transport, listing| {
+        let tools = listing.names("tools/list");
+        assert_eq!(tools.len(), 23, "{transport}: {tools:?}");
+        assert_eq!(
+            tools[0], "test_simple_text",
+            "registration order: {tools:?}"
+        );
+        assert!(
+            tools.contains(&"json_schema_2020_12_tool".to_owned()),
+            "{tools:?}"
+        );
+        assert_eq!(
+            listing.names("prompts/list"),
+            [
+                "test_simple_prompt",
+                "test_prompt_with_arguments",
+                "test_prompt_with_embedded_resource",
+                "test_prompt_with_image",
+                "test_input_required_result_prompt",
+            ],
+            "{transport}"
+        );
+        assert_eq!(
+            listing.names("resources/list"),
+            [
+                "static-text",
+                "static-binary",
+                "watched-resource",
+                "confirmed-secret"
+            ],
+            "{transport}"
+        );
+        let templates = listing.names("resources/templates/list");
+        assert_eq!(templates, ["test://template/{id}/data"], "{transport}");
+        let prompt = listing.item("prompts/list", "test_prompt_with_arguments");
+        let arguments = prompt["arguments"].as_array().unwrap();
+        let names: Vec<&Value> = arguments.iter().map(|a| &a["name"]).collect();
+        assert_eq!(names, [&json!("arg1"), &json!("arg2")], "{prompt}");
+        assert!(arguments.iter().all(|a| a["required"] == true), "{prompt}");
+
+        let text = complete(send, &common::call_tool(1, "test_simple_text", json!({})));
+        let expected = "This is a simple text response for testing.";
+        assert_eq!(tool_text(&text), expected, "{transport}");
+        let params = json!({"name": "test_simple_prompt"});
+        let prompt = complete(send, &request(2, "prompts/get", params));
+        let message = &prompt["messages"][0]["content"]["text"];
+        assert_eq!(
+            message, "This is a simple prompt for testing.",
+            "{transport}"
+        );
+        let read = complete(
+            send,
+            &request(3, "resources/read", json!({"uri": "test://static-text"})),
+        );
+        let text = &read["contents"][0]["text"];
+        assert_eq!(
+            text, "This is the content of the static text resource.",
+            "{transport}"
+        );
+        let uri = "test://template/42/data";
+        let read = complete(send, &request(4, "resources/read", json!({"uri": uri})));
+        let data: Value =
+            serde_json::from_str(read["contents"][0]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(data["data"], "Data for ID: 42", "{transport}: {read}");
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Examples that run on their own
+
+#[test]
+fn input_required_runs_its_flow_and_refuses_the_tampered_state() {
+    let log = common::out_dir("examples-e2e").join("input_required.log");
+    let mut command = Command::new(common::example_binary("input_required"));
+    let mut run = common::ChildGuard::spawn_logged(command.env("RUST_LOG", "warn"), &log);
+    let status = run.wait_timeout(Duration::from_secs(30));
+    let stdout = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        status.is_some_and(|status| status.success()),
+        "input_required failed or hung ({status:?}):\n{stdout}"
+    );
+    assert!(
+        stdout.contains(r#"Done: "Deployed to production with 3 replicas.""#),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("-32602"),
+        "the tampered state is refused: {stdout}"
+    );
+}
