@@ -5,7 +5,7 @@
 //! same functions for a form built by hand, from its `RequestedSchema`.
 //!
 //! Kind checks ([`text`], [`integer`], [`number`], [`boolean`], [`one_of`], [`selections`])
-//! refuse a value of the wrong JSON type. Constraint checks ([`min_length`], [`format`],
+//! refuse a value of the wrong JSON type. Constraint checks ([`min_length`], [`format()`],
 //! [`minimum`], [`min_items`], …) pass a value of another kind, like the JSON Schema keywords
 //! they mirror: run the kind check first. Each problem is one reason, in words, quoting the
 //! (untrusted) value shortened to [`MAX_QUOTED_CHARS`].

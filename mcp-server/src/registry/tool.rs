@@ -155,7 +155,7 @@ impl ToolRoute {
     /// Replaces the input schema (its root must be `type: "object"`). The schema is what
     /// clients see; arguments are still checked by parsing them into the handler's types.
     /// To also validate them against a hand-written schema, enable the `schema-validation`
-    /// feature and call [`validate_arguments`](Self::validate_arguments).
+    /// feature and call `validate_arguments()`.
     #[must_use]
     pub fn input_schema(mut self, schema: Map<String, Value>) -> Self {
         self.tool.input_schema = schema;
