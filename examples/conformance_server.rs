@@ -11,6 +11,9 @@
 //! cargo run --example conformance_server -- --stdio
 //! ```
 
+// The suite still exercises sampling and roots, deprecated by SEP-2577.
+#![allow(deprecated)]
+
 use std::time::Duration;
 
 use mcp_server::mcp_core::form::form_request;
@@ -18,7 +21,7 @@ use mcp_server::mcp_core::protocol::{
     CallToolResult, ContentBlock, GetPromptResult, InputRequiredResult, LoggingLevel, Outcome,
     PromptMessage, ResourceContents, Role,
 };
-use mcp_server::state::{Awaitable, Continuation, InputResponses, Roots, Round, Sampled, Step};
+use mcp_server::state::{Continuation, RawInputResponses, Reply, Roots, Round, Sampled, Step};
 use mcp_server::{
     Answer, CompletionRequest, ElicitForm, FormChoice, McpError, RequestContext, Server, ToolRoute,
     prompt, resource, tool,
@@ -106,7 +109,7 @@ async fn test_missing_capability(ctx: RequestContext) -> Result<&'static str, Mc
 #[tool]
 async fn test_streaming_elicitation(
     ctx: RequestContext,
-    answers: InputResponses,
+    answers: RawInputResponses,
 ) -> Outcome<CallToolResult> {
     ctx.report_progress(0.0, Some(1.0), Some("asking".into()))
         .await;
@@ -210,7 +213,7 @@ struct ContextForm {
 /// Asks for a name; completes from `inputResponses` alone (no state needed).
 #[tool]
 async fn test_input_required_result_elicitation(
-    answers: InputResponses,
+    answers: RawInputResponses,
 ) -> Outcome<CallToolResult> {
     match answers.answer::<NameForm>("user_name") {
         Answer::Accepted(form) => {
@@ -228,7 +231,9 @@ async fn test_input_required_result_elicitation(
 
 /// Asks the client's model a question (sampling, deprecated).
 #[tool]
-async fn test_input_required_result_sampling(answers: InputResponses) -> Outcome<CallToolResult> {
+async fn test_input_required_result_sampling(
+    answers: RawInputResponses,
+) -> Outcome<CallToolResult> {
     match answers.answer::<Sampled>("sample_request") {
         Answer::Accepted(reply) => Outcome::Complete(CallToolResult::text(format!(
             "Sampling result: {}",
@@ -236,21 +241,23 @@ async fn test_input_required_result_sampling(answers: InputResponses) -> Outcome
         ))),
         _ => Outcome::InputRequired(InputRequiredResult::new().with_request(
             "sample_request",
-            Sampled::request("What is the capital of France?".into()),
+            Sampled::request("What is the capital of France?"),
         )),
     }
 }
 
 /// Asks for the client's roots (deprecated).
 #[tool]
-async fn test_input_required_result_list_roots(answers: InputResponses) -> Outcome<CallToolResult> {
+async fn test_input_required_result_list_roots(
+    answers: RawInputResponses,
+) -> Outcome<CallToolResult> {
     match answers.answer::<Roots>("roots_request") {
         Answer::Accepted(Roots(list)) => {
             let uris: Vec<&str> = list.roots.iter().map(|r| r.uri.as_str()).collect();
             Outcome::Complete(CallToolResult::text(format!("Roots: {}", uris.join(", "))))
         }
         _ => Outcome::InputRequired(
-            InputRequiredResult::new().with_request("roots_request", Roots::request(String::new())),
+            InputRequiredResult::new().with_request("roots_request", Roots::request()),
         ),
     }
 }
@@ -282,7 +289,7 @@ fn confirm(round: Round<ConfirmFlow>) -> Step<ConfirmFlow, String> {
     match round.resume() {
         None => round.ask(ConfirmFlow::Confirming, "Please confirm"),
         Some(ConfirmFlowAnswered::Confirming {
-            confirm: Answer::Accepted(ConfirmForm { ok: true }),
+            confirm: Reply::Accepted(ConfirmForm { ok: true }),
         }) => Step::done("state-ok: confirmed"),
         Some(ConfirmFlowAnswered::Confirming { .. }) => Step::done("state-ok: not confirmed"),
     }
@@ -339,14 +346,14 @@ async fn test_input_required_result_multi_round(round: Round<TwoSteps>) -> Step<
     match round.resume() {
         None => round.ask(TwoSteps::AskingName, "Step 1: What is your name?"),
         Some(TwoStepsAnswered::AskingName {
-            step1: Answer::Accepted(NameForm { name }),
+            step1: Reply::Accepted(NameForm { name }),
         }) => round.ask(
             TwoSteps::AskingColor { name },
             "Step 2: What is your favorite color?",
         ),
         Some(TwoStepsAnswered::AskingColor {
             name,
-            step2: Answer::Accepted(ColorForm { color }),
+            step2: Reply::Accepted(ColorForm { color }),
         }) => Step::done(format!("Multi-round complete for {name} who likes {color}")),
         Some(_) => Step::done("Multi-round cancelled."),
     }
@@ -356,7 +363,7 @@ async fn test_input_required_result_multi_round(round: Round<TwoSteps>) -> Step<
 #[tool]
 async fn test_input_required_result_capabilities(
     ctx: RequestContext,
-    answers: InputResponses,
+    answers: RawInputResponses,
 ) -> Result<Outcome<CallToolResult>, McpError> {
     if let Answer::Accepted(reply) = answers.answer::<Sampled>("sample_input") {
         return Ok(Outcome::Complete(CallToolResult::text(format!(
@@ -375,8 +382,7 @@ async fn test_input_required_result_capabilities(
         InputRequiredResult::new()
             .with_request("user_name", form_request::<NameForm>("What is your name?"))
     } else if caps.supports_sampling() {
-        InputRequiredResult::new()
-            .with_request("sample_input", Sampled::request("Say hello.".into()))
+        InputRequiredResult::new().with_request("sample_input", Sampled::request("Say hello."))
     } else {
         return Err(McpError::missing_client_capability(
             json!({ "elicitation": {} }),
@@ -403,7 +409,7 @@ async fn test_input_required_result_prompt(
             "What context should the prompt use?",
         ),
         Some(PromptFlowAnswered::AskingContext {
-            user_context: Answer::Accepted(ContextForm { context }),
+            user_context: Reply::Accepted(ContextForm { context }),
         }) => Step::done(vec![PromptMessage::user(format!(
             "Use this context: {context}"
         ))]),
@@ -421,9 +427,9 @@ async fn confirmed_secret(round: Round<ConfirmFlow>) -> Step<ConfirmFlow, String
     match round.resume() {
         None => round.ask(ConfirmFlow::Confirming, "Reveal the resource?"),
         Some(ConfirmFlowAnswered::Confirming {
-            confirm: Answer::Accepted(ConfirmForm { ok: true }),
+            confirm: Reply::Accepted(ConfirmForm { ok: true }),
         }) => Step::done("The resource, after confirmation."),
-        Some(_) => Step::Fail(McpError::invalid_request(
+        Some(_) => Step::fail(McpError::invalid_request(
             "Reading the resource was not confirmed",
         )),
     }
@@ -497,7 +503,7 @@ struct EnumsForm {
 
 /// Asks a form whose fields all have defaults.
 #[tool]
-async fn test_elicitation_sep1034_defaults(answers: InputResponses) -> Outcome<CallToolResult> {
+async fn test_elicitation_sep1034_defaults(answers: RawInputResponses) -> Outcome<CallToolResult> {
     match answers.answer::<DefaultsForm>("defaults") {
         Answer::Accepted(f) => Outcome::Complete(CallToolResult::text(format!(
             "{} ({}), score {}, {}, verified: {}",
@@ -521,7 +527,7 @@ async fn test_elicitation_sep1034_defaults(answers: InputResponses) -> Outcome<C
 
 /// Asks a form with every kind of choice.
 #[tool]
-async fn test_elicitation_sep1330_enums(answers: InputResponses) -> Outcome<CallToolResult> {
+async fn test_elicitation_sep1330_enums(answers: RawInputResponses) -> Outcome<CallToolResult> {
     match answers.answer::<EnumsForm>("choices") {
         Answer::Accepted(f) => {
             let chosen = [

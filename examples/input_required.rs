@@ -7,8 +7,8 @@
 //! cargo run --example input_required
 //! ```
 
-use mcp_server::state::{Continuation, Round, Step};
-use mcp_server::{Answer, ElicitForm, Server, TransportInfo, tool};
+use mcp_server::state::{Continuation, Reply, Round, Step};
+use mcp_server::{ElicitForm, Server, TransportInfo, tool};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -46,10 +46,10 @@ async fn deploy(
     match round.resume() {
         None => round.ask(DeployFlow::Confirming, format!("Deploy to {target}?")),
         Some(DeployFlowAnswered::Confirming {
-            confirm: Answer::Accepted(Confirm { ok: true }),
+            confirm: Reply::Accepted(Confirm { ok: true }),
         }) => round.ask(DeployFlow::Configuring, "How should it roll out?"),
         Some(DeployFlowAnswered::Configuring {
-            rollout: Answer::Accepted(plan),
+            rollout: Reply::Accepted(plan),
         }) => Step::done(format!(
             "Deployed to {target} with {} replicas.",
             plan.replicas

@@ -7,8 +7,9 @@
 //! declare; the others are `Method not found`), compares the names with what the example
 //! registers, checks what every listing must hold (descriptions, object input schemas, unique
 //! names, every `$ref` resolving inside its schema), and calls at least one tool, prompt and
-//! resource. `deploy` completes both rounds of its `input_required` flow: the client answers
-//! each round's elicitation in `inputResponses` and echoes the round's `requestState`.
+//! resource. `deploy` completes every round of its `input_required` flow (a form, then a form
+//! and options computed per call, then a URL-mode approval): the client answers each round's
+//! elicitations in `inputResponses` and echoes the round's `requestState`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -256,37 +257,51 @@ fn quickstart_serves_its_tool_prompt_and_template_over_both_transports() {
 // ---------------------------------------------------------------------------------------------
 // deploy
 
-/// `tools/call` of `deploy` to production from a client that answers forms, resuming with
-/// `inputResponses` and `requestState` when given.
-fn deploy_call(id: u64, answers: Option<(Value, &str)>) -> Value {
-    let mut params = json!({"name": "deploy", "arguments": {"target": "production"}});
+/// `tools/call` of `deploy` to `target` from a client declaring `capabilities`, resuming
+/// with `inputResponses` and `requestState` when given.
+fn deploy_call(
+    id: u64,
+    target: &str,
+    capabilities: &Value,
+    answers: Option<(Value, &str)>,
+) -> Value {
+    let mut params = json!({"name": "deploy", "arguments": {"target": target}});
     if let Some((answers, state)) = answers {
         params["inputResponses"] = answers;
         params["requestState"] = json!(state);
     }
-    let capabilities = json!({"elicitation": {"form": {}}});
-    let meta = Map::from_iter([(META_CLIENT_CAPABILITIES.to_owned(), capabilities)]);
+    let meta = Map::from_iter([(META_CLIENT_CAPABILITIES.to_owned(), capabilities.clone())]);
     request_with_meta(id, "tools/call", params, meta)
 }
 
-/// An `input_required` round of `deploy`: checks it asks exactly `key` with `message`, and
-/// returns the form's requested schema and the round's `requestState`.
+/// An `input_required` round of `deploy`: checks it asks exactly the keys of `asks`, each
+/// with its message, and returns the questions' params and the round's `requestState`.
 #[track_caller]
-fn expect_round(response: &Value, key: &str, message: &str) -> (Value, String) {
+fn expect_round(response: &Value, asks: &[(&str, &str)]) -> (Map<String, Value>, String) {
     assert!(response.get("error").is_none(), "{response}");
     let result = &response["result"];
     assert_eq!(result["resultType"], "input_required", "{response}");
     let requests = result["inputRequests"].as_object().unwrap();
-    assert_eq!(requests.keys().collect::<Vec<_>>(), [key], "{response}");
-    let ask = &requests[key];
-    assert_eq!(ask["method"], "elicitation/create", "{response}");
-    assert_eq!(ask["params"]["message"], message, "{response}");
+    let keys: Vec<&str> = asks.iter().map(|(key, _)| *key).collect();
+    assert_eq!(requests.keys().collect::<Vec<_>>(), keys, "{response}");
+    let mut params = Map::new();
+    for (key, message) in asks {
+        let ask = &requests[*key];
+        assert_eq!(ask["method"], "elicitation/create", "{response}");
+        assert_eq!(ask["params"]["message"], *message, "{response}");
+        params.insert((*key).to_owned(), ask["params"].clone());
+    }
     let state = result["requestState"].as_str().expect("a requestState");
-    (ask["params"]["requestedSchema"].clone(), state.to_owned())
+    (params, state.to_owned())
+}
+
+/// An accepted form answer.
+fn accepted(content: Value) -> Value {
+    json!({"action": "accept", "content": content})
 }
 
 #[test]
-fn deploy_completes_its_two_rounds_over_both_transports() {
+fn deploy_completes_its_rounds_over_both_transports() {
     over_both_transports("deploy", |send, transport, listing| {
         assert_eq!(listing.names("tools/list"), ["deploy"], "{transport}");
         let deploy = listing.item("tools/list", "deploy");
@@ -296,40 +311,112 @@ fn deploy_completes_its_two_rounds_over_both_transports() {
             json!(["target"]),
             "{deploy}"
         );
+        let caps = json!({"elicitation": {"form": {}, "url": {}}});
+        let call = |id, answers| deploy_call(id, "production", &caps, answers);
 
-        let first = send(&deploy_call(1, None));
-        let (_, state1) = expect_round(&first, "confirm", "Deploy to Production?");
-        let confirm = json!({"confirm": {"action": "accept", "content": {"ok": true}}});
-        let second = send(&deploy_call(2, Some((confirm, &state1))));
-        let (schema, state2) = expect_round(&second, "rollout", "How should it roll out?");
+        // Round 1: confirm.
+        let first = send(&call(1, None));
+        let (_, state1) = expect_round(&first, &[("confirm", "Deploy to Production?")]);
+        let confirm = json!({"confirm": accepted(json!({"ok": true}))});
+        // Round 2: a derived form and options computed for this call, together.
+        let second = send(&call(2, Some((confirm, &state1))));
+        let asks = [
+            ("rollout", "How should it roll out?"),
+            ("region", "Which region?"),
+        ];
+        let (params, state2) = expect_round(&second, &asks);
         assert_ne!(
             state1, state2,
             "{transport}: each round signs its own state"
         );
-        let fields: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
+        let rollout = &params["rollout"]["requestedSchema"]["properties"];
+        let fields: Vec<&String> = rollout.as_object().unwrap().keys().collect();
+        assert_eq!(fields, ["strategy", "replicas", "reason"], "{transport}");
+        let regions = &params["region"]["requestedSchema"]["properties"]["region"]["oneOf"];
         assert_eq!(
-            fields,
-            ["strategy", "replicas", "reason"],
-            "{transport}: {schema}"
+            regions,
+            &json!([
+                {"const": "eu-west-1", "title": "Europe (Ireland)"},
+                {"const": "us-east-1", "title": "US East (Virginia)"},
+                {"const": "ap-south-1", "title": "Asia Pacific (Mumbai)"},
+            ]),
+            "{transport}"
         );
-
         let plan = json!({"strategy": "immediate", "replicas": 3, "reason": "e2e"});
-        let rollout = json!({"rollout": {"action": "accept", "content": plan}});
-        let done = complete(send, &deploy_call(3, Some((rollout, &state2))));
+        let configure = |region: &str| json!({"rollout": accepted(plan.clone()), "region": accepted(json!({"region": region}))});
+        // A region that was not offered is asked again, with the same state.
+        let again = send(&call(3, Some((configure("mars"), &state2))));
+        let (_, same) = expect_round(&again, &asks);
+        assert_eq!(same, state2, "{transport}");
+        // Round 3: approval in the change-management page, in URL mode.
+        let third = send(&call(4, Some((configure("us-east-1"), &state2))));
+        let approve = [(
+            "approval",
+            "Approve the deploy in the change-management page.",
+        )];
+        let (params, state3) = expect_round(&third, &approve);
+        let approval = &params["approval"];
+        assert_eq!(approval["mode"], "url", "{transport}: {approval}");
+        let url = approval["url"].as_str().unwrap();
+        assert!(
+            url.starts_with("https://changes.example.com/requests/CHG-"),
+            "{transport}: {approval}"
+        );
+        assert!(approval.get("requestedSchema").is_none(), "{approval}");
+        let consent = json!({"approval": {"action": "accept"}});
+        let done = complete(send, &call(5, Some((consent, &state3))));
         let text = tool_text(&done);
         assert!(
-            text.starts_with("Deployed to Production with 3 replicas, all at once (approved at ")
-                && text.ends_with("; e2e)."),
+            text.starts_with(
+                "Deployed to Production in us-east-1 with 3 replicas, all at once (approved at "
+            ) && text.contains("; e2e), change CHG-")
+                && text.ends_with(" approved."),
             "{transport}: {done}"
         );
 
         // Declining the confirmation ends the flow in the second call.
         let declined = json!({"confirm": {"action": "decline"}});
-        let done = complete(send, &deploy_call(4, Some((declined, &state1))));
-        assert_eq!(tool_text(&done), "Deploy cancelled.", "{transport}: {done}");
+        let done = complete(send, &call(6, Some((declined, &state1))));
+        assert_eq!(tool_text(&done), "Deploy declined.", "{transport}: {done}");
+
+        // Staging runs in one region and needs no approval page.
+        let staging = |id, answers| deploy_call(id, "staging", &caps, answers);
+        let first = send(&staging(7, None));
+        let (_, state) = expect_round(&first, &[("confirm", "Deploy to Staging?")]);
+        let confirm = json!({"confirm": accepted(json!({"ok": true}))});
+        let second = send(&staging(8, Some((confirm, &state))));
+        let (params, state) = expect_round(&second, &asks);
+        let options = &params["region"]["requestedSchema"]["properties"]["region"]["oneOf"];
+        assert_eq!(options.as_array().map(Vec::len), Some(1), "{transport}");
+        let done = complete(send, &staging(9, Some((configure("eu-west-1"), &state))));
+        assert!(
+            tool_text(&done).starts_with("Deployed to Staging in eu-west-1 with 3 replicas"),
+            "{transport}: {done}"
+        );
+
+        // A client without URL mode is refused before a change request is opened: the
+        // handler checks first (-32021, naming the capability).
+        let forms = json!({"elicitation": {"form": {}}});
+        let form_only = |id, answers| deploy_call(id, "production", &forms, answers);
+        let first = send(&form_only(10, None));
+        let (_, state) = expect_round(&first, &[("confirm", "Deploy to Production?")]);
+        let confirm = json!({"confirm": accepted(json!({"ok": true}))});
+        let second = send(&form_only(11, Some((confirm, &state))));
+        let (_, state) = expect_round(&second, &asks);
+        let refused = send(&form_only(12, Some((configure("eu-west-1"), &state))));
+        assert_eq!(
+            refused["error"]["code"],
+            code::MISSING_CLIENT_CAPABILITY,
+            "{transport}: {refused}"
+        );
+        assert_eq!(
+            refused["error"]["data"]["requiredCapabilities"],
+            json!({"elicitation": {"url": {}}}),
+            "{transport}: {refused}"
+        );
 
         // A target outside the enum is a tool error naming the argument.
-        let moon = common::call_tool(5, "deploy", json!({"target": "moon"}));
+        let moon = common::call_tool(13, "deploy", json!({"target": "moon"}));
         let refused = complete(send, &moon);
         assert_eq!(refused["isError"], true, "{transport}: {refused}");
         assert!(

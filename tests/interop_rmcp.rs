@@ -58,8 +58,9 @@ impl ScriptedClient {
     }
 }
 
-/// The content answering a form whose schema has the property `name`, `color`, `ok` or
-/// `replicas` (the rollout plan of the `deploy` example).
+/// The content answering a form whose schema has the property `name`, `color`, `ok`,
+/// `replicas` (the rollout plan of the `deploy` example) or `region` (its options, computed
+/// per call: the first one is picked).
 fn answer_for(schema: &Value) -> Option<Value> {
     let properties = schema.get("properties")?.as_object()?;
     if properties.contains_key("name") {
@@ -70,6 +71,9 @@ fn answer_for(schema: &Value) -> Option<Value> {
         Some(json!({ "ok": true }))
     } else if properties.contains_key("replicas") {
         Some(json!({ "strategy": "immediate", "replicas": 3, "reason": "interop check" }))
+    } else if let Some(region) = properties.get("region") {
+        let first = region["oneOf"][0]["const"].clone();
+        Some(json!({ "region": first }))
     } else {
         None
     }
@@ -233,31 +237,41 @@ async fn rmcp_client_tampered_request_state_is_refused() {
     service.cancel().await.unwrap();
 }
 
+/// rmcp 3.1.4 reads URL-mode elicitations only with the `elicitationId` of 2025-11-25 (gone
+/// in 2026-07-28), so it declares form mode only and deploys to staging, which needs no
+/// approval page: a confirmation, then a rollout plan and a region in one round.
 #[tokio::test]
-async fn rmcp_client_completes_the_two_rounds_of_the_deploy_example() {
+async fn rmcp_client_completes_the_rounds_of_the_deploy_example_to_staging() {
     let client = ScriptedClient::default();
     let service = connect(DEPLOY.url(), client.clone()).await;
 
-    let arguments = json!({ "target": "production" });
+    let arguments = json!({ "target": "staging" });
     let Value::Object(arguments) = arguments else {
         unreachable!("an object literal")
     };
     let call = service.call_tool(CallToolRequestParams::new("deploy").with_arguments(arguments));
     let result = within("the deploy call", call)
         .await
-        .expect("rmcp drives both rounds of deploy to a complete result");
+        .expect("rmcp drives every round of deploy to a complete result");
 
     assert_ne!(result.is_error, Some(true), "{result:?}");
     let text = text_of(&result);
     assert!(
-        text.starts_with("Deployed to Production with 3 replicas, all at once (approved at ")
-            && text.ends_with("; interop check)."),
+        text.starts_with(
+            "Deployed to Staging in eu-west-1 with 3 replicas, all at once (approved at "
+        ) && text.ends_with("; interop check)."),
         "{text}"
     );
+    let mut asked = client.asked();
+    asked[1..].sort_unstable();
     assert_eq!(
-        client.asked(),
-        ["Deploy to Production?", "How should it roll out?"],
-        "one elicitation per round, in order"
+        asked,
+        [
+            "Deploy to Staging?",
+            "How should it roll out?",
+            "Which region?"
+        ],
+        "one elicitation in the first round, two in the second"
     );
     service.cancel().await.unwrap();
 }

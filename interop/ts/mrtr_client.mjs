@@ -6,13 +6,16 @@
 // The client pins protocol 2026-07-28 (`server/discover`, no `initialize`) and fulfils
 // `input_required` rounds itself (its default `inputRequired.autoFulfill`) through the
 // `elicitation/create` handler registered below, which answers {name: "Alice"}, then
-// {color: "blue"}, {ok: true}, or a rollout plan, depending on the form's properties.
-// `tampered_state` uses the client's manual mode (`allowInputRequired`) for the first round,
-// then retries with a `requestState` changed in one character. `deploy` drives the two rounds
-// of examples/deploy.rs (a confirmation, then a rollout plan).
+// {color: "blue"}, {ok: true}, a rollout plan or a region, depending on the form's properties,
+// and consents to every URL-mode question. `tampered_state` uses the client's manual mode
+// (`allowInputRequired`) for the first round, then retries with a `requestState` changed in one
+// character. `deploy` drives the three rounds of examples/deploy.rs (a confirmation; a rollout
+// plan and a region among options computed per call; approval in a change-management page,
+// in URL mode).
 //
 // Prints one JSON object on stdout: the negotiated version, the elicitation messages it was
-// asked, every JSON-RPC request it POSTed (method, whether it carried inputResponses and
+// asked (URL-mode ones as `url: <message>`, with the URLs in `urls`), every JSON-RPC request it
+// POSTed (method, whether it carried inputResponses and
 // requestState), and either the tool result's text or the error (code, message).
 
 import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -23,7 +26,7 @@ if (!url || !scenario) {
     process.exit(2);
 }
 
-const report = { scenario, protocolVersion: null, asked: [], posted: [], text: null, error: null };
+const report = { scenario, protocolVersion: null, asked: [], urls: [], posted: [], text: null, error: null };
 
 // Records the JSON-RPC requests the transport sends, to show the rounds on the wire.
 const recordingFetch = async (input, init) => {
@@ -44,7 +47,7 @@ const recordingFetch = async (input, init) => {
 const client = new Client(
     { name: 'mcp-sdk-interop-ts', version: '0.0.0' },
     {
-        capabilities: { elicitation: { form: {} } },
+        capabilities: { elicitation: { form: {}, url: {} } },
         versionNegotiation: { mode: { pin: '2026-07-28' } },
         inputRequired: { autoFulfill: true, maxRounds: 5 },
     },
@@ -52,6 +55,11 @@ const client = new Client(
 
 client.setRequestHandler('elicitation/create', async (request) => {
     const params = request.params;
+    if (params.mode === 'url') {
+        report.asked.push(`url: ${params.message}`);
+        report.urls.push(params.url);
+        return { action: 'accept' };
+    }
     report.asked.push(params.message);
     const properties = params.requestedSchema?.properties ?? {};
     if ('name' in properties) return { action: 'accept', content: { name: 'Alice' } };
@@ -59,6 +67,12 @@ client.setRequestHandler('elicitation/create', async (request) => {
     if ('ok' in properties) return { action: 'accept', content: { ok: true } };
     if ('replicas' in properties) {
         return { action: 'accept', content: { strategy: 'immediate', replicas: 3, reason: 'interop check' } };
+    }
+    if ('region' in properties) {
+        // Options computed by the server for this call: pick us-east-1 when offered.
+        const region = properties.region;
+        const offered = (region.oneOf ?? []).map((option) => option.const).concat(region.enum ?? []);
+        return { action: 'accept', content: { region: offered.includes('us-east-1') ? 'us-east-1' : offered[0] } };
     }
     return { action: 'decline' };
 });

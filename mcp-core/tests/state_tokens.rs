@@ -1,5 +1,6 @@
 //! Security properties of signed `requestState` tokens: every way a token can be forged,
-//! replayed elsewhere, or outlive its window is refused, with the reason kept for logs.
+//! re-spelled, replayed elsewhere, or outlive its window is refused, with the reason kept for
+//! logs; a token reveals nothing of its binding; keys are wiped.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
@@ -8,8 +9,17 @@ use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use mcp_core::state::{Binding, BindingRequest, KeyError, SigningKey, StateError, StateSigner};
+use mcp_core::state::{
+    Binding, BindingRequest, Clock, KeyError, SigningKey, StateError, StateSigner, TtlError,
+};
+use proptest::prelude::*;
 use serde_json::{Value, json};
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
+const T0: u64 = 1_800_000_000;
+const EXPIRY: usize = 2;
+const PAYLOAD: usize = 3;
+const TAG: usize = 4;
 
 fn key(byte: u8) -> SigningKey {
     SigningKey::new([byte; 32]).expect("32 bytes")
@@ -33,11 +43,27 @@ fn deploy(target: &str) -> Binding {
     )
 }
 
+/// A clock reading `now`, and the handle that moves it.
+fn clock(now: u64) -> (Clock, Arc<AtomicU64>) {
+    let handle = Arc::new(AtomicU64::new(now));
+    let read = Arc::clone(&handle);
+    (Arc::new(move || read.load(Ordering::SeqCst)), handle)
+}
+
+/// A signer of `key` whose clock stands at `now`.
+fn at(key: SigningKey, now: u64) -> StateSigner {
+    StateSigner::new(key).with_clock(clock(now).0)
+}
+
 /// `token` with its dot-separated part `index` replaced.
 fn with_part(token: &str, index: usize, part: &str) -> String {
     let mut parts: Vec<&str> = token.split('.').collect();
     parts[index] = part;
     parts.join(".")
+}
+
+fn part(token: &str, index: usize) -> &str {
+    token.split('.').nth(index).unwrap()
 }
 
 #[test]
@@ -54,7 +80,11 @@ fn a_token_verifies_under_the_binding_it_was_minted_for() {
 fn a_tampered_payload_is_refused() {
     let signer = StateSigner::new(key(1));
     let token = signer.sign(br#"{"approved":false}"#, Some(&deploy("staging")));
-    let forged = with_part(&token, 4, &URL_SAFE_NO_PAD.encode(br#"{"approved":true}"#));
+    let forged = with_part(
+        &token,
+        PAYLOAD,
+        &URL_SAFE_NO_PAD.encode(br#"{"approved":true}"#),
+    );
     assert_eq!(
         signer.verify(&forged, Some(&deploy("staging"))),
         Err(StateError::BadSignature)
@@ -65,12 +95,12 @@ fn a_tampered_payload_is_refused() {
 fn a_tampered_signature_is_refused() {
     let signer = StateSigner::new(key(1));
     let token = signer.sign(b"x", None);
-    let mut tag = URL_SAFE_NO_PAD
-        .decode(token.split('.').nth(5).unwrap())
-        .unwrap();
+    let mut tag = URL_SAFE_NO_PAD.decode(part(&token, TAG)).unwrap();
     tag[0] ^= 1;
-    let forged = with_part(&token, 5, &URL_SAFE_NO_PAD.encode(tag));
+    let forged = with_part(&token, TAG, &URL_SAFE_NO_PAD.encode(&tag));
     assert_eq!(signer.verify(&forged, None), Err(StateError::BadSignature));
+    let short = with_part(&token, TAG, &URL_SAFE_NO_PAD.encode(&tag[..31]));
+    assert_eq!(signer.verify(&short, None), Err(StateError::BadSignature));
     // The conformance suite's tampering: text appended to the token.
     assert!(signer.verify(&format!("{token}-TAMPERED"), None).is_err());
 }
@@ -82,13 +112,24 @@ fn a_truncated_token_is_refused() {
     for len in [0, 4, token.len() / 2, token.len() - 1] {
         assert!(signer.verify(&token[..len], None).is_err(), "length {len}");
     }
-    for malformed in ["mcp1.x", "not a token at all"] {
+    for malformed in ["mcp2.x", "not a token at all"] {
         let result = signer.verify(malformed, None);
         assert!(
             matches!(result, Err(StateError::Malformed(_))),
             "{result:?}"
         );
     }
+}
+
+#[test]
+fn a_token_of_format_1_is_refused() {
+    let signer = StateSigner::new(key(1));
+    let token = signer.sign(b"x", None);
+    let old = format!("mcp1.{}", token.split_once('.').unwrap().1);
+    assert_eq!(
+        signer.verify(&old, None),
+        Err(StateError::Malformed("unknown version"))
+    );
 }
 
 #[test]
@@ -107,13 +148,10 @@ fn a_token_from_another_key_is_refused() {
 
 #[test]
 fn an_expired_token_is_refused() {
-    let now = Arc::new(AtomicU64::new(1_000_000));
-    let clock = {
-        let now = Arc::clone(&now);
-        Arc::new(move || now.load(Ordering::SeqCst))
-    };
+    let (clock, now) = clock(1_000_000);
     let signer = StateSigner::new(key(1))
         .with_ttl(Duration::from_secs(600))
+        .unwrap()
         .with_clock(clock);
     let token = signer.sign(b"x", None);
     now.store(1_000_600, Ordering::SeqCst);
@@ -124,7 +162,7 @@ fn an_expired_token_is_refused() {
     now.store(1_000_601, Ordering::SeqCst);
     assert_eq!(signer.verify(&token, None), Err(StateError::Expired));
     // Extending the expiry in the token breaks the signature.
-    let extended = with_part(&token, 2, "9999999999");
+    let extended = with_part(&token, EXPIRY, "1001200");
     assert_eq!(
         signer.verify(&extended, None),
         Err(StateError::BadSignature)
@@ -132,7 +170,7 @@ fn an_expired_token_is_refused() {
 }
 
 #[test]
-fn another_tool_caller_arguments_or_method_is_refused() {
+fn another_tool_caller_arguments_or_method_is_a_bad_signature() {
     let signer = StateSigner::new(key(1));
     let token = signer.sign(b"confirmed", Some(&deploy("staging")));
     let staging = json!({ "target": "staging" });
@@ -152,24 +190,9 @@ fn another_tool_caller_arguments_or_method_is_refused() {
         let other = bind(subject, method, target, arguments);
         assert_eq!(
             signer.verify(&token, Some(&other)),
-            Err(StateError::BindingMismatch)
+            Err(StateError::BadSignature)
         );
     }
-}
-
-#[test]
-fn a_forged_binding_hint_still_fails_the_signature() {
-    let signer = StateSigner::new(key(1));
-    let token = signer.sign(b"x", Some(&deploy("staging")));
-    let forged = with_part(
-        &token,
-        3,
-        &URL_SAFE_NO_PAD.encode(deploy("production").hint()),
-    );
-    assert_eq!(
-        signer.verify(&forged, Some(&deploy("production"))),
-        Err(StateError::BadSignature)
-    );
 }
 
 #[test]
@@ -193,10 +216,9 @@ fn previous_keys_keep_verifying_during_rotation() {
         .with_key_id("2026-11")
         .with_previous_key("2026-10", key(1));
     assert_eq!(rotated.verify(&token, None).unwrap(), b"x");
-    assert!(
-        rotated
-            .sign(b"y", None)
-            .contains(&URL_SAFE_NO_PAD.encode("2026-11"))
+    assert_eq!(
+        part(&rotated.sign(b"y", None), 1),
+        URL_SAFE_NO_PAD.encode("2026-11")
     );
 }
 
@@ -207,7 +229,7 @@ fn a_fixed_binding_applies_when_none_is_given() {
     assert!(signer.verify(&token, None).is_ok());
     assert_eq!(
         StateSigner::new(key(1)).verify(&token, None),
-        Err(StateError::BindingMismatch),
+        Err(StateError::BadSignature),
         "a signer without that binding refuses it"
     );
 }
@@ -229,4 +251,350 @@ fn keys_shorter_than_32_bytes_are_refused_and_never_printed() {
     let signer = StateSigner::new(k);
     assert!(!format!("{signer:?}").contains("9, 9"));
     assert!(StateSigner::generate().is_ok());
+}
+
+#[test]
+fn keys_decode_from_standard_and_url_safe_base64() {
+    // 0xfb 0xff bytes spell `+/` in standard base64 and `-_` in URL-safe.
+    let bytes = [0xfb_u8; 33];
+    let standard = base64::engine::general_purpose::STANDARD.encode(bytes);
+    let url_safe = URL_SAFE_NO_PAD.encode(bytes);
+    let reference = StateSigner::new(SigningKey::new(bytes).unwrap()).sign(b"x", None);
+    for text in [
+        standard.as_str(),
+        url_safe.as_str(),
+        &format!(" {standard}\n"),
+    ] {
+        let signer = StateSigner::new(SigningKey::from_base64(text).unwrap());
+        assert_eq!(signer.verify(&reference, None).unwrap(), b"x", "{text:?}");
+    }
+}
+
+// ----- 1. One spelling per state -----
+
+#[test]
+fn the_expiry_has_one_spelling() {
+    let signer = at(key(1), T0);
+    let token = signer.sign(b"x", None);
+    let expiry = part(&token, EXPIRY).to_owned();
+    assert_eq!(expiry, (T0 + 600).to_string());
+    for respelled in [
+        format!("+{expiry}"),
+        format!("0{expiry}"),
+        format!("00{expiry}"),
+        format!("+0{expiry}"),
+        format!(" {expiry}"),
+        format!("{expiry} "),
+    ] {
+        assert_eq!(
+            signer.verify(&with_part(&token, EXPIRY, &respelled), None),
+            Err(StateError::Malformed("expiry is not a canonical number")),
+            "{respelled:?}"
+        );
+    }
+}
+
+#[test]
+fn base64_fields_have_one_spelling() {
+    let signer = at(key(1), T0);
+    // A 1-byte key id and payload leave 4 unused bits in their last character.
+    let signer = signer.with_key_id("k");
+    let token = signer.sign(b"p", None);
+    assert!(signer.verify(&token, None).is_ok());
+    for index in [1, PAYLOAD, TAG] {
+        for respelled in respellings(part(&token, index)) {
+            let result = signer.verify(&with_part(&token, index, &respelled), None);
+            assert!(
+                matches!(result, Err(StateError::Malformed(_))),
+                "part {index} as {respelled:?}: {result:?}"
+            );
+        }
+    }
+}
+
+/// Other spellings of the same bytes that lenient base64 decoders accept: padding, and the
+/// last character with different unused bits.
+fn respellings(canonical: &str) -> Vec<String> {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = vec![format!("{canonical}="), format!("{canonical}==")];
+    let unused_bits = match canonical.len() % 4 {
+        2 => 4,
+        3 => 2,
+        _ => 0,
+    };
+    if let Some(last) = canonical.bytes().last() {
+        let value = ALPHABET.iter().position(|c| *c == last).unwrap();
+        let head = &canonical[..canonical.len() - 1];
+        for stray in 1..(1 << unused_bits) {
+            out.push(format!("{head}{}", ALPHABET[value | stray] as char));
+        }
+    }
+    out
+}
+
+/// Every re-spelling of the numeric field.
+fn expiry_respellings(expiry: &str) -> Vec<String> {
+    let mut out: Vec<String> = ["+", "0", "00", "+0", " ", "\t", "-"]
+        .iter()
+        .map(|prefix| format!("{prefix}{expiry}"))
+        .collect();
+    out.extend(
+        [" ", "\n", ".0", "e0"]
+            .iter()
+            .map(|s| format!("{expiry}{s}")),
+    );
+    out
+}
+
+fn arb_binding() -> impl Strategy<Value = Binding> {
+    proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..12), 0..4)
+        .prop_map(Binding::from_parts)
+}
+
+/// A key id of up to five arbitrary characters.
+fn arb_key_id() -> impl Strategy<Value = String> {
+    proptest::collection::vec(any::<char>(), 0..5).prop_map(|c| c.into_iter().collect())
+}
+
+prop_compose! {
+    /// A signer with a random key, key id, TTL and clock, and a token it minted.
+    fn minted()(
+        key in proptest::array::uniform32(any::<u8>()),
+        key_id in arb_key_id(),
+        ttl in 1u64..=86_400,
+        now in 1u64..=4_000_000_000,
+        payload in proptest::collection::vec(any::<u8>(), 0..40),
+        binding in arb_binding(),
+    ) -> (StateSigner, String, Vec<u8>, Binding) {
+        let signer = StateSigner::new(SigningKey::new(key).unwrap())
+            .with_key_id(key_id)
+            .with_ttl(Duration::from_secs(ttl))
+            .unwrap()
+            .with_clock(clock(now).0);
+        let token = signer.sign(&payload, Some(&binding));
+        (signer, token, payload, binding)
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn round_trips_verify_and_only_under_their_binding(
+        (signer, token, payload, binding) in minted(),
+        other in arb_binding(),
+    ) {
+        prop_assert_eq!(signer.verify(&token, Some(&binding)), Ok(payload));
+        if other != binding {
+            prop_assert_eq!(signer.verify(&token, Some(&other)), Err(StateError::BadSignature));
+        }
+    }
+
+    #[test]
+    fn every_respelling_of_a_field_is_refused((signer, token, _, binding) in minted()) {
+        let mut respelled: Vec<String> = expiry_respellings(part(&token, EXPIRY))
+            .iter()
+            .map(|expiry| with_part(&token, EXPIRY, expiry))
+            .collect();
+        for index in [1, PAYLOAD, TAG] {
+            for spelling in respellings(part(&token, index)) {
+                respelled.push(with_part(&token, index, &spelling));
+            }
+        }
+        respelled.push(token.replacen("mcp2", "MCP2", 1));
+        for forged in respelled {
+            let result = signer.verify(&forged, Some(&binding));
+            prop_assert!(matches!(result, Err(StateError::Malformed(_))), "{forged}: {result:?}");
+        }
+    }
+}
+
+proptest! {
+    // Each case checks a few thousand variants of one token.
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    #[test]
+    fn every_single_byte_change_is_refused((signer, token, _, binding) in minted()) {
+        let bytes = token.as_bytes();
+        let refused = |forged: Vec<u8>| {
+            // Only ASCII changes are made, so the text stays UTF-8.
+            let forged = String::from_utf8(forged).unwrap();
+            signer.verify(&forged, Some(&binding)).is_err()
+        };
+        for at in 0..=bytes.len() {
+            if at < bytes.len() {
+                let mut deleted = bytes.to_vec();
+                deleted.remove(at);
+                prop_assert!(refused(deleted), "deleting byte {at} of {token}");
+            }
+            for byte in 0u8..0x80 {
+                if at < bytes.len() && byte != bytes[at] {
+                    let mut changed = bytes.to_vec();
+                    changed[at] = byte;
+                    prop_assert!(refused(changed), "byte {at} as {byte:#x} in {token}");
+                }
+                let mut inserted = bytes.to_vec();
+                inserted.insert(at, byte);
+                prop_assert!(refused(inserted), "{byte:#x} inserted at {at} in {token}");
+            }
+        }
+    }
+}
+
+// ----- 2. Bounded lifetime -----
+
+#[test]
+fn an_expiry_beyond_ttl_plus_skew_is_refused() {
+    let verifier = at(key(1), T0);
+    let limit = T0 + 600 + 5;
+    // Minted under a longer TTL on the same clock.
+    let long = at(key(1), T0)
+        .with_ttl(Duration::from_secs(3600))
+        .unwrap()
+        .sign(b"x", None);
+    assert_eq!(
+        verifier.verify(&long, None),
+        Err(StateError::ExpiryTooFar {
+            expiry: T0 + 3600,
+            limit
+        })
+    );
+    // Minted by a clock running ahead: within the skew it verifies, beyond it it does not.
+    let ahead = |seconds| at(key(1), T0 + seconds).sign(b"x", None);
+    assert!(verifier.verify(&ahead(5), None).is_ok());
+    assert_eq!(
+        verifier.verify(&ahead(6), None),
+        Err(StateError::ExpiryTooFar {
+            expiry: T0 + 606,
+            limit
+        })
+    );
+    // The skew is configurable.
+    let tolerant = verifier.with_clock_skew(Duration::from_secs(60));
+    assert_eq!(tolerant.clock_skew(), Duration::from_secs(60));
+    assert!(tolerant.verify(&ahead(60), None).is_ok());
+    assert!(tolerant.verify(&ahead(61), None).is_err());
+    assert_eq!(
+        StateSigner::new(key(1)).clock_skew(),
+        StateSigner::DEFAULT_CLOCK_SKEW
+    );
+}
+
+#[test]
+fn lowering_the_ttl_applies_to_states_already_out() {
+    let (clock, _) = clock(T0);
+    let token = StateSigner::new(key(1))
+        .with_clock(Arc::clone(&clock))
+        .sign(b"x", None);
+    let shorter = StateSigner::new(key(1))
+        .with_ttl(Duration::from_secs(60))
+        .unwrap()
+        .with_clock(clock);
+    assert!(matches!(
+        shorter.verify(&token, None),
+        Err(StateError::ExpiryTooFar { .. })
+    ));
+}
+
+#[test]
+fn an_unreadable_clock_fails_closed() {
+    // A valid state, checked by a signer whose clock cannot be read (0: before 1970).
+    let token = at(key(1), T0).sign(b"x", None);
+    assert_eq!(
+        at(key(1), 0).verify(&token, None),
+        Err(StateError::ClockUnavailable)
+    );
+    // Even a state whose expiry is as small as can be.
+    let from_the_epoch = at(key(1), 0).sign(b"x", None);
+    assert_eq!(
+        at(key(1), 0).verify(&from_the_epoch, None),
+        Err(StateError::ClockUnavailable)
+    );
+    // And what such a signer mints, a working clock refuses.
+    assert_eq!(
+        at(key(1), T0).verify(&from_the_epoch, None),
+        Err(StateError::Expired)
+    );
+}
+
+#[test]
+fn sub_second_and_fractional_ttls_are_refused_at_configuration() {
+    let signer = || StateSigner::new(key(1));
+    for short in [
+        Duration::ZERO,
+        Duration::from_nanos(1),
+        Duration::from_millis(999),
+    ] {
+        assert_eq!(
+            signer().with_ttl(short).err(),
+            Some(TtlError::BelowOneSecond(short))
+        );
+    }
+    let fractional = Duration::from_millis(1500);
+    assert_eq!(
+        signer().with_ttl(fractional).err(),
+        Some(TtlError::FractionalSeconds(fractional))
+    );
+    let one = signer().with_ttl(Duration::from_secs(1)).unwrap();
+    assert_eq!(one.ttl(), Duration::from_secs(1));
+    assert_eq!(signer().ttl(), StateSigner::DEFAULT_TTL);
+}
+
+// ----- 3. No plaintext binding hint -----
+
+#[test]
+fn a_token_carries_nothing_of_its_binding() {
+    let signer = at(key(1), T0);
+    let staging = signer.sign(b"x", Some(&deploy("staging")));
+    let production = signer.sign(b"x", Some(&deploy("production")));
+    let none = signer.sign(b"x", None);
+    let fields = |token: &str| token.split('.').map(str::to_owned).collect::<Vec<_>>();
+    let (a, b, c) = (fields(&staging), fields(&production), fields(&none));
+    // Version, key id, expiry, payload, tag: only the tag depends on the binding.
+    assert_eq!(a.len(), 5, "{staging}");
+    assert_eq!(a[0], "mcp2");
+    assert_eq!(a[..TAG], b[..TAG]);
+    assert_eq!(a[..TAG], c[..TAG]);
+    assert_ne!(a[TAG], b[TAG]);
+    assert_ne!(a[TAG], c[TAG]);
+}
+
+#[test]
+fn a_binding_prints_only_its_length() {
+    let binding = deploy("staging");
+    let printed = format!("{binding:?}");
+    assert_eq!(
+        printed,
+        format!("Binding(<{} bytes>)", binding.as_bytes().len())
+    );
+}
+
+// ----- 4. Zeroized keys -----
+
+/// Compiles only for types that wipe themselves on drop.
+fn wiped_on_drop<T: ZeroizeOnDrop>() {}
+
+#[test]
+fn keys_and_the_keyed_hmac_state_are_wiped_on_drop() {
+    use hmac::EagerHash;
+    use hmac::block_api::HmacCore;
+    use hmac::digest::block_api::Buffer;
+    // The key itself...
+    wiped_on_drop::<SigningKey>();
+    // ...and what `Hmac<Sha256>` is made of: the inner and outer keyed SHA-256 states and
+    // the block buffer (both only with the `zeroize` features of `sha2` and `hmac`).
+    wiped_on_drop::<<sha2::Sha256 as EagerHash>::Core>();
+    wiped_on_drop::<Buffer<HmacCore<sha2::Sha256>>>();
+}
+
+#[test]
+fn a_zeroized_key_no_longer_verifies_its_states() {
+    let token = at(key(1), T0).sign(b"x", None);
+    let mut wiped = key(1);
+    wiped.zeroize();
+    let signer = at(wiped, T0);
+    assert_eq!(signer.verify(&token, None), Err(StateError::BadSignature));
+    // The wiped key is the all-zero key: nothing of the secret is left in its HMAC state.
+    let zero = at(SigningKey::new([0u8; 32]).unwrap(), T0);
+    assert!(zero.verify(&signer.sign(b"x", None), None).is_ok());
 }

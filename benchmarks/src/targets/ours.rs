@@ -16,8 +16,8 @@
 //! start-up).
 
 use axum::Router;
-use mcp_server::state::{Continuation, Round, Step};
-use mcp_server::{Answer, Arguments, ElicitForm, Server, ToolRoute, tool};
+use mcp_server::state::{Continuation, Reply, Round, Step};
+use mcp_server::{Arguments, ElicitForm, Server, ToolRoute, tool};
 use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -92,14 +92,14 @@ async fn flow(round: Round<Flow>) -> Step<Flow, String> {
     match round.resume() {
         None => round.ask(Flow::AskingName, "Step 1: What is your name?"),
         Some(FlowAnswered::AskingName {
-            step1: Answer::Accepted(NameForm { name }),
+            step1: Reply::Accepted(NameForm { name }),
         }) => round.ask(
             Flow::AskingColor { name },
             "Step 2: What is your favorite color?",
         ),
         Some(FlowAnswered::AskingColor {
             name,
-            step2: Answer::Accepted(ColorForm { color }),
+            step2: Reply::Accepted(ColorForm { color }),
         }) => Step::done(format!("Multi-round complete for {name} who likes {color}")),
         Some(_) => Step::done("Multi-round cancelled."),
     }

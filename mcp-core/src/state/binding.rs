@@ -8,6 +8,9 @@ use super::canonical_json;
 /// Binding material folded into a token's signature. Built from length-prefixed parts, so
 /// `("ab", "c")` and `("a", "bc")` never collide.
 ///
+/// The material never travels: a token carries nothing of it, and `Debug` prints only its
+/// length.
+///
 /// ```
 /// use mcp_core::state::Binding;
 /// assert_ne!(Binding::from_parts(["ab", "c"]), Binding::from_parts(["a", "bc"]));
@@ -16,9 +19,10 @@ use super::canonical_json;
 pub struct Binding(Vec<u8>);
 
 impl std::fmt::Debug for Binding {
-    /// Only a short digest: binding material may hold a caller's identity.
+    /// Only the length: the material may hold a caller's identity, and even a digest of it
+    /// would let a reader of the log test guesses offline.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Binding({:02x?})", &self.hint())
+        write!(f, "Binding(<{} bytes>)", self.0.len())
     }
 }
 
@@ -58,14 +62,6 @@ impl Binding {
     /// The encoded material.
     pub fn as_bytes(&self) -> &[u8] {
         &self.0
-    }
-
-    /// The first 8 bytes of the material's SHA-256 (carried in tokens for diagnostics).
-    pub fn hint(&self) -> [u8; 8] {
-        let digest = Sha256::digest(&self.0);
-        let mut hint = [0u8; 8];
-        hint.copy_from_slice(&digest[..8]);
-        hint
     }
 }
 
@@ -153,6 +149,14 @@ mod tests {
                 json!({"target": "production"})
             )
         );
+    }
+
+    #[test]
+    fn debug_prints_only_the_length() {
+        let binding = derive(Some("ann"), "tools/call", "deploy", json!({}));
+        let len = binding.as_bytes().len();
+        assert_eq!(format!("{binding:?}"), format!("Binding(<{len} bytes>)"));
+        assert_eq!(format!("{:?}", Binding::none()), "Binding(<0 bytes>)");
     }
 
     #[test]

@@ -1,10 +1,21 @@
-//! Signing keys: at least 32 bytes, zeroed on drop, never printed.
+//! Signing keys: at least 32 bytes, never printed, and every copy wiped on drop.
+//!
+//! A [`SigningKey`] holds the secret once, as the keyed HMAC-SHA256 state (the hash states
+//! after the inner and outer padded key blocks, which are as good as the key); the raw bytes
+//! are not kept. That state is wiped when the key is dropped, by `sha2`'s and
+//! `block-buffer`'s own `Drop` (their `zeroize` features, enabled by this crate). Each MAC
+//! computed with the key is a clone of that state, wiped the same way when it is finalized.
+//! Base64 and environment text holding a key is decoded into [`Zeroizing`] buffers.
+//!
+//! What no library can wipe: transient copies in registers and on the stack while a hash block
+//! is computed, and the environment variable a key was read from (it stays in the process
+//! environment; remove it after start-up if that matters).
 
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use hmac::{Hmac, KeyInit};
 use sha2::Sha256;
-use zeroize::Zeroizing;
+use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
 /// Why a key was refused. Messages never include key material.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -24,11 +35,13 @@ pub enum KeyError {
     NoRandomness,
 }
 
-/// A secret key for signing states, with its HMAC state keyed once.
+/// A secret key for signing states: its HMAC state, keyed once.
+///
+/// Every copy of the secret it holds is wiped on drop ([`ZeroizeOnDrop`]).
+/// [`zeroize`](Zeroize::zeroize) wipes it early: the key then signs as the all-zero key, which
+/// verifies nothing the real key signed.
 #[derive(Clone)]
 pub struct SigningKey {
-    /// Kept so the key is zeroed on drop.
-    _bytes: Zeroizing<Vec<u8>>,
     keyed: Hmac<Sha256>,
 }
 
@@ -38,45 +51,86 @@ impl std::fmt::Debug for SigningKey {
     }
 }
 
+impl Zeroize for SigningKey {
+    /// Replaces the keyed state with the empty key's; the old state is wiped as it drops.
+    fn zeroize(&mut self) {
+        self.keyed = keyed(&[]);
+    }
+}
+
+/// The HMAC state wipes itself on drop, through the `zeroize` features of `hmac` and `sha2`.
+impl ZeroizeOnDrop for SigningKey {}
+
+/// The HMAC-SHA256 state keyed with `bytes`.
+fn keyed(bytes: &[u8]) -> Hmac<Sha256> {
+    // HMAC takes keys of any length (longer ones are hashed first): this never fails.
+    <Hmac<Sha256> as KeyInit>::new_from_slice(bytes)
+        .unwrap_or_else(|_| <Hmac<Sha256> as KeyInit>::new(&Default::default()))
+}
+
 impl SigningKey {
     /// The smallest accepted key.
     pub const MIN_LEN: usize = 32;
 
-    /// A key from raw bytes (at least 32).
+    /// A key from raw bytes (at least 32). The caller's copy stays the caller's to wipe.
     pub fn new(bytes: impl AsRef<[u8]>) -> Result<Self, KeyError> {
         let bytes = bytes.as_ref();
         if bytes.len() < Self::MIN_LEN {
             return Err(KeyError::TooShort(bytes.len()));
         }
-        // HMAC accepts keys of any length; the error arm cannot be reached with 32+ bytes.
-        let keyed = <Hmac<Sha256> as KeyInit>::new_from_slice(bytes)
-            .map_err(|_| KeyError::TooShort(bytes.len()))?;
         Ok(Self {
-            _bytes: Zeroizing::new(bytes.to_vec()),
-            keyed,
+            keyed: keyed(bytes),
         })
     }
 
-    /// A key from base64 text (standard or URL-safe, padded or not).
+    /// A key from base64 text (standard or URL-safe, padded or not), decoded into a buffer
+    /// that is wiped whatever the outcome.
     pub fn from_base64(text: &str) -> Result<Self, KeyError> {
         let text = text.trim();
-        let bytes = STANDARD
-            .decode(text)
-            .or_else(|_| URL_SAFE_NO_PAD.decode(text.trim_end_matches('=')))
-            .map(Zeroizing::new)
+        // Base64 never decodes to more bytes than it has characters.
+        let mut buffer = Zeroizing::new(vec![0u8; text.len()]);
+        let len = STANDARD
+            .decode_slice(text, buffer.as_mut_slice())
+            .or_else(|_| {
+                URL_SAFE_NO_PAD.decode_slice(text.trim_end_matches('='), buffer.as_mut_slice())
+            })
             .map_err(|_| KeyError::NotBase64)?;
-        Self::new(bytes.as_slice())
+        Self::new(buffer.get(..len).unwrap_or_default())
     }
 
     /// A fresh random 32-byte key, for states that never outlive this process.
     pub fn generate() -> Result<Self, KeyError> {
-        let mut bytes = Zeroizing::new(vec![0u8; Self::MIN_LEN]);
-        getrandom::fill(&mut bytes).map_err(|_| KeyError::NoRandomness)?;
+        let mut bytes = Zeroizing::new([0u8; Self::MIN_LEN]);
+        getrandom::fill(bytes.as_mut_slice()).map_err(|_| KeyError::NoRandomness)?;
         Self::new(bytes.as_slice())
     }
 
-    /// A fresh MAC keyed with this key.
+    /// A fresh MAC keyed with this key (a clone of the keyed state, wiped when dropped or
+    /// finalized).
     pub(crate) fn mac(&self) -> Hmac<Sha256> {
         self.keyed.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hmac::Mac;
+
+    fn tag(key: &SigningKey) -> Vec<u8> {
+        let mut mac = key.mac();
+        mac.update(b"message");
+        mac.finalize().into_bytes().to_vec()
+    }
+
+    #[test]
+    fn zeroizing_a_key_wipes_its_keyed_state() {
+        let mut key = SigningKey::new([7u8; 32]).unwrap();
+        let before = tag(&key);
+        key.zeroize();
+        assert_ne!(tag(&key), before, "the keyed state no longer holds the key");
+        // HMAC pads short keys with zeros: the wiped key is the all-zero key.
+        let zero = SigningKey::new([0u8; 32]).unwrap();
+        assert_eq!(tag(&key), tag(&zero));
     }
 }

@@ -9,32 +9,16 @@ use super::{Model, Shape, Variant};
 pub(super) fn expand(model: &Model<'_>) -> TokenStream {
     let ident = &model.input.ident;
     let root = model.krate.root();
-    let private = model.krate.private();
     let answered = answered_enum(model);
     let answered_ident = answered_ident(model);
-    let responses = quote! {
-        #private::serde_json::Map<::std::string::String, #private::serde_json::Value>
-    };
+    let version = super::version::fingerprint(model.input);
     let questions = model.variants.iter().map(|v| {
-        let pat = pattern(v);
+        let name = &v.ident;
         let items = v.awaits.iter().map(|a| {
             let (key, ty) = (&a.wire, &a.ty);
-            quote_spanned! {ty.span()=>
-                #root::state::Question {
-                    key: #key,
-                    request: <#ty as #root::state::Awaitable>::request,
-                }
-            }
+            quote_spanned!(ty.span()=> #root::state::Question::of::<#ty>(#key))
         });
-        quote!(#[allow(unused_variables)] #pat => ::std::vec![#(#items),*])
-    });
-    let reask = model.variants.iter().map(|v| {
-        let pat = pattern(v);
-        let checks = v.awaits.iter().map(|a| {
-            let (key, ty) = (&a.wire, &a.ty);
-            quote!(!<#ty as #root::state::Awaitable>::read(responses.get(#key)).is_settled())
-        });
-        quote!(#[allow(unused_variables)] #pat => false #(|| #checks)*)
+        quote!(Self::#name { .. } => ::std::vec![#(#items),*])
     });
     let attach = model.variants.iter().map(|v| {
         let pat = pattern(v);
@@ -42,30 +26,73 @@ pub(super) fn expand(model: &Model<'_>) -> TokenStream {
         let fields = field_names(v);
         let answers = v.awaits.iter().map(|a| {
             let (key, wire, ty) = (&a.key, &a.wire, &a.ty);
-            quote!(#key: <#ty as #root::state::Awaitable>::read(responses.get(#wire)))
+            quote_spanned!(ty.span()=> #key: answers.read::<#ty>(#wire)?)
         });
-        quote!(#pat => #answered_ident::#name { #(#fields,)* #(#answers,)* })
+        quote! {
+            #pat => ::core::option::Option::Some(#answered_ident::#name { #(#fields,)* #(#answers,)* })
+        }
+    });
+    // `UrlElicitation` is awaitable through its (empty) form, but must never be sent as one.
+    let askable = model.variants.iter().flat_map(|v| &v.awaits).map(|a| {
+        let ty = &a.ty;
+        quote_spanned! {ty.span()=>
+            #root::state::derive_support::Probe::<#ty>::new().askable(());
+        }
+    });
+    // One bound per awaited type, on the impl: a type that cannot be asked is reported once,
+    // at its name, and every use inside the impl takes the bound as given.
+    let bounds = model.variants.iter().flat_map(|v| &v.awaits).map(|a| {
+        let ty = &a.ty;
+        let root = respan(root.clone(), ty.span());
+        quote_spanned!(ty.span()=> #ty: #root::state::Awaitable)
     });
     quote! {
         #answered
 
+        const _: () = {
+            #[allow(dead_code)]
+            fn __mcp_askable() {
+                use #root::state::derive_support::Askable as _;
+                #(#askable)*
+            }
+        };
+
         #[automatically_derived]
-        impl #root::state::Continuation for #ident {
+        impl #root::state::Continuation for #ident where #(#bounds,)* {
             type Answered = #answered_ident;
+
+            const VERSION: &'static str = #version;
 
             fn questions(&self) -> ::std::vec::Vec<#root::state::Question> {
                 match self { #(#questions,)* }
             }
 
-            fn needs_reask(&self, responses: &#responses) -> bool {
-                match self { #(#reask,)* }
-            }
-
-            fn answered(self, responses: &#responses) -> #answered_ident {
+            fn answered(
+                self,
+                answers: &#root::state::Answers<'_>,
+            ) -> ::core::option::Option<#answered_ident> {
                 match self { #(#attach,)* }
             }
         }
     }
+}
+
+/// `tokens` with every span set to `span` (so a diagnostic about them points there).
+fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut token| {
+            if let proc_macro2::TokenTree::Group(group) = &token {
+                let mut inner =
+                    proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
+                inner.set_span(span);
+                token = proc_macro2::TokenTree::Group(inner);
+            } else {
+                token.set_span(span);
+            }
+            token
+        })
+        .collect()
 }
 
 /// `<Enum>Answered`.
@@ -73,7 +100,8 @@ pub(super) fn answered_ident(model: &Model<'_>) -> syn::Ident {
     format_ident!("{}Answered", model.input.ident)
 }
 
-/// The `<Enum>Answered` enum: each variant with its fields and its awaited answers. Tuple
+/// The `<Enum>Answered` enum: each variant with its fields and its awaited answers, each a
+/// `Reply` (accepted, declined or cancelled: `Round` asks again for anything else). Tuple
 /// variants (refused, so only ever seen by the fallback) keep their fields.
 pub(super) fn answered_enum(model: &Model<'_>) -> TokenStream {
     let ident = &model.input.ident;
@@ -92,7 +120,7 @@ pub(super) fn answered_enum(model: &Model<'_>) -> TokenStream {
         let answers = v.awaits.iter().map(|a| {
             let (key, ty) = (&a.key, &a.ty);
             let doc = format!("The answer to `{}`.", a.wire);
-            quote_spanned!(ty.span()=> #[doc = #doc] #key: #root::Answer<#ty>)
+            quote_spanned!(ty.span()=> #[doc = #doc] #key: #root::state::Reply<#ty>)
         });
         match &v.shape {
             Shape::Tuple(types) => quote!(#[doc = #doc] #name(#(#types),*)),

@@ -34,24 +34,22 @@ pub(super) fn expand(model: &Model<'_>) -> TokenStream {
                 + 'static
         }
     });
-    let responses = quote! {
-        #private::serde_json::Map<::std::string::String, #private::serde_json::Value>
-    };
     quote! {
         #answered
 
         impl #impl_generics #root::state::Continuation for #ident #ty_generics #bounds {
             type Answered = #answered_ident #ty_generics;
 
+            const VERSION: &'static str = "";
+
             fn questions(&self) -> ::std::vec::Vec<#root::state::Question> {
                 ::core::unreachable!("the Continuation derive has compile errors")
             }
 
-            fn needs_reask(&self, _: &#responses) -> bool {
-                ::core::unreachable!("the Continuation derive has compile errors")
-            }
-
-            fn answered(self, _: &#responses) -> Self::Answered {
+            fn answered(
+                self,
+                _: &#root::state::Answers<'_>,
+            ) -> ::core::option::Option<Self::Answered> {
                 ::core::unreachable!("the Continuation derive has compile errors")
             }
         }

@@ -1,7 +1,9 @@
 //! `#[derive(Continuation)]`: a state enum whose variants name the questions they await
-//! (`#[awaits(key: Form, ...)]`). Generates `<Enum>Answered`, the same variants with each
-//! awaited answer attached as a typed `Answer<Form>` field, so an answer that a state did not
-//! ask for cannot be read from it.
+//! (`#[awaits(key: Type, ...)]`). Generates `<Enum>Answered`, the same variants with each
+//! awaited answer attached as a typed `Reply<Type>` field (accepted, declined or cancelled),
+//! so an answer that a state did not ask for cannot be read from it, and the state's
+//! fingerprint ([`version`]), so a state minted for another declaration is refused.
+//! Each awaited type must be `Awaitable` (a trait bound, with its own diagnostic).
 //!
 //! Parse (this module) → check (beside parsing: each rule reports and goes on) → expand
 //! ([`expand`]), or, when something was reported, stubs of the same items ([`fallback`]) so
@@ -9,6 +11,7 @@
 
 mod expand;
 mod fallback;
+mod version;
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -225,8 +228,18 @@ mod tests {
         })
         .to_string();
         assert!(!out.contains("mcp_server"), "{out}");
-        assert!(out.contains("my :: sdk :: __private_v0_1"), "{out}");
-        assert!(out.contains("key : \"type\""), "{out}");
+        assert!(
+            out.contains("impl my :: sdk :: state :: Continuation for Flow"),
+            "{out}"
+        );
+        assert!(
+            out.contains("Question :: of :: < Confirm > (\"type\")"),
+            "{out}"
+        );
+        assert!(
+            out.contains("answers . read :: < Confirm > (\"type\")"),
+            "{out}"
+        );
     }
 
     #[test]

@@ -18,8 +18,11 @@ pub enum TransportKind {
 
 /// The caller an authentication layer vouched for.
 ///
-/// Insert it into the HTTP request's extensions in your own tower middleware (after
-/// validating a token); handlers read it with [`RequestContext::auth`](crate::RequestContext::auth).
+/// Over HTTP, the authentication layer of
+/// [`transport::http::auth`](crate::transport::http::auth) puts it into the request's
+/// extensions (the built-in bearer JWT validator, or your own `Authenticator`); handlers read
+/// it with [`RequestContext::auth`](crate::RequestContext::auth), and the default request-state
+/// binding includes its subject. Over stdio and on unprotected endpoints there is none.
 ///
 /// ```
 /// use mcp_server::AuthIdentity;

@@ -1,43 +1,13 @@
 //! The capability gate: an input request is only ever sent to a client that declared the
 //! matching capability on this very request; otherwise the call fails with `-32021`.
+//! `Round::ask` makes the same check before the handler returns (so it can still act on
+//! it); this gate is the last word for every `input_required` result, however built.
 
 use mcp_core::McpError;
-use mcp_core::protocol::{
-    ClientCapabilities, ElicitRequestParams, InputRequest, InputRequiredResult, Outcome,
-};
-use serde_json::{Value, json};
+use mcp_core::protocol::{ClientCapabilities, InputRequiredResult, Outcome};
+use serde_json::Value;
 
-/// The capability an input request needs, as a `ClientCapabilities` fragment, when the
-/// client did not declare it.
-pub(crate) fn missing_capability(
-    request: &InputRequest,
-    caps: &ClientCapabilities,
-) -> Option<Value> {
-    match request {
-        InputRequest::Elicitation(ElicitRequestParams::Form { .. })
-            if !caps.supports_elicitation_form() =>
-        {
-            Some(json!({ "elicitation": { "form": {} } }))
-        }
-        InputRequest::Elicitation(ElicitRequestParams::Url { .. })
-            if !caps.supports_elicitation_url() =>
-        {
-            Some(json!({ "elicitation": { "url": {} } }))
-        }
-        InputRequest::Sampling(params) if !caps.supports_sampling() => {
-            let _ = params;
-            Some(json!({ "sampling": {} }))
-        }
-        InputRequest::Sampling(params)
-            if (params.tools.is_some() || params.tool_choice.is_some())
-                && caps.sampling.as_ref().is_none_or(|s| s.tools.is_none()) =>
-        {
-            Some(json!({ "sampling": { "tools": {} } }))
-        }
-        InputRequest::ListRoots(_) if !caps.supports_roots() => Some(json!({ "roots": {} })),
-        _ => None,
-    }
-}
+use crate::state::{merge_capability, missing_capability};
 
 /// Refuses an input-required outcome that asks for something the client cannot give.
 pub(crate) fn check_input_requests<T>(
@@ -60,10 +30,8 @@ pub(crate) fn check_input_requests<T>(
     }
     let mut required = serde_json::Map::new();
     for request in input_requests.iter().flat_map(|r| r.values()) {
-        if let Some(Value::Object(missing)) = missing_capability(request, caps) {
-            for (key, value) in missing {
-                merge(required.entry(key).or_insert_with(|| json!({})), value);
-            }
+        if let Some(missing) = missing_capability(request, caps) {
+            merge_capability(&mut required, missing);
         }
     }
     if required.is_empty() {
@@ -73,19 +41,14 @@ pub(crate) fn check_input_requests<T>(
     }
 }
 
-fn merge(into: &mut Value, from: Value) {
-    if let (Value::Object(into), Value::Object(from)) = (into, from) {
-        for (k, v) in from {
-            into.entry(k).or_insert(v);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use mcp_core::ErrorCode;
-    use mcp_core::protocol::{CallToolResult, CreateMessageParams, RequestedSchema};
+    use mcp_core::protocol::{
+        CallToolResult, CreateMessageParams, ElicitRequestParams, InputRequest, RequestedSchema,
+    };
+    use serde_json::json;
 
     fn caps(v: Value) -> ClientCapabilities {
         serde_json::from_value(v).unwrap_or_default()

@@ -51,6 +51,7 @@ impl Server {
         Ok(Some(StateContext {
             signer: Arc::clone(signer),
             binding,
+            target: target.to_owned(),
             payload,
         }))
     }

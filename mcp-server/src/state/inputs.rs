@@ -1,102 +1,32 @@
-//! What a handler can wait for, and typed access to the newest round's answers.
+//! The untyped extractors: the answers a verified state awaits ([`InputResponses`]), every
+//! answer as sent ([`RawInputResponses`]), and the echoed state itself ([`RequestState`]).
 
-use mcp_core::form::{Answer, ElicitForm, FormError, form_request};
-use mcp_core::protocol::{
-    CreateMessageParams, CreateMessageResult, InputRequest, ListRootsResult, SamplingMessage,
-};
+use std::collections::BTreeMap;
+
+use mcp_core::McpError;
+use mcp_core::form::Answer;
+use mcp_core::protocol::{InputRequiredResult, Outcome};
 use serde_json::{Map, Value};
 
+use super::StateContext;
+use super::caps::{merge_capability, missing_capability};
+use super::envelope::{Answers, Asked, Envelope, awaited};
+use super::question::{AskError, Awaitable};
+use super::round::seal;
 use crate::handler::{FromInvocation, Invocation, Rejection};
 
-/// Something a multi-round handler can ask the client for, and read back typed: a form
-/// (any [`ElicitForm`]), or the deprecated [`Sampled`] and [`Roots`].
-pub trait Awaitable: Sized {
-    /// The input request asking for it, with `message`.
-    fn request(message: String) -> InputRequest;
-
-    /// Reads the `inputResponses` entry that answers it.
-    fn read(response: Option<&Value>) -> Answer<Self>;
-}
-
-impl<T: ElicitForm> Awaitable for T {
-    fn request(message: String) -> InputRequest {
-        form_request::<T>(message)
-    }
-
-    fn read(response: Option<&Value>) -> Answer<Self> {
-        Answer::read(response)
-    }
-}
-
-fn parse<T: serde::de::DeserializeOwned>(response: Option<&Value>, what: &str) -> Answer<T> {
-    match response {
-        None => Answer::Missing,
-        Some(value) => T::deserialize(value).map_or_else(
-            |err| Answer::Malformed(FormError::whole(format!("not a {what}: {err}"))),
-            Answer::Accepted,
-        ),
-    }
-}
-
-/// The client's model's reply to a prompt (`sampling/createMessage`).
+/// The newest round's answers **to the questions the verified state awaits**, for handlers
+/// that read answers without a state enum. On a first call (no state) it holds nothing, and
+/// an answer under a key the state did not ask is never seen: a client cannot slip in an
+/// answer to a question it was not asked.
 ///
-/// Deprecated by SEP-2577: new servers should call a model provider themselves. Kept so
-/// 2026-07-28 clients that still offer sampling can be asked.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Sampled(pub CreateMessageResult);
-
-impl Sampled {
-    /// The token limit of the sampling requests built from a message.
-    pub const MAX_TOKENS: u64 = 100;
-
-    /// The reply's text.
-    pub fn text(&self) -> &str {
-        self.0.text().unwrap_or_default()
-    }
-}
-
-impl Awaitable for Sampled {
-    fn request(message: String) -> InputRequest {
-        InputRequest::Sampling(CreateMessageParams::new(
-            vec![SamplingMessage::user_text(message)],
-            Self::MAX_TOKENS,
-        ))
-    }
-
-    fn read(response: Option<&Value>) -> Answer<Self> {
-        match parse::<CreateMessageResult>(response, "sampling result") {
-            Answer::Accepted(result) => Answer::Accepted(Self(result)),
-            Answer::Malformed(err) => Answer::Malformed(err),
-            _ => Answer::Missing,
-        }
-    }
-}
-
-/// The client's roots (`roots/list`).
-///
-/// Deprecated by SEP-2577: take directories as tool arguments or configuration instead.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Roots(pub ListRootsResult);
-
-impl Awaitable for Roots {
-    fn request(_message: String) -> InputRequest {
-        InputRequest::list_roots()
-    }
-
-    fn read(response: Option<&Value>) -> Answer<Self> {
-        match parse::<ListRootsResult>(response, "roots list") {
-            Answer::Accepted(result) => Answer::Accepted(Self(result)),
-            Answer::Malformed(err) => Answer::Malformed(err),
-            _ => Answer::Missing,
-        }
-    }
-}
-
-/// The newest round's `inputResponses`, for handlers that read answers without a state
-/// machine. Unknown keys are simply never read.
+/// Ask with [`InputResponses::ask`]: it signs a state recording which keys are awaited (and
+/// the questions themselves, so answers to questions built at run time can be checked).
+/// It needs the server's request-state signer. [`RawInputResponses`] is the unverified
+/// escape hatch.
 ///
 /// ```
-/// use mcp_server::{tool, Answer, ElicitForm};
+/// use mcp_server::{tool, Answer, ElicitForm, McpError};
 /// use mcp_server::state::InputResponses;
 /// use mcp_server::mcp_core::protocol::{CallToolResult, InputRequiredResult, Outcome};
 /// use mcp_server::mcp_core::form::form_request;
@@ -109,7 +39,152 @@ impl Awaitable for Roots {
 ///
 /// /// Greets the user.
 /// #[tool]
-/// async fn greet(answers: InputResponses) -> Outcome<CallToolResult> {
+/// async fn greet(answers: InputResponses) -> Result<Outcome<CallToolResult>, McpError> {
+///     match answers.answer::<Name>("user_name") {
+///         Answer::Accepted(Name { name }) => Ok(Outcome::Complete(CallToolResult::text(format!("Hello, {name}!")))),
+///         Answer::Declined | Answer::Cancelled => Ok(Outcome::Complete(CallToolResult::text("Hello!"))),
+///         Answer::Missing | Answer::Malformed(_) => answers.ask(
+///             InputRequiredResult::new().with_request("user_name", form_request::<Name>("What is your name?")),
+///         ),
+///     }
+/// }
+/// # let _ = greet;
+/// ```
+#[derive(Debug, Clone)]
+pub struct InputResponses {
+    responses: Map<String, Value>,
+    asked: BTreeMap<String, Asked>,
+    round: u32,
+    context: Option<StateContext>,
+    caps: mcp_core::protocol::ClientCapabilities,
+    max_rounds: u32,
+}
+
+impl InputResponses {
+    /// The typed answer under `key`: [`Answer::Missing`] when the verified state does not
+    /// await `key` (or there is no state).
+    pub fn answer<T: Awaitable>(&self, key: &str) -> Answer<T> {
+        Answers::new(&self.responses, &self.asked).answer(key)
+    }
+
+    /// The answer under `key` as sent, when the state awaits `key`.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.responses.get(key)
+    }
+
+    /// The keys the verified state awaits (none on a first call).
+    pub fn awaited(&self) -> impl Iterator<Item = &str> {
+        self.asked.keys().map(String::as_str)
+    }
+
+    /// How many rounds came before this one.
+    pub fn round(&self) -> u32 {
+        self.round
+    }
+
+    /// Asks the questions of `result`: signs a state that awaits exactly its keys (replacing
+    /// any state it carries), after the same checks as `Round::ask` (the client's
+    /// capabilities, the round cap, the state's size cap).
+    pub fn ask<R>(&self, result: InputRequiredResult) -> Result<Outcome<R>, McpError> {
+        self.try_ask(result)
+            .map(Outcome::InputRequired)
+            .map_err(|err| {
+                tracing::warn!(error = %err, "a handler could not ask");
+                err.into_error()
+            })
+    }
+
+    /// Like [`ask`](Self::ask), with the reason it cannot ask.
+    pub fn try_ask(&self, result: InputRequiredResult) -> Result<InputRequiredResult, AskError> {
+        let Some(context) = &self.context else {
+            return Err(AskError::Serialize(
+                "the server has no request-state signer".to_owned(),
+            ));
+        };
+        let round = self.round.saturating_add(1);
+        if round > self.max_rounds {
+            return Err(AskError::TooManyRounds {
+                max: self.max_rounds,
+            });
+        }
+        let keep = context.signer.keeps_messages();
+        let (mut required, mut keys, mut asked) = (Map::new(), Vec::new(), BTreeMap::new());
+        for (key, request) in result.input_requests.iter().flatten() {
+            if let Some(missing) = missing_capability(request, &self.caps) {
+                merge_capability(&mut required, missing);
+                keys.push(format!("`{key}`"));
+            }
+            asked.insert(key.clone(), Asked::new(request, true, keep));
+        }
+        if !required.is_empty() {
+            return Err(AskError::MissingCapability {
+                keys: keys.join(", "),
+                required: Value::Object(required),
+            });
+        }
+        let envelope = Envelope {
+            version: String::new(),
+            round,
+            asked,
+            state: (),
+        };
+        Ok(result.with_state(seal(context, &envelope)?))
+    }
+}
+
+impl FromInvocation for InputResponses {
+    fn requirements(requirements: &mut crate::handler::Requirements) {
+        requirements.request_state_signer(std::any::type_name::<Self>());
+    }
+
+    fn from_invocation(invocation: &Invocation) -> Result<Self, Rejection> {
+        let context = invocation.state.clone();
+        let (round, asked) = context
+            .as_ref()
+            .and_then(|c| c.payload.as_deref())
+            .and_then(awaited)
+            .unwrap_or_default();
+        let responses = match &invocation.input_responses {
+            Some(Value::Object(map)) => map
+                .iter()
+                .filter(|(key, _)| asked.contains_key(key.as_str()))
+                .map(|(key, value)| (key.clone(), value.clone()))
+                .collect(),
+            _ => Map::new(),
+        };
+        Ok(Self {
+            responses,
+            asked,
+            round,
+            context,
+            caps: invocation.context.client_capabilities().clone(),
+            max_rounds: invocation.context.server().config().max_rounds,
+        })
+    }
+}
+
+/// Every answer of the newest round's `inputResponses`, **unverified**: whatever the client
+/// sent, under any key, whether or not a state asked for it, and on a first call too.
+///
+/// The escape hatch for stateless flows (a handler that asks one question and completes from
+/// the answer alone, trusting nothing about it but its shape). Prefer [`InputResponses`] or
+/// `Round`, which only ever give answers to questions the signed state asked.
+///
+/// ```
+/// use mcp_server::{tool, Answer, ElicitForm};
+/// use mcp_server::state::RawInputResponses;
+/// use mcp_server::mcp_core::protocol::{CallToolResult, InputRequiredResult, Outcome};
+/// use mcp_server::mcp_core::form::form_request;
+///
+/// /// Who is asking.
+/// #[derive(ElicitForm)]
+/// struct Name {
+///     name: String,
+/// }
+///
+/// /// Greets the user.
+/// #[tool]
+/// async fn greet(answers: RawInputResponses) -> Outcome<CallToolResult> {
 ///     match answers.answer::<Name>("user_name") {
 ///         Answer::Accepted(Name { name }) => Outcome::Complete(CallToolResult::text(format!("Hello, {name}!"))),
 ///         Answer::Declined | Answer::Cancelled => Outcome::Complete(CallToolResult::text("Hello!")),
@@ -121,21 +196,22 @@ impl Awaitable for Roots {
 /// # let _ = greet;
 /// ```
 #[derive(Debug, Clone, Default)]
-pub struct InputResponses(Map<String, Value>);
+pub struct RawInputResponses(Map<String, Value>);
 
-impl InputResponses {
-    /// The typed answer under `key`.
+impl RawInputResponses {
+    /// The typed answer under `key` (a question built at run time cannot be checked here:
+    /// nothing recorded what was asked).
     pub fn answer<T: Awaitable>(&self, key: &str) -> Answer<T> {
-        T::read(self.0.get(key))
+        T::read(self.0.get(key), None)
     }
 
-    /// The raw map.
-    pub fn raw(&self) -> &Map<String, Value> {
+    /// The raw map, as the client sent it.
+    pub fn unverified(&self) -> &Map<String, Value> {
         &self.0
     }
 }
 
-impl FromInvocation for InputResponses {
+impl FromInvocation for RawInputResponses {
     fn from_invocation(invocation: &Invocation) -> Result<Self, Rejection> {
         Ok(Self(match &invocation.input_responses {
             Some(Value::Object(map)) => map.clone(),

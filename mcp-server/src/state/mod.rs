@@ -1,17 +1,33 @@
 //! `requestState` on the server: the signer and its binding policy ([`RequestStateSigner`]),
 //! verification of every echoed state before a handler runs, the check of every state a
-//! handler returns, and the typed multi-round API ([`Round`], [`Step`], [`Continuation`]).
+//! handler returns, and the typed multi-round API ([`Round`], [`Step`], [`Continuation`]),
+//! with every kind of question ([`Awaitable`]: derived forms, [`UrlVisit`], [`OneOf`],
+//! [`DynamicForm`], and the deprecated `Sampled` and `Roots`).
 //!
 #![doc = include_str!("../docs/multi_round.md")]
 
+mod caps;
+mod envelope;
 mod inputs;
+mod kinds;
 mod policy;
+mod question;
 mod round;
 mod verify;
 
-pub use inputs::{Awaitable, InputResponses, RequestState, Roots, Sampled};
+pub use caps::QuestionKind;
+pub use envelope::Answers;
+pub use inputs::{InputResponses, RawInputResponses, RequestState};
+#[allow(deprecated)]
+pub use kinds::{DynamicForm, OneOf, Roots, Sampled, UrlVisit};
 pub use mcp_macros::Continuation;
 pub use policy::{BindingContext, RequestStateSigner};
-pub use round::{Continuation, Question, Round, Step};
+#[doc(hidden)]
+pub use question::derive_support;
+pub use question::{AskError, Awaitable, Prompt, Question, Reply};
+pub use round::{Ask, Continuation, Round, Step};
 
+pub(crate) use caps::{merge_capability, missing_capability};
+#[cfg_attr(not(feature = "http"), allow(unused_imports))]
+pub(crate) use policy::warn_if_process_key;
 pub(crate) use verify::{StateContext, check_input_responses, check_outgoing, verify_incoming};

@@ -1,14 +1,15 @@
 //! The request-state signer of a server, and what each state is bound to.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use mcp_core::state::{
-    Binding, BindingRequest, Clock, KeyError, SigningKey, StateError, StateSigner,
+    Binding, BindingRequest, Clock, KeyError, SigningKey, StateError, StateSigner, TtlError,
 };
 use serde_json::Value;
 
-use crate::RequestContext;
+use crate::{RequestContext, Server};
 
 /// What a binding policy sees of a request.
 #[derive(Debug, Clone, Copy)]
@@ -38,7 +39,7 @@ type Policy = Arc<dyn Fn(&BindingContext<'_>) -> Binding + Send + Sync>;
 ///
 /// // From configuration (base64, at least 32 bytes), with a 5-minute expiry:
 /// # unsafe { std::env::set_var("DOC_STATE_KEY", "MDEyMzQ1Njc4OTAxMjM0NTY3ODkwMTIzNDU2Nzg5MDE="); }
-/// let signer = RequestStateSigner::from_env("DOC_STATE_KEY").unwrap().ttl(Duration::from_secs(300));
+/// let signer = RequestStateSigner::from_env("DOC_STATE_KEY").unwrap().ttl(Duration::from_secs(300)).unwrap();
 /// // Bound by tenant header instead of the default policy, extending it:
 /// let signer = signer.bind_by(|ctx| {
 ///     let tenant = ctx.request.transport().http_parts()
@@ -53,6 +54,13 @@ pub struct RequestStateSigner {
     signer: StateSigner,
     policy: Option<Policy>,
     fixed: Option<Binding>,
+    /// Whether question messages ride in the states `Round` mints.
+    keep_messages: bool,
+    /// The key was drawn for this process (`generate`), so no other instance can verify.
+    process_key: bool,
+    /// The process-key warning was logged already (shared by clones).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    warned: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for RequestStateSigner {
@@ -60,6 +68,8 @@ impl std::fmt::Debug for RequestStateSigner {
         f.debug_struct("RequestStateSigner")
             .field("signer", &self.signer)
             .field("custom_policy", &self.policy.is_some())
+            .field("messages_in_state", &self.keep_messages)
+            .field("process_key", &self.process_key)
             .finish_non_exhaustive()
     }
 }
@@ -70,9 +80,13 @@ impl RequestStateSigner {
         SigningKey::new(key).map(|k| Self::from_signer(StateSigner::new(k)))
     }
 
-    /// A signer with a fresh random key, for states that never outlive this process.
+    /// A signer with a fresh random key, for states that never outlive this process (and
+    /// never verify on another instance: serving HTTP with it logs a warning at start-up).
     pub fn generate() -> Result<Self, KeyError> {
-        StateSigner::generate().map(Self::from_signer)
+        StateSigner::generate().map(|signer| Self {
+            process_key: true,
+            ..Self::from_signer(signer)
+        })
     }
 
     /// A signer whose key is the base64 value of an environment variable.
@@ -86,14 +100,54 @@ impl RequestStateSigner {
             signer,
             policy: None,
             fixed: None,
+            keep_messages: true,
+            process_key: false,
+            warned: Arc::default(),
         }
     }
 
-    /// How long a state stays valid (default ten minutes).
+    /// How long a state stays valid (default ten minutes): a whole number of seconds, at
+    /// least one; anything else is refused, not truncated.
+    pub fn ttl(mut self, ttl: Duration) -> Result<Self, TtlError> {
+        self.signer = self.signer.with_ttl(ttl)?;
+        Ok(self)
+    }
+
+    /// How far another instance's clock may run ahead (default five seconds): a state that
+    /// expires later than `now + ttl + skew` is refused.
     #[must_use]
-    pub fn ttl(mut self, ttl: Duration) -> Self {
-        self.signer = self.signer.with_ttl(ttl);
+    pub fn clock_skew(mut self, skew: Duration) -> Self {
+        self.signer = self.signer.with_clock_skew(skew);
         self
+    }
+
+    /// Whether the messages of `Round`'s questions travel in the signed state (default
+    /// `true`).
+    ///
+    /// Kept, a question asked again (its answer was missing or malformed) repeats its own
+    /// message, and each state grows by its messages' length. Dropped, states stay small and a
+    /// question is asked again with a fixed message ("Please answer again: ..."). What a
+    /// question built at run time needs to be checked and asked again (its options, schema or
+    /// URL) always travels.
+    #[must_use]
+    pub fn messages_in_state(mut self, keep: bool) -> Self {
+        self.keep_messages = keep;
+        self
+    }
+
+    /// Whether question messages travel in the state.
+    pub fn keeps_messages(&self) -> bool {
+        self.keep_messages
+    }
+
+    /// The longest state accepted (and minted).
+    pub fn state_bytes_cap(&self) -> usize {
+        self.signer.max_token_bytes()
+    }
+
+    /// Whether the key was drawn for this process ([`generate`](Self::generate)).
+    pub fn is_process_key(&self) -> bool {
+        self.process_key
     }
 
     /// The longest state accepted, checked before decoding (default 16 KiB).
@@ -162,5 +216,23 @@ impl RequestStateSigner {
     /// Verifies a token under an explicit binding (or the fixed one, or none).
     pub fn verify(&self, token: &str, binding: Option<&Binding>) -> Result<Vec<u8>, StateError> {
         self.signer.verify(token, binding.or(self.fixed.as_ref()))
+    }
+}
+
+/// Logs, once per signer, a warning when `server` signs states with a key drawn for its own
+/// process: fine for one instance, but behind a load balancer (or across a restart) another
+/// instance cannot verify the state, and every resumed multi-round request is refused.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) fn warn_if_process_key(server: &Server) {
+    let Some(signer) = &server.config().state_signer else {
+        return;
+    };
+    if signer.process_key && !signer.warned.swap(true, Ordering::Relaxed) {
+        tracing::warn!(
+            "serving HTTP with a request-state key drawn for this process only: behind a load balancer, \
+             or after a restart, another instance cannot verify the states this one signs, and every \
+             resumed multi-round request (input_required) is refused with -32602; give every instance \
+             the same key (RequestStateSigner::from_env(\"MCP_REQUEST_STATE_KEY\"))"
+        );
     }
 }

@@ -1,81 +1,72 @@
 //! The typed multi-round API. A handler is a `match` over where the conversation stands:
 //!
-//! - a state enum derives [`Continuation`]; each variant lists, with `#[awaits(key: Form)]`,
+//! - a state enum derives [`Continuation`]; each variant lists, with `#[awaits(key: Type)]`,
 //!   the questions it is waiting for, and the derive generates a twin enum whose variants
-//!   carry those answers as typed fields (`Answer<Form>`), so reading an answer that was not
-//!   asked in that state does not compile;
+//!   carry those answers as typed fields ([`Reply<Type>`](super::Reply)), so reading an
+//!   answer that was not asked in that state does not compile;
 //! - [`Round<S>`] is the extractor: it reads the verified state and the newest round's
-//!   answers, and re-asks by itself when an awaited answer is missing or malformed, so the
-//!   handler only ever sees accepted, declined or cancelled answers;
-//! - the handler returns a [`Step`]: done with a result, or asking the next questions with a
-//!   new state (signed under the request's binding).
+//!   answers, and asks again by itself when an awaited answer is missing or malformed, so the
+//!   handler only ever sees accepted, declined or cancelled answers. Before acting, the
+//!   handler can ask it whether this client can answer a kind of question at all
+//!   ([`Round::can_ask`]);
+//! - the handler returns a [`Step`]: done with a result, failed, or asking the next
+//!   questions ([`Round::ask`]) with a new state (signed under the request's binding). Asking
+//!   checks, before the handler returns, that the client can answer every question, that the
+//!   round cap is not passed, and that the state fits the size cap.
 
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
 
 use mcp_core::McpError;
 use mcp_core::protocol::{
-    CallToolResult, GetPromptResult, InputRequest, InputRequiredResult, Outcome, ReadResourceResult,
+    CallToolResult, ClientCapabilities, GetPromptResult, InputRequiredResult, Outcome,
+    ReadResourceResult,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::verify::{INVALID_STATE, StateContext};
+use super::caps::{QuestionKind, merge_capability, missing_capability};
+use super::envelope::{Answers, Asked, Envelope};
+use super::question::{AskError, Awaitable, Prompt, Question};
+use super::verify::{StateContext, refuse};
 use crate::handler::{
     FromInvocation, IntoPromptResult, IntoResourceResult, IntoToolResult, Invocation, Rejection,
 };
 
-/// One question a state waits for: its key in `inputRequests`, and how to ask it.
-#[derive(Debug, Clone, Copy)]
-pub struct Question {
-    /// The key in `inputRequests` / `inputResponses`.
-    pub key: &'static str,
-    /// Builds the input request with a message.
-    pub request: fn(String) -> InputRequest,
-}
-
 /// A state enum of a multi-round handler. Derive it (`#[derive(Continuation)]`) next to
 /// `Serialize`, `Deserialize` and `Clone`; mark each variant with the questions it awaits:
 /// `#[awaits(confirm: Confirm)]`, where each type is [`Awaitable`](super::Awaitable) (a form,
-/// or the deprecated `Sampled` / `Roots`). The key is the answer's key on the wire (a raw
-/// identifier unrawed: `r#type` is `type`) and its field in the generated `<Enum>Answered`.
-/// A crate that re-exports this one names itself with `#[continuation(crate = my_sdk::mcp)]`
-/// on the enum. Mistakes in the derive are compile errors, all reported in one build, beside
-/// stub items so that uses of the enum add no errors.
+/// a [`UrlVisit`](super::UrlVisit), a [`OneOf<T>`](super::OneOf) or
+/// [`DynamicForm`](super::DynamicForm) built at run time, or the deprecated `Sampled` /
+/// `Roots`). The key is the answer's key on the wire (a raw identifier unrawed: `r#type` is
+/// `type`) and its field in the generated `<Enum>Answered`. A crate that re-exports this one
+/// names itself with `#[continuation(crate = my_sdk::mcp)]` on the enum. Mistakes in the
+/// derive are compile errors, all reported in one build, beside stub items so that uses of
+/// the enum add no errors.
 pub trait Continuation: Serialize + DeserializeOwned + Clone + Send + Sync + 'static {
     /// The state with the answers it awaited attached as typed fields.
     type Answered;
 
+    /// A fingerprint of the type's declaration (the derive hashes its name, its variants, their
+    /// fields and types, what they await and their serde attributes). Every state carries it;
+    /// one minted under another fingerprint is refused.
+    const VERSION: &'static str;
+
     /// The questions this state waits for.
     fn questions(&self) -> Vec<Question>;
 
-    /// Whether an awaited answer is missing or malformed (then the questions are asked again).
-    fn needs_reask(&self, responses: &Map<String, Value>) -> bool;
-
-    /// Attaches the answers.
-    fn answered(self, responses: &Map<String, Value>) -> Self::Answered;
+    /// Attaches the answers; `None` when an awaited answer is missing or malformed (then the
+    /// questions are asked again).
+    fn answered(self, answers: &Answers<'_>) -> Option<Self::Answered>;
 }
 
-/// What travels inside the signed token: the state, the messages it was asked with, and the
-/// round number.
-#[derive(Serialize, Deserialize)]
-struct Envelope<S> {
-    #[serde(rename = "s")]
-    state: S,
-    #[serde(rename = "m", default)]
-    messages: BTreeMap<String, String>,
-    #[serde(rename = "r", default)]
-    round: u32,
-}
-
-/// The extractor of a multi-round handler: the verified state (none on the first call) and
-/// the newest round's answers.
+/// The extractor of a multi-round handler: the verified state (none on the first call), the
+/// newest round's answers, and what this request's client declared it can answer.
 ///
 /// ```
 /// use mcp_server::{tool, ElicitForm, Server};
-/// use mcp_server::state::{Continuation, Round, Step};
-/// use mcp_server::Answer;
+/// use mcp_server::state::{Continuation, Reply, Round, Step};
 ///
 /// /// Confirm the deploy.
 /// #[derive(ElicitForm)]
@@ -95,10 +86,15 @@ struct Envelope<S> {
 /// async fn deploy(target: String, round: Round<Flow>) -> Step<Flow, String> {
 ///     match round.resume() {
 ///         None => round.ask(Flow::Confirming, format!("Deploy to {target}?")),
-///         Some(FlowAnswered::Confirming { confirm: Answer::Accepted(Confirm { ok: true }) }) => {
+///         Some(FlowAnswered::Confirming { confirm: Reply::Accepted(Confirm { ok: true }) }) => {
 ///             Step::done(format!("Deployed to {target}."))
 ///         }
-///         Some(FlowAnswered::Confirming { .. }) => Step::done("Deploy cancelled.".to_owned()),
+///         Some(FlowAnswered::Confirming { confirm: Reply::Accepted(_) | Reply::Declined }) => {
+///             Step::done("Deploy declined.".to_owned())
+///         }
+///         Some(FlowAnswered::Confirming { confirm: Reply::Cancelled }) => {
+///             Step::done("Deploy cancelled.".to_owned())
+///         }
 ///     }
 /// }
 ///
@@ -110,8 +106,18 @@ pub struct Round<S> {
     state: Option<S>,
     round: u32,
     responses: Map<String, Value>,
+    asked: BTreeMap<String, Asked>,
     context: StateContext,
+    caps: ClientCapabilities,
     max_rounds: u32,
+}
+
+/// The version header of an envelope, read before the state (which may not even parse as
+/// this handler's type when it was minted for another version).
+#[derive(Deserialize)]
+struct Versioned {
+    #[serde(rename = "v", default)]
+    version: Option<String>,
 }
 
 impl<S: Continuation> FromInvocation for Round<S> {
@@ -130,53 +136,93 @@ impl<S: Continuation> FromInvocation for Round<S> {
             Some(Value::Object(map)) => map.clone(),
             _ => Map::new(),
         };
-        let max_rounds = invocation.context.server().config().max_rounds;
-        let Some(payload) = &context.payload else {
-            return Ok(Self {
-                state: None,
-                round: 0,
-                responses,
-                context,
-                max_rounds,
-            });
-        };
-        let envelope: Envelope<S> = serde_json::from_slice(payload).map_err(|err| {
-            tracing::warn!(error = %err, "a verified requestState does not hold this handler's state type");
-            Rejection::Error(McpError::invalid_params(INVALID_STATE))
-        })?;
-        if envelope.state.needs_reask(&responses) {
-            // Ask the same questions again, with the same (still valid) state.
-            let mut result = InputRequiredResult::new();
-            for question in envelope.state.questions() {
-                let message = envelope
-                    .messages
-                    .get(question.key)
-                    .cloned()
-                    .unwrap_or_default();
-                result = result.with_request(question.key, (question.request)(message));
-            }
-            if let Some(token) = &invocation.request_state {
-                result = result.with_state(token.clone());
-            }
-            return Err(Rejection::InputRequired(Box::new(result)));
-        }
-        Ok(Self {
-            state: Some(envelope.state),
-            round: envelope.round,
+        let mut round = Self {
+            state: None,
+            round: 0,
             responses,
+            asked: BTreeMap::new(),
+            caps: invocation.context.client_capabilities().clone(),
+            max_rounds: invocation.context.server().config().max_rounds,
             context,
-            max_rounds,
-        })
+        };
+        let Some(payload) = &round.context.payload else {
+            return Ok(round);
+        };
+        let envelope = decode::<S>(payload, &round.context.target)?;
+        let answers = Answers::new(&round.responses, &envelope.asked);
+        if envelope.state.clone().answered(&answers).is_none() {
+            return Err(reask(&envelope, invocation.request_state.as_deref()));
+        }
+        round.state = Some(envelope.state);
+        round.round = envelope.round;
+        round.asked = envelope.asked;
+        Ok(round)
     }
+}
+
+/// Reads a verified payload as this handler's envelope: a state minted for another version of
+/// the type, or for no typed flow at all, is refused like any other bad state.
+fn decode<S: Continuation>(payload: &[u8], target: &str) -> Result<Envelope<S>, Rejection> {
+    let refused = |reason: &dyn std::fmt::Display| Rejection::Error(refuse(reason, target));
+    let versioned: Versioned = serde_json::from_slice(payload)
+        .map_err(|_| refused(&"its payload is not a multi-round state"))?;
+    match versioned.version {
+        Some(version) if version == S::VERSION => {}
+        Some(version) => {
+            let reason = format!(
+                "minted for another version of {} (state version {version:?}, this build's is {:?}): the state type changed",
+                std::any::type_name::<S>(),
+                S::VERSION
+            );
+            return Err(refused(&reason));
+        }
+        None => return Err(refused(&"its payload is not a multi-round state")),
+    }
+    serde_json::from_slice(payload).map_err(|err| {
+        let reason = format!(
+            "its payload does not hold a {}: {err}",
+            std::any::type_name::<S>()
+        );
+        refused(&reason)
+    })
+}
+
+/// The same questions again, with the same (still valid) state: an awaited answer is missing
+/// or malformed.
+fn reask<S: Continuation>(envelope: &Envelope<S>, token: Option<&str>) -> Rejection {
+    let mut result = InputRequiredResult::new();
+    for question in envelope.state.questions() {
+        let kept = envelope
+            .asked
+            .get(question.key)
+            .cloned()
+            .unwrap_or_default();
+        let request = match kept.reask() {
+            Some(request) => Ok(request),
+            None => question.build(Prompt::message(kept.message())),
+        };
+        match request {
+            Ok(request) => result = result.with_request(question.key, request),
+            Err(err) => {
+                tracing::error!(error = %err, "a question of a verified state cannot be asked again");
+                return Rejection::Error(McpError::internal("Internal error"));
+            }
+        }
+    }
+    if let Some(token) = token {
+        result = result.with_state(token.to_owned());
+    }
+    Rejection::InputRequired(Box::new(result))
 }
 
 impl<S: Continuation> Round<S> {
     /// Where the conversation stands, with the answers its questions got; `None` on the
     /// first call.
     pub fn resume(&self) -> Option<S::Answered> {
+        let answers = Answers::new(&self.responses, &self.asked);
         self.state
             .clone()
-            .map(|state| state.answered(&self.responses))
+            .and_then(|state| state.answered(&answers))
     }
 
     /// The verified state without its answers; `None` on the first call.
@@ -189,76 +235,286 @@ impl<S: Continuation> Round<S> {
         self.round
     }
 
-    /// Asks the questions `next` awaits, all with `message`, and moves to `next`.
-    pub fn ask<T>(&self, next: S, message: impl Into<String>) -> Step<S, T> {
-        let message = message.into();
-        self.ask_each(next, |_| message.clone())
+    /// Caps how many rounds this handler's request may ask, instead of the server's
+    /// [`max_rounds`](crate::ServerBuilder::max_rounds) (at least one). The round number
+    /// travels signed in the state, so a client cannot reset it.
+    #[must_use]
+    pub fn with_max_rounds(mut self, rounds: u32) -> Self {
+        self.max_rounds = rounds.max(1);
+        self
+    }
+
+    /// The round cap in force.
+    pub fn max_rounds(&self) -> u32 {
+        self.max_rounds
+    }
+
+    /// What this request's client declared it can do.
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.caps
+    }
+
+    /// Whether this request's client can answer a `T` (a form, a URL visit...). Check before
+    /// acting: a question it cannot answer fails the request at [`ask`](Self::ask).
+    pub fn can_ask<T: Awaitable>(&self) -> bool {
+        T::KIND.supported_by(&self.caps)
+    }
+
+    /// Whether this request's client can answer a form (`elicitation`, form mode).
+    pub fn can_ask_form(&self) -> bool {
+        QuestionKind::Form.supported_by(&self.caps)
+    }
+
+    /// Whether this request's client can answer a URL visit (`elicitation.url`).
+    pub fn can_ask_url(&self) -> bool {
+        QuestionKind::Url.supported_by(&self.caps)
+    }
+
+    /// Asks the questions `next` awaits and moves to `next`; on any [`AskError`] the step
+    /// fails the request with [`AskError::into_error`] (and the reason is logged).
+    ///
+    /// `question` is a message for every question whose shape its type fixes (a `&str` or
+    /// `String`), a [`Prompt`] for the one question of `next`, or an [`Ask`] with a question
+    /// per key.
+    pub fn ask<T>(&self, next: S, question: impl Into<Ask>) -> Step<S, T> {
+        self.try_ask(next, question).unwrap_or_else(|err| {
+            match &err {
+                AskError::TooManyRounds { max } => {
+                    tracing::warn!(max_rounds = max, "a multi-round request went past its round limit");
+                }
+                AskError::MissingCapability { .. } => {
+                    tracing::warn!(error = %err, "a multi-round handler asked what the client cannot answer");
+                }
+                _ => tracing::error!(error = %err, "a multi-round handler could not ask"),
+            }
+            Step::fail(err.into_error())
+        })
     }
 
     /// Asks the questions `next` awaits, each with its own message, and moves to `next`.
     pub fn ask_each<T>(&self, next: S, message: impl Fn(&str) -> String) -> Step<S, T> {
+        let ask = next.questions().iter().fold(Ask::new(), |ask, q| {
+            ask.with(q.key, Prompt::message(message(q.key)))
+        });
+        self.ask(next, ask)
+    }
+
+    /// Like [`ask`](Self::ask), but hands back why it cannot ask: the client lacks a
+    /// capability, the round cap is reached, the state outgrew the size cap, or a question is
+    /// not asked the way its type is answered. All of it is known before the handler returns.
+    pub fn try_ask<T>(&self, next: S, question: impl Into<Ask>) -> Result<Step<S, T>, AskError> {
         let round = self.round.saturating_add(1);
         if round > self.max_rounds {
-            tracing::warn!(
-                max_rounds = self.max_rounds,
-                "a multi-round request went past its round limit"
-            );
-            return Step::Fail(McpError::invalid_request("Too many rounds for one request"));
+            return Err(AskError::TooManyRounds {
+                max: self.max_rounds,
+            });
         }
         let questions = next.questions();
+        let prompts = question.into().resolve(&questions)?;
+        let keep_messages = self.context.signer.keeps_messages();
         let mut result = InputRequiredResult::new();
-        let mut messages = BTreeMap::new();
-        for question in &questions {
-            let text = message(question.key);
-            messages.insert(question.key.to_owned(), text.clone());
-            result = result.with_request(question.key, (question.request)(text));
+        let mut asked = BTreeMap::new();
+        let (mut required, mut unanswerable) = (Map::new(), Vec::new());
+        for (question, prompt) in questions.iter().zip(prompts) {
+            let runtime = prompt.is_runtime();
+            let request = question.build(prompt)?;
+            if let Some(missing) = missing_capability(&request, &self.caps) {
+                merge_capability(&mut required, missing);
+                unanswerable.push(format!("`{}`", question.key));
+            }
+            let kept = Asked::new(&request, runtime, keep_messages);
+            asked.insert(question.key.to_owned(), kept);
+            result = result.with_request(question.key, request);
+        }
+        if !required.is_empty() {
+            return Err(AskError::MissingCapability {
+                keys: unanswerable.join(", "),
+                required: Value::Object(required),
+            });
         }
         let envelope = Envelope {
-            state: next,
-            messages,
+            version: S::VERSION.to_owned(),
             round,
+            asked,
+            state: next,
         };
-        match serde_json::to_vec(&envelope) {
-            Ok(payload) => {
-                let token = self
-                    .context
-                    .signer
-                    .sign(&payload, Some(&self.context.binding));
-                Step::Ask(result.with_state(token), PhantomData)
-            }
-            Err(err) => {
-                tracing::error!(error = %err, "a multi-round state could not be serialized");
-                Step::Fail(McpError::internal("Internal error"))
-            }
+        let token = seal(&self.context, &envelope)?;
+        Ok(Step(StepKind::Ask(result.with_state(token)), PhantomData))
+    }
+}
+
+/// Signs an envelope under the request's binding, refusing a state over the size cap.
+pub(crate) fn seal<S: Serialize>(
+    context: &StateContext,
+    envelope: &Envelope<S>,
+) -> Result<String, AskError> {
+    let payload =
+        serde_json::to_vec(envelope).map_err(|err| AskError::Serialize(err.to_string()))?;
+    let token = context.signer.sign(&payload, Some(&context.binding));
+    let max = context.signer.state_bytes_cap();
+    if token.len() > max {
+        return Err(AskError::StateTooLarge {
+            len: token.len(),
+            max,
+        });
+    }
+    Ok(token)
+}
+
+/// What [`Round::ask`] asks: one message for every question whose shape its type fixes, and
+/// a [`Prompt`] per key for questions built at run time (or with their own message).
+///
+/// ```
+/// use mcp_server::state::{Ask, OneOf, UrlVisit};
+///
+/// let ask = Ask::message("About the deploy:")
+///     .with("replicas", OneOf::prompt("How many replicas?", [1u8, 2, 3]))
+///     .with("approval", UrlVisit::prompt("Approve it.", "https://changes.example.com/c/7"));
+/// # let _ = ask;
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Ask {
+    message: Option<String>,
+    single: Option<Prompt>,
+    by_key: BTreeMap<String, Prompt>,
+}
+
+impl Ask {
+    /// Nothing yet: give every question with [`with`](Self::with).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// `text` for every question not given its own.
+    pub fn message(text: impl Into<String>) -> Self {
+        Self {
+            message: Some(text.into()),
+            ..Self::default()
+        }
+    }
+
+    /// The question `key`.
+    #[must_use]
+    pub fn with(mut self, key: impl Into<String>, prompt: impl Into<Prompt>) -> Self {
+        self.by_key.insert(key.into(), prompt.into());
+        self
+    }
+
+    /// The prompt of each question, in order; every key given must be awaited.
+    fn resolve(mut self, questions: &[Question]) -> Result<Vec<Prompt>, AskError> {
+        if let Some(key) = self
+            .by_key
+            .keys()
+            .find(|key| !questions.iter().any(|q| q.key == key.as_str()))
+        {
+            return Err(AskError::question(key, "the next state does not await it"));
+        }
+        if self.single.is_some() && questions.len() != 1 {
+            let keys: Vec<&str> = questions.iter().map(|q| q.key).collect();
+            return Err(AskError::question(
+                &keys.join(", "),
+                "one question was given for a state that awaits several (name each with `Ask::with`)",
+            ));
+        }
+        questions
+            .iter()
+            .map(|q| {
+                self.by_key
+                    .remove(q.key)
+                    .or_else(|| self.single.take())
+                    .or_else(|| self.message.clone().map(Prompt::message))
+                    .ok_or_else(|| AskError::question(q.key, "no question was given for it"))
+            })
+            .collect()
+    }
+}
+
+impl From<&str> for Ask {
+    fn from(text: &str) -> Self {
+        Self::message(text)
+    }
+}
+
+impl From<String> for Ask {
+    fn from(text: String) -> Self {
+        Self::message(text)
+    }
+}
+
+impl From<Prompt> for Ask {
+    /// The one question of the next state.
+    fn from(prompt: Prompt) -> Self {
+        Self {
+            single: Some(prompt),
+            ..Self::default()
         }
     }
 }
 
-/// What a multi-round handler returns: done, or asking for more.
-#[derive(Debug)]
-pub enum Step<S, T> {
-    /// The request is complete with this result.
+/// What a multi-round handler returns: done, failed, or asking for more. Built with
+/// [`Step::done`], [`Step::fail`], or [`Round::ask`] (the only way to ask, so every asking
+/// step carries a state `Round` can read back).
+pub struct Step<S, T>(StepKind<T>, PhantomData<fn() -> S>);
+
+/// The three ends of a step.
+enum StepKind<T> {
     Done(T),
-    /// The client must answer these questions and retry with this state.
-    Ask(InputRequiredResult, PhantomData<fn() -> S>),
-    /// The request fails.
+    Ask(InputRequiredResult),
     Fail(McpError),
+}
+
+impl<S, T: std::fmt::Debug> std::fmt::Debug for Step<S, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            StepKind::Done(value) => f.debug_tuple("Done").field(value).finish(),
+            StepKind::Ask(result) => f.debug_tuple("Ask").field(result).finish(),
+            StepKind::Fail(err) => f.debug_tuple("Fail").field(err).finish(),
+        }
+    }
 }
 
 impl<S, T> Step<S, T> {
     /// Completes the request.
     pub fn done(value: impl Into<T>) -> Self {
-        Self::Done(value.into())
+        Self(StepKind::Done(value.into()), PhantomData)
+    }
+
+    /// Fails the request with `error`.
+    pub fn fail(error: McpError) -> Self {
+        Self(StepKind::Fail(error), PhantomData)
+    }
+
+    /// The error, when the step fails the request.
+    pub fn error(&self) -> Option<&McpError> {
+        match &self.0 {
+            StepKind::Fail(err) => Some(err),
+            _ => None,
+        }
+    }
+
+    /// The questions and state, when the step asks.
+    pub fn asking(&self) -> Option<&InputRequiredResult> {
+        match &self.0 {
+            StepKind::Ask(result) => Some(result),
+            _ => None,
+        }
+    }
+
+    fn into_outcome<R>(
+        self,
+        done: impl FnOnce(T) -> Result<Outcome<R>, McpError>,
+    ) -> Result<Outcome<R>, McpError> {
+        match self.0 {
+            StepKind::Done(value) => done(value),
+            StepKind::Ask(result) => Ok(Outcome::InputRequired(result)),
+            StepKind::Fail(err) => Err(err),
+        }
     }
 }
 
 impl<S, T: IntoToolResult> IntoToolResult for Step<S, T> {
     fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
-        match self {
-            Self::Done(value) => value.into_tool_result(),
-            Self::Ask(result, _) => Ok(Outcome::InputRequired(result)),
-            Self::Fail(err) => Err(err),
-        }
+        self.into_outcome(T::into_tool_result)
     }
 
     fn output_schema(generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema> {
@@ -268,20 +524,12 @@ impl<S, T: IntoToolResult> IntoToolResult for Step<S, T> {
 
 impl<S, T: IntoPromptResult> IntoPromptResult for Step<S, T> {
     fn into_prompt_result(self) -> Result<Outcome<GetPromptResult>, McpError> {
-        match self {
-            Self::Done(value) => value.into_prompt_result(),
-            Self::Ask(result, _) => Ok(Outcome::InputRequired(result)),
-            Self::Fail(err) => Err(err),
-        }
+        self.into_outcome(T::into_prompt_result)
     }
 }
 
 impl<S, T: IntoResourceResult> IntoResourceResult for Step<S, T> {
     fn into_resource_result(self, uri: &str) -> Result<Outcome<ReadResourceResult>, McpError> {
-        match self {
-            Self::Done(value) => value.into_resource_result(uri),
-            Self::Ask(result, _) => Ok(Outcome::InputRequired(result)),
-            Self::Fail(err) => Err(err),
-        }
+        self.into_outcome(|value| value.into_resource_result(uri))
     }
 }

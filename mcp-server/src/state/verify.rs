@@ -19,6 +19,8 @@ pub(crate) const INVALID_STATE: &str = "Invalid or expired \"requestState\"";
 pub(crate) struct StateContext {
     pub(crate) signer: Arc<RequestStateSigner>,
     pub(crate) binding: Binding,
+    /// The tool name, prompt name or resource URI (for the log).
+    pub(crate) target: String,
     /// The verified payload of the echoed state, when there was one.
     pub(crate) payload: Option<Vec<u8>>,
 }
@@ -34,10 +36,14 @@ pub(crate) fn verify_incoming(
     signer
         .verify(token, Some(binding))
         .map(Some)
-        .map_err(|reason| {
-            tracing::warn!(%reason, target, "refused a requestState");
-            McpError::invalid_params(INVALID_STATE)
-        })
+        .map_err(|reason| refuse(&reason, target))
+}
+
+/// Logs why a state was refused (a warning, never the token) and returns the one error every
+/// refused state gets.
+pub(crate) fn refuse(reason: &dyn std::fmt::Display, target: &str) -> McpError {
+    tracing::warn!(%reason, target, "refused a requestState");
+    McpError::invalid_params(INVALID_STATE)
 }
 
 /// `inputResponses`, when present, must be an object (`null` and other values are refused).

@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use super::auth::{AuthLayer, AuthSettings, Authenticator, ProtectedResourceMetadata};
+
 /// Which `Host` (and `Origin`) values are accepted: the DNS-rebinding defence.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum HostPolicy {
@@ -30,6 +32,7 @@ pub struct HttpConfig {
     pub(crate) origins: Vec<String>,
     pub(crate) max_body_bytes: usize,
     pub(crate) keep_alive: Duration,
+    pub(crate) auth: Option<AuthSettings>,
 }
 
 impl Default for HttpConfig {
@@ -39,6 +42,7 @@ impl Default for HttpConfig {
             origins: Vec::new(),
             max_body_bytes: 4 * 1024 * 1024,
             keep_alive: Duration::from_secs(15),
+            auth: None,
         }
     }
 }
@@ -73,6 +77,24 @@ impl HttpConfig {
     #[must_use]
     pub fn keep_alive(mut self, every: Duration) -> Self {
         self.keep_alive = every;
+        self
+    }
+
+    /// Authenticates every request with `authenticator` before the MCP endpoint (see
+    /// [`auth`](super::auth)): handlers read the caller with
+    /// [`RequestContext::auth`](crate::RequestContext::auth), and request states are bound
+    /// to its subject. A refused request gets 401 with a `WWW-Authenticate: Bearer` challenge
+    /// naming `metadata`'s URL, which [`Server::serve_http_on`](crate::Server::serve_http_on)
+    /// serves (with [`Server::http_service_with`](crate::Server::http_service_with), merge
+    /// [`ProtectedResourceMetadata::router`] at the root of your application).
+    #[must_use]
+    pub fn authenticate(
+        mut self,
+        authenticator: impl Authenticator,
+        metadata: ProtectedResourceMetadata,
+    ) -> Self {
+        let layer = AuthLayer::new(authenticator, &metadata);
+        self.auth = Some(AuthSettings { layer, metadata });
         self
     }
 }

@@ -7,8 +7,10 @@
 //! Every request is checked in this order: method (405), Host/Origin (403), Content-Type
 //! (415), Accept (406), body size (413), JSON-RPC shape (400), `_meta` (400, `-32602`),
 //! `MCP-Protocol-Version`/`Mcp-Method`/`Mcp-Name` headers (400, `-32020`), protocol version
-//! (400, `-32022`), method (404, `-32601`).
+//! (400, `-32022`), method (404, `-32601`). With [`HttpConfig::authenticate`], authentication
+//! (401) comes first: see [`auth`].
 
+pub mod auth;
 mod config;
 mod endpoint;
 mod headers;
@@ -48,10 +50,16 @@ impl Server {
 
     /// Like [`Server::http_service`], with explicit settings.
     pub fn http_service_with(&self, config: HttpConfig) -> Router {
+        crate::state::warn_if_process_key(self);
+        let auth = config.auth.as_ref().map(|auth| auth.layer.clone());
         let state = Arc::new(endpoint::Endpoint::new(self.clone(), config));
-        Router::new()
+        let router = Router::new()
             .route("/", any(endpoint::handle))
-            .with_state(state)
+            .with_state(state);
+        match auth {
+            Some(layer) => router.layer(layer),
+            None => router,
+        }
     }
 
     /// Serves `/mcp` on `addr` until Ctrl-C, then shuts down gracefully. Bind to a loopback
@@ -73,7 +81,12 @@ impl Server {
         if let Ok(addr) = listener.local_addr() {
             tracing::info!(%addr, "serving MCP over Streamable HTTP at /mcp");
         }
+        let metadata = config.auth.as_ref().map(|auth| auth.metadata.router());
         let router = Router::new().nest_service("/mcp", self.http_service_with(config));
+        let router = match metadata {
+            Some(metadata) => router.merge(metadata),
+            None => router,
+        };
         let server = self.clone();
         axum::serve(listener, router)
             .with_graceful_shutdown(async move {

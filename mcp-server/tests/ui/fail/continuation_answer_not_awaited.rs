@@ -1,5 +1,5 @@
-use mcp_server::state::{Continuation, Round, Step};
-use mcp_server::{tool, Answer, ElicitForm};
+use mcp_server::state::{Continuation, Reply, Round, Step};
+use mcp_server::{tool, ElicitForm};
 
 #[derive(ElicitForm)]
 struct Confirm {
@@ -24,7 +24,7 @@ enum Flow {
 async fn deploy(round: Round<Flow>) -> Step<Flow, String> {
     match round.resume() {
         None => round.ask(Flow::Confirming, "Deploy?"),
-        Some(FlowAnswered::Confirming { rollout: Answer::Accepted(plan) }) => {
+        Some(FlowAnswered::Confirming { rollout: Reply::Accepted(plan) }) => {
             Step::done(format!("{} replicas", plan.replicas))
         }
         Some(_) => Step::done("cancelled".to_owned()),

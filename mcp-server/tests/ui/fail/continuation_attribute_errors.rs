@@ -2,7 +2,7 @@
 //! be read are still there for the handler, which reports nothing more.
 
 use mcp_server::state::{Continuation, Round, Step};
-use mcp_server::{Answer, ElicitForm, tool};
+use mcp_server::{state::Reply, ElicitForm, tool};
 
 #[derive(ElicitForm)]
 struct Confirm {
@@ -21,7 +21,7 @@ enum Flow {
 async fn deploy(round: Round<Flow>) -> Step<Flow, String> {
     match round.resume() {
         None => round.ask(Flow::Asking, "Go?"),
-        Some(FlowAnswered::Asking { r#type: Answer::Accepted(confirm) }) => {
+        Some(FlowAnswered::Asking { r#type: Reply::Accepted(confirm) }) => {
             Step::done(confirm.ok.to_string())
         }
         Some(FlowAnswered::Asking { .. }) => Step::done("no".to_owned()),

@@ -3,7 +3,7 @@
 //! nothing more.
 
 use mcp_server::state::{Continuation, Round, Step};
-use mcp_server::{Answer, ElicitForm, Server, tool};
+use mcp_server::{state::Reply, ElicitForm, Server, tool};
 
 #[derive(ElicitForm)]
 struct Confirm {
@@ -21,7 +21,7 @@ enum Flow {
 async fn deploy(round: Round<Flow>) -> Step<Flow, String> {
     match round.resume() {
         None => round.ask(Flow::Confirming { target: "prod".into() }, "Deploy?"),
-        Some(FlowAnswered::Confirming { target, confirm: Answer::Accepted(c) }) if c.ok => {
+        Some(FlowAnswered::Confirming { target, confirm: Reply::Accepted(c) }) if c.ok => {
             Step::done(target)
         }
         Some(FlowAnswered::Waiting(seconds)) => Step::done(seconds.to_string()),

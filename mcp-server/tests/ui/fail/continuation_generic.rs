@@ -1,7 +1,7 @@
 //! A generic state enum is refused once; its uses report nothing more.
 
 use mcp_server::state::Continuation;
-use mcp_server::{Answer, ElicitForm};
+use mcp_server::{state::Reply, ElicitForm};
 
 #[derive(ElicitForm)]
 struct Confirm {
@@ -16,7 +16,7 @@ enum Flow<T> {
 
 fn read(answered: FlowAnswered<u8>) -> Option<u8> {
     match answered {
-        FlowAnswered::Confirming { value, confirm: Answer::Accepted(_) } => Some(value),
+        FlowAnswered::Confirming { value, confirm: Reply::Accepted(_) } => Some(value),
         _ => None,
     }
 }

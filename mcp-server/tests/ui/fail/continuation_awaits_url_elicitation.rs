@@ -1,0 +1,12 @@
+//! `UrlElicitation` is a form to `mcp-core` (with an empty schema): awaited, it would be sent
+//! as an empty form instead of a URL. `UrlVisit` is the URL-mode question.
+use mcp_server::mcp_core::form::UrlElicitation;
+use mcp_server::state::Continuation;
+
+#[derive(serde::Serialize, serde::Deserialize, Clone, Continuation)]
+enum Checkout {
+    #[awaits(pay: UrlElicitation)]
+    Paying,
+}
+
+fn main() {}
