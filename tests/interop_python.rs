@@ -117,15 +117,6 @@ fn run_client(python: &Path, url: &str, target: &str) -> Value {
     })
 }
 
-/// The `tools/call` requests of a report, as `(inputResponses, requestState)` flags.
-fn tool_calls(report: &Value) -> Vec<(bool, bool)> {
-    let posted = report["posted"].as_array().unwrap();
-    let calls = posted.iter().filter(|p| p["method"] == "tools/call");
-    calls
-        .map(|p| (p["inputResponses"] == true, p["requestState"] == true))
-        .collect()
-}
-
 #[test]
 fn python_client_completes_the_three_rounds_of_the_deploy_example() {
     let Some(python) = python() else { return };
@@ -137,43 +128,5 @@ fn python_client_completes_the_three_rounds_of_the_deploy_example() {
         report["posted"][0]["method"], "server/discover",
         "the client opened with server/discover, not initialize: {report}"
     );
-    assert_eq!(report["isError"], false, "{report}");
-    let asked: Vec<&str> = report["asked"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m.as_str().unwrap())
-        .collect();
-    assert_eq!(asked.len(), 4, "{report}");
-    // Round 2 asks two questions at once; the client may fulfil them in either order.
-    let mut second = asked[1..3].to_vec();
-    second.sort_unstable();
-    assert_eq!(asked[0], "Deploy to Production?", "{report}");
-    assert_eq!(
-        second,
-        ["How should it roll out?", "Which region?"],
-        "{report}"
-    );
-    assert_eq!(
-        asked[3], "url: Approve the deploy in the change-management page.",
-        "the approval is asked in URL mode: {report}"
-    );
-    let url = report["urls"][0].as_str().unwrap_or_default();
-    assert!(
-        url.starts_with("https://changes.example.com/requests/CHG-"),
-        "{report}"
-    );
-    let text = report["text"].as_str().unwrap_or_default();
-    assert!(
-        text.starts_with(
-            "Deployed to Production in us-east-1 with 3 replicas, all at once (approved at "
-        ) && text.contains("; interop check), change CHG-")
-            && text.ends_with(" approved."),
-        "{report}"
-    );
-    assert_eq!(
-        tool_calls(&report),
-        [(false, false), (true, true), (true, true), (true, true)],
-        "the first call, then three retries carrying inputResponses and requestState: {report}"
-    );
+    common::client_report::assert_deployed_to_production(&report);
 }

@@ -72,22 +72,6 @@ fn run_client(url: &str, scenario: &str) -> Value {
     report
 }
 
-/// The `tools/call` requests of a report, as `(inputResponses, requestState)` flags.
-fn tool_calls(report: &Value) -> Vec<(bool, bool)> {
-    report["posted"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|p| p["method"] == "tools/call")
-        .map(|p| {
-            (
-                p["inputResponses"].as_bool().unwrap(),
-                p["requestState"].as_bool().unwrap(),
-            )
-        })
-        .collect()
-}
-
 #[test]
 fn ts_client_completes_multi_round_elicitation() {
     let report = run_client(&SERVER.url(), "multi_round");
@@ -106,7 +90,7 @@ fn ts_client_completes_multi_round_elicitation() {
         "one elicitation per round, in order: {report}"
     );
     assert_eq!(
-        tool_calls(&report),
+        common::client_report::tool_calls(&report),
         [(false, false), (true, true), (true, true)],
         "the first call, then two retries carrying inputResponses and requestState: {report}"
     );
@@ -119,7 +103,7 @@ fn ts_client_completes_request_state_round() {
     assert_eq!(report["text"], "state-ok: confirmed", "{report}");
     assert_eq!(report["asked"], json!(["Please confirm"]));
     assert_eq!(
-        tool_calls(&report),
+        common::client_report::tool_calls(&report),
         [(false, false), (true, true)],
         "{report}"
     );
@@ -146,7 +130,7 @@ fn ts_client_tampered_request_state_is_refused() {
         "{report}"
     );
     assert_eq!(
-        tool_calls(&report),
+        common::client_report::tool_calls(&report),
         [(false, false), (true, true)],
         "{report}"
     );
@@ -156,44 +140,5 @@ fn ts_client_tampered_request_state_is_refused() {
 fn ts_client_completes_the_three_rounds_of_the_deploy_example() {
     let report = run_client(&DEPLOY.url(), "deploy");
     assert_eq!(report["error"], Value::Null, "{report}");
-    assert_eq!(report["isError"], false, "{report}");
-    let asked: Vec<&str> = report["asked"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m.as_str().unwrap())
-        .collect();
-    // Round 2 asks two questions at once; the client fulfils them concurrently.
-    let (first, rest) = asked.split_first().unwrap();
-    let (last, middle) = rest.split_last().unwrap();
-    let mut middle = middle.to_vec();
-    middle.sort_unstable();
-    assert_eq!(*first, "Deploy to Production?", "{report}");
-    assert_eq!(
-        middle,
-        ["How should it roll out?", "Which region?"],
-        "{report}"
-    );
-    assert_eq!(
-        *last, "url: Approve the deploy in the change-management page.",
-        "the approval is asked in URL mode: {report}"
-    );
-    let url = report["urls"][0].as_str().unwrap_or_default();
-    assert!(
-        url.starts_with("https://changes.example.com/requests/CHG-"),
-        "{report}"
-    );
-    let text = report["text"].as_str().unwrap_or_default();
-    assert!(
-        text.starts_with(
-            "Deployed to Production in us-east-1 with 3 replicas, all at once (approved at "
-        ) && text.contains("; interop check), change CHG-")
-            && text.ends_with(" approved."),
-        "{report}"
-    );
-    assert_eq!(
-        tool_calls(&report),
-        [(false, false), (true, true), (true, true), (true, true)],
-        "the first call, then three retries carrying inputResponses and requestState: {report}"
-    );
+    common::client_report::assert_deployed_to_production(&report);
 }

@@ -11,8 +11,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::cell::RefCell;
-use std::sync::{Arc, Mutex, Once};
+use std::sync::{Arc, Mutex};
 
 use mcp_server::mcp_core::form::form_request;
 use mcp_server::mcp_core::protocol::{
@@ -26,6 +25,9 @@ use mcp_server::state::{
 use mcp_server::{Answer, ElicitForm, McpError, Server, ServerBuilder, State, TransportInfo, tool};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+
+mod support;
+use support::log_capture::{capture_logs, log_lines};
 
 // ----- Handlers -----
 
@@ -330,46 +332,6 @@ fn payload_of(token: &str) -> Value {
         .decode(payload)
         .unwrap();
     serde_json::from_slice(&bytes).unwrap()
-}
-
-// ----- Log capture -----
-
-thread_local! {
-    /// What was logged on this thread.
-    static LOG: RefCell<Vec<u8>> = RefCell::default();
-}
-
-/// A writer into this thread's [`LOG`].
-struct ThreadLog;
-
-impl std::io::Write for ThreadLog {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        LOG.with_borrow_mut(|log| log.extend_from_slice(bytes));
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Installs (once) a subscriber writing every event into the [`LOG`] of its thread.
-fn capture_logs() {
-    static INSTALLED: Once = Once::new();
-    INSTALLED.call_once(|| {
-        tracing_subscriber::fmt()
-            .with_writer(|| ThreadLog)
-            .with_ansi(false)
-            .without_time()
-            .with_max_level(tracing::Level::TRACE)
-            .init();
-    });
-}
-
-/// The lines logged on this thread so far.
-fn log_lines() -> Vec<String> {
-    let text = LOG.with_borrow(|log| String::from_utf8(log.clone()).unwrap());
-    text.lines().map(str::to_owned).collect()
 }
 
 // ----- 5. Answers only where asked -----

@@ -12,10 +12,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Once};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use base64::Engine;
@@ -29,7 +28,9 @@ use mcp_server::{
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use tracing_subscriber::fmt::format::FmtSpan;
+
+mod support;
+use support::log_capture::{capture_logs, clear_log, log_lines};
 
 // ----- The server under test -----
 
@@ -388,49 +389,6 @@ fn with_field(token: &str, index: usize, value: String) -> String {
     parts.join(".")
 }
 
-// ----- Log capture -----
-
-thread_local! {
-    /// What was logged on this thread: each test runs on its own thread, its servers on a
-    /// current-thread runtime.
-    static LOG: RefCell<Vec<u8>> = RefCell::default();
-}
-
-/// A writer into this thread's [`LOG`].
-struct ThreadLog;
-
-impl std::io::Write for ThreadLog {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        LOG.with_borrow_mut(|log| log.extend_from_slice(bytes));
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Installs (once) the `tracing_subscriber::fmt` subscriber writing every event and span,
-/// at every level, into the [`LOG`] of the thread it happens on.
-fn capture_logs() {
-    static INSTALLED: Once = Once::new();
-    INSTALLED.call_once(|| {
-        tracing_subscriber::fmt()
-            .with_writer(|| ThreadLog)
-            .with_ansi(false)
-            .without_time()
-            .with_max_level(tracing::Level::TRACE)
-            .with_span_events(FmtSpan::NEW | FmtSpan::CLOSE)
-            .init();
-    });
-}
-
-/// The lines logged on this thread so far (`LEVEL target: message field=value ...`).
-fn log_lines() -> Vec<String> {
-    let text = LOG.with_borrow(|log| String::from_utf8(log.clone()).unwrap());
-    text.lines().map(str::to_owned).collect()
-}
-
 /// The `refused a requestState` lines of this thread.
 fn refusals() -> Vec<String> {
     let mut lines = log_lines();
@@ -572,7 +530,7 @@ async fn a_token_from_another_key_is_refused() {
 async fn an_expired_state_is_refused_after_the_default_or_a_custom_ttl() {
     // The default ten minutes, and 30 seconds: far inside the default, past the custom TTL.
     for ttl in [None, Some(30)] {
-        LOG.with_borrow_mut(Vec::clear);
+        clear_log();
         let seconds = ttl.unwrap_or(600);
         let h = match ttl {
             Some(ttl) => Harness::build(KEY, |s| s.ttl(Duration::from_secs(ttl)).unwrap(), |b| b),

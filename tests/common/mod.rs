@@ -8,6 +8,7 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+pub mod client_report;
 pub mod npm;
 pub mod stdio_client;
 

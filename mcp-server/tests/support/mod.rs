@@ -1,0 +1,6 @@
+//! Helpers shared by the integration tests of `mcp-server` (each test file that needs them
+//! declares `mod support;`).
+
+#![allow(dead_code, unreachable_pub)]
+
+pub mod log_capture;
