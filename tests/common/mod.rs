@@ -491,8 +491,7 @@ impl ExampleServer {
         let binary = example_binary(self.name);
         let mut error = String::new();
         for _attempt in 0..3 {
-            let free = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).and_then(|l| l.local_addr());
-            let port = free.expect("a free loopback port").port();
+            let port = fresh_port();
             let mut command = watched(&binary);
             command.args([self.http_option.to_owned(), port.to_string()]);
             let out = File::create(log).unwrap_or_else(|e| panic!("cannot create {log:?}: {e}"));
@@ -502,11 +501,14 @@ impl ExampleServer {
             let deadline = Instant::now() + timeout;
             // An early exit most likely means another process took the port: try another one.
             error = loop {
-                if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
-                    return Ok(HttpServer { port, child });
-                }
+                let answered = answers_http(addr);
+                // Checked after the probe: a server that answered while ours had already
+                // exited is somebody else's.
                 if let Some(status) = child.try_wait() {
                     break format!("it exited early ({status})");
+                }
+                if answered {
+                    return Ok(HttpServer { port, child });
                 }
                 if Instant::now() > deadline {
                     break format!("it did not listen on {addr} within {timeout:?}");
@@ -516,6 +518,41 @@ impl ExampleServer {
         }
         Err(error)
     }
+}
+
+/// A free loopback port that no other server of this test process has been given: the
+/// kernel's pick, skipping ports handed out before (a port freed by one test's server may come
+/// back to a parallel test while the first one still talks to it).
+fn fresh_port() -> u16 {
+    static GIVEN: Mutex<Vec<u16>> = Mutex::new(Vec::new());
+    let mut given = GIVEN.lock().unwrap_or_else(PoisonError::into_inner);
+    loop {
+        let free = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).and_then(|l| l.local_addr());
+        let port = free.expect("a free loopback port").port();
+        if !given.contains(&port) {
+            given.push(port);
+            return port;
+        }
+    }
+}
+
+/// Whether an HTTP server answers on `addr`. A bare connect is not enough: polling a port
+/// nobody listens on yet can connect the probe to itself (TCP simultaneous open, when the
+/// kernel picks the port as the probe's own source port), and the probe would then read its
+/// own request back instead of a status line.
+fn answers_http(addr: SocketAddr) -> bool {
+    use std::io::{Read, Write};
+    let Ok(mut stream) = TcpStream::connect_timeout(&addr, Duration::from_millis(200)) else {
+        return false;
+    };
+    let request = b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    let mut head = [0u8; 8];
+    stream
+        .set_read_timeout(Some(Duration::from_secs(2)))
+        .is_ok()
+        && stream.write_all(request).is_ok()
+        && stream.read_exact(&mut head).is_ok()
+        && head.starts_with(b"HTTP/1.")
 }
 
 // ----- A blocking client for spawned servers -----
