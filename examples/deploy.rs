@@ -1,25 +1,63 @@
 //! The deploy tool of the multi-round guide. It asks for confirmation; then, in one round,
 //! for a rollout plan (a derived form) and a region (options computed for this call); then,
 //! for production, sends the user to the change-management page to approve (a URL-mode
-//! question). Where it stands travels in a signed `requestState`.
+//! question). Where it stands travels in a `requestState`, signed (or sealed) and good for
+//! one use: the tool is destructive, so a finished flow cannot be replayed and an earlier
+//! round's state cannot rewind it.
 //!
 //! ```text
 //! cargo run --example deploy                      # stdio
 //! cargo run --example deploy -- --http 3000       # Streamable HTTP on 127.0.0.1:3000/mcp
 //! MCP_REQUEST_STATE_KEY=$(head -c 32 /dev/urandom | base64) cargo run --example deploy -- --state-ttl 300
+//! # Two instances behind a load balancer: one key ring, single use shared through Redis.
+//! export MCP_REQUEST_STATE_KEYS="k2:$(head -c 32 /dev/urandom | base64),k1:$(head -c 32 /dev/urandom | base64)"
+//! cargo run --example deploy -- --http 3000 --redis redis://127.0.0.1:6379/ --sealed
+//! cargo run --example deploy -- --http 3001 --redis redis://127.0.0.1:6379/ --sealed
+//! # Bearer JWTs: states are bound to the token's subject.
+//! cargo run --example deploy -- --http 3000 --jwks jwks.json \
+//!     --issuer https://auth.example.com --audience http://127.0.0.1:3000/mcp
 //! ```
 //!
-//! With `MCP_REQUEST_STATE_KEY` (base64, at least 32 bytes) states survive restarts and verify
-//! on every instance sharing the key; without it the server draws a key for its own lifetime
-//! (and warns, when serving HTTP, that another instance could not resume its flows).
+//! Flags:
+//!
+//! - `--http PORT`: serve Streamable HTTP on `127.0.0.1:PORT/mcp` (without it, stdio).
+//! - `--state-ttl SECONDS`: how long a state stays valid (default 10 minutes).
+//! - `--redis URL`: record consumed states in the Redis at `URL` (`redis://host:port/`), so
+//!   that every instance using it refuses a state consumed on any of them. Without it, they
+//!   are recorded in this process's memory. A Redis that cannot be reached refuses the
+//!   request (fail closed).
+//! - `--sealed`: seal states (encrypted, XChaCha20-Poly1305): the client cannot read them.
+//!   Without it, states are signed, and their payload is readable base64 JSON.
+//! - `--jwks FILE --issuer ISS --audience AUD` (with `--http`, all three together): accept
+//!   only bearer JWTs (RS256 or ES256, keys from the JWKS document `FILE`) issued by `ISS`
+//!   for `AUD`. A missing, expired or wrongly signed token gets 401 with
+//!   `WWW-Authenticate`; each state is bound to the token's subject, so one caller cannot
+//!   resume another's flow. `AUD` is also the resource of the protected-resource metadata,
+//!   served at `/.well-known/oauth-protected-resource/<path of AUD>`: use the URL clients
+//!   connect to.
+//!
+//! Keys: with `MCP_REQUEST_STATE_KEYS` (a key ring: `ID:BASE64` entries separated by
+//! commas, at least 32 bytes each, optionally `ID:BASE64:RETIRE_UNIX_SECONDS`; the first
+//! mints, every one verifies), states verify on every instance sharing the ring, and a
+//! rotation loses no state in flight: add the new key after the old one on every instance,
+//! then put it first, then drop the old one after a TTL (see `mcp_server::state::threat_model`).
+//! Otherwise, with `MCP_REQUEST_STATE_KEY` (base64, at least 32 bytes), states survive
+//! restarts and verify on every instance sharing the key. Without either, the server draws
+//! a key for its own lifetime (and warns, when serving HTTP, that another instance could not
+//! resume its flows).
 
+use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use mcp_server::state::single_use::{MemoryStore, RedisStore};
 use mcp_server::state::{
     Ask, Continuation, OneOf, QuestionKind, Reply, RequestStateSigner, Round, Step, UrlVisit,
 };
+use mcp_server::transport::http::HttpConfig;
+use mcp_server::transport::http::auth::{JwtAuthenticator, ProtectedResourceMetadata};
 use mcp_server::{ElicitForm, FormChoice, McpError, Server, tool};
 use serde::{Deserialize, Serialize};
+use tokio::net::TcpListener;
 
 /// Where to deploy.
 #[derive(Deserialize, schemars::JsonSchema, Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,6 +144,12 @@ fn open_change_request(plan: &str, at: u64) -> String {
     change
 }
 
+/// Rolls the deploy out: a stand-in for the deployment system (here a side effect in the
+/// log, one line per deploy that runs).
+fn roll_out(plan: &str) {
+    eprintln!("rolling out: deploy {plan}");
+}
+
 /// Whether the change was approved: a stand-in for asking the change-management system.
 /// A URL-mode answer only says the user consented to go to the page; the outcome is checked
 /// out of band, keyed by the change id the state carries.
@@ -151,6 +195,7 @@ async fn deploy(
                 plan.replicas
             );
             if target == Target::Staging {
+                roll_out(&plan);
                 return Step::done(format!("Deployed {plan}."));
             }
             // Check, then act, then ask: a client that cannot open the approval page fails
@@ -173,6 +218,7 @@ async fn deploy(
             change,
             approval: Reply::Accepted(UrlVisit),
         }) if change_approved(&change) => {
+            roll_out(&plan);
             Step::done(format!("Deployed {plan}, change {change} approved."))
         }
         Some(DeployFlowAnswered::Approving { change, .. }) => {
@@ -181,17 +227,30 @@ async fn deploy(
     }
 }
 
+/// The flags, as the unknown-flag error lists them.
+const USAGE: &str = "--http PORT, --state-ttl SECONDS, --redis URL, --sealed, \
+                     --jwks FILE --issuer ISS --audience AUD";
+
+/// Bearer JWT settings: `--jwks FILE --issuer ISS --audience AUD`.
+struct JwtOptions {
+    jwks: PathBuf,
+    issuer: String,
+    audience: String,
+}
+
 /// Command-line settings.
+#[derive(Default)]
 struct Options {
     http: Option<u16>,
     state_ttl: Option<Duration>,
+    redis: Option<String>,
+    sealed: bool,
+    jwt: Option<JwtOptions>,
 }
 
 fn options() -> Result<Options, String> {
-    let mut options = Options {
-        http: None,
-        state_ttl: None,
-    };
+    let mut options = Options::default();
+    let (mut jwks, mut issuer, mut audience) = (None, None, None);
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
@@ -209,14 +268,76 @@ fn options() -> Result<Options, String> {
                     .map_err(|_| "--state-ttl takes seconds")?;
                 options.state_ttl = Some(Duration::from_secs(seconds));
             }
+            "--redis" => options.redis = Some(value("--redis")?),
+            "--sealed" => options.sealed = true,
+            "--jwks" => jwks = Some(PathBuf::from(value("--jwks")?)),
+            "--issuer" => issuer = Some(value("--issuer")?),
+            "--audience" => audience = Some(value("--audience")?),
             other => {
-                return Err(format!(
-                    "unknown argument {other:?} (expected --http PORT, --state-ttl SECONDS)"
-                ));
+                return Err(format!("unknown argument {other:?} (expected {USAGE})"));
             }
         }
     }
+    options.jwt = match (jwks, issuer, audience) {
+        (None, None, None) => None,
+        (Some(jwks), Some(issuer), Some(audience)) => Some(JwtOptions {
+            jwks,
+            issuer,
+            audience,
+        }),
+        _ => return Err("--jwks, --issuer and --audience go together".into()),
+    };
+    if options.jwt.is_some() && options.http.is_none() {
+        return Err("--jwks authenticates HTTP requests: it needs --http PORT".into());
+    }
     Ok(options)
+}
+
+/// The request-state signer: the key ring of `MCP_REQUEST_STATE_KEYS`, else the single key of
+/// `MCP_REQUEST_STATE_KEY`, else a key drawn for this process; sealed with `--sealed`; each
+/// state consumed once, in Redis with `--redis`, else in memory.
+async fn signer(options: &Options) -> Result<RequestStateSigner, Box<dyn std::error::Error>> {
+    let signer = if std::env::var_os("MCP_REQUEST_STATE_KEYS").is_some() {
+        RequestStateSigner::from_env_ring("MCP_REQUEST_STATE_KEYS")?
+    } else if std::env::var_os("MCP_REQUEST_STATE_KEY").is_some() {
+        RequestStateSigner::from_env("MCP_REQUEST_STATE_KEY")?
+    } else {
+        RequestStateSigner::generate()?
+    };
+    let signer = match options.state_ttl {
+        Some(ttl) => signer.ttl(ttl)?,
+        None => signer,
+    };
+    let signer = if options.sealed {
+        signer.sealed()
+    } else {
+        signer
+    };
+    Ok(match &options.redis {
+        // The URL may hold a password: it is not printed.
+        Some(url) => signer.single_use(RedisStore::connect(url).await?),
+        None => signer.single_use(MemoryStore::new()),
+    })
+}
+
+/// The HTTP settings: bearer JWTs and the protected-resource metadata with `--jwks`.
+fn http_config(jwt: Option<&JwtOptions>) -> Result<HttpConfig, Box<dyn std::error::Error>> {
+    let Some(jwt) = jwt else {
+        return Ok(HttpConfig::default());
+    };
+    let authenticator = JwtAuthenticator::builder(&jwt.issuer, &jwt.audience)
+        .jwks_file(&jwt.jwks)
+        .build()?;
+    let metadata =
+        ProtectedResourceMetadata::new(&jwt.audience, &jwt.issuer)?.resource_name("Deployments");
+    Ok(HttpConfig::default().authenticate(authenticator, metadata))
+}
+
+/// Resolves on Ctrl-C (never, where signals cannot be handled).
+async fn ctrl_c() {
+    if tokio::signal::ctrl_c().await.is_err() {
+        std::future::pending::<()>().await;
+    }
 }
 
 #[tokio::main]
@@ -225,22 +346,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_writer(std::io::stderr)
         .init();
     let options = options()?;
-    let signer = match std::env::var_os("MCP_REQUEST_STATE_KEY") {
-        Some(_) => RequestStateSigner::from_env("MCP_REQUEST_STATE_KEY")?,
-        None => RequestStateSigner::generate()?,
-    };
-    let signer = match options.state_ttl {
-        Some(ttl) => signer.ttl(ttl)?,
-        None => signer,
-    };
     let server = Server::builder()
         .name("deployer")
         .version("1.0.0")
-        .request_state_signer(signer)
+        .request_state_signer(signer(&options).await?)
         .tool(deploy)
         .build()?;
     match options.http {
-        Some(port) => server.serve_http(("127.0.0.1", port)).await?,
+        Some(port) => {
+            let config = http_config(options.jwt.as_ref())?;
+            let listener = TcpListener::bind(("127.0.0.1", port)).await?;
+            server.serve_http_on(listener, config, ctrl_c()).await?;
+        }
         None => server.serve_stdio().await?,
     }
     Ok(())

@@ -9,7 +9,8 @@
 //! names, every `$ref` resolving inside its schema), and calls at least one tool, prompt and
 //! resource. `deploy` completes every round of its `input_required` flow (a form, then a form
 //! and options computed per call, then a URL-mode approval): the client answers each round's
-//! elicitations in `inputResponses` and echoes the round's `requestState`.
+//! elicitations in `inputResponses` and echoes the round's `requestState`; each state is good
+//! for one use, so replaying any state of the finished flow is refused.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -19,11 +20,12 @@ use std::collections::{BTreeSet, HashSet};
 use std::process::Command;
 use std::time::Duration;
 
+use common::deploy::{accepted, deploy_call, expect_round};
 use common::{
-    EXAMPLE_SERVERS, ExampleServer, HttpClient, LISTS, META_CLIENT_CAPABILITIES, META_SERVER_INFO,
-    PROTOCOL_VERSION, Session, code, request, request_with_meta, tool_text,
+    EXAMPLE_SERVERS, ExampleServer, HttpClient, LISTS, META_SERVER_INFO, PROTOCOL_VERSION, Session,
+    code, request, tool_text,
 };
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 /// Examples that are not servers: they run on their own and exit.
 const STANDALONE: [&str; 1] = ["input_required"];
@@ -257,49 +259,6 @@ fn quickstart_serves_its_tool_prompt_and_template_over_both_transports() {
 // ---------------------------------------------------------------------------------------------
 // deploy
 
-/// `tools/call` of `deploy` to `target` from a client declaring `capabilities`, resuming
-/// with `inputResponses` and `requestState` when given.
-fn deploy_call(
-    id: u64,
-    target: &str,
-    capabilities: &Value,
-    answers: Option<(Value, &str)>,
-) -> Value {
-    let mut params = json!({"name": "deploy", "arguments": {"target": target}});
-    if let Some((answers, state)) = answers {
-        params["inputResponses"] = answers;
-        params["requestState"] = json!(state);
-    }
-    let meta = Map::from_iter([(META_CLIENT_CAPABILITIES.to_owned(), capabilities.clone())]);
-    request_with_meta(id, "tools/call", params, meta)
-}
-
-/// An `input_required` round of `deploy`: checks it asks exactly the keys of `asks`, each
-/// with its message, and returns the questions' params and the round's `requestState`.
-#[track_caller]
-fn expect_round(response: &Value, asks: &[(&str, &str)]) -> (Map<String, Value>, String) {
-    assert!(response.get("error").is_none(), "{response}");
-    let result = &response["result"];
-    assert_eq!(result["resultType"], "input_required", "{response}");
-    let requests = result["inputRequests"].as_object().unwrap();
-    let keys: Vec<&str> = asks.iter().map(|(key, _)| *key).collect();
-    assert_eq!(requests.keys().collect::<Vec<_>>(), keys, "{response}");
-    let mut params = Map::new();
-    for (key, message) in asks {
-        let ask = &requests[*key];
-        assert_eq!(ask["method"], "elicitation/create", "{response}");
-        assert_eq!(ask["params"]["message"], *message, "{response}");
-        params.insert((*key).to_owned(), ask["params"].clone());
-    }
-    let state = result["requestState"].as_str().expect("a requestState");
-    (params, state.to_owned())
-}
-
-/// An accepted form answer.
-fn accepted(content: Value) -> Value {
-    json!({"action": "accept", "content": content})
-}
-
 #[test]
 fn deploy_completes_its_rounds_over_both_transports() {
     over_both_transports("deploy", |send, transport, listing| {
@@ -344,12 +303,16 @@ fn deploy_completes_its_rounds_over_both_transports() {
         );
         let plan = json!({"strategy": "immediate", "replicas": 3, "reason": "e2e"});
         let configure = |region: &str| json!({"rollout": accepted(plan.clone()), "region": accepted(json!({"region": region}))});
-        // A region that was not offered is asked again, with the same state.
+        // A region that was not offered is asked again. The state echoed with it was
+        // consumed (single use), so the same questions come with a new state.
         let again = send(&call(3, Some((configure("mars"), &state2))));
-        let (_, same) = expect_round(&again, &asks);
-        assert_eq!(same, state2, "{transport}");
+        let (_, reasked) = expect_round(&again, &asks);
+        assert_ne!(
+            reasked, state2,
+            "{transport}: a consumed state is not handed back"
+        );
         // Round 3: approval in the change-management page, in URL mode.
-        let third = send(&call(4, Some((configure("us-east-1"), &state2))));
+        let third = send(&call(4, Some((configure("us-east-1"), &reasked))));
         let approve = [(
             "approval",
             "Approve the deploy in the change-management page.",
@@ -374,9 +337,34 @@ fn deploy_completes_its_rounds_over_both_transports() {
             "{transport}: {done}"
         );
 
+        // Every state of the finished flow was consumed: replaying any of them (the last
+        // one would deploy again, an earlier one would rewind the flow) is refused.
+        let consent = json!({"approval": {"action": "accept"}});
+        let replays = [
+            (
+                state1.as_str(),
+                json!({"confirm": accepted(json!({"ok": true}))}),
+            ),
+            (state2.as_str(), configure("us-east-1")),
+            (reasked.as_str(), configure("us-east-1")),
+            (state3.as_str(), consent),
+        ];
+        for (id, (state, answers)) in (60..).zip(replays) {
+            let refused = send(&call(id, Some((answers, state))));
+            let error = common::assert_error(
+                &refused,
+                Some(&json!(id)),
+                code::INVALID_PARAMS,
+                common::INVALID_STATE,
+            );
+            assert_eq!(error["message"], common::INVALID_STATE, "{transport}");
+        }
+
         // Declining the confirmation ends the flow in the second call.
+        let first = send(&call(6, None));
+        let (_, state) = expect_round(&first, &[("confirm", "Deploy to Production?")]);
         let declined = json!({"confirm": {"action": "decline"}});
-        let done = complete(send, &call(6, Some((declined, &state1))));
+        let done = complete(send, &call(7, Some((declined, &state))));
         assert_eq!(tool_text(&done), "Deploy declined.", "{transport}: {done}");
 
         // Staging runs in one region and needs no approval page.

@@ -82,14 +82,15 @@ fn derive(arguments: &Value) -> Binding {
 /// `token` with one character of its payload segment changed (still valid base64url).
 fn tampered(token: &str) -> String {
     let parts: Vec<&str> = token.split('.').collect();
-    assert_eq!(parts.len(), 5, "token format");
-    let payload = parts[3];
+    // `mcp3.<kid>.<expiry>.<nonce>.<payload>.<tag>`
+    assert_eq!(parts.len(), 6, "token format");
+    let payload = parts[4];
     let at = payload.len() / 2;
     let mut bytes = payload.as_bytes().to_vec();
     bytes[at] = if bytes[at] == b'A' { b'B' } else { b'A' };
     let payload = must(String::from_utf8(bytes), "base64url is ASCII");
     let mut parts: Vec<String> = parts.iter().map(|p| (*p).to_owned()).collect();
-    parts[3] = payload;
+    parts[4] = payload;
     parts.join(".")
 }
 

@@ -195,18 +195,28 @@ pub async fn preflight(addr: SocketAddr, timeout: Duration) -> anyhow::Result<()
 /// Runs one whole flow (three rounds, full validation) on a fresh connection: the
 /// pre-flight check of the flow scenario.
 pub async fn preflight_flow(addr: SocketAddr, timeout: Duration) -> anyhow::Result<()> {
+    run_flow(addr, timeout).await.map(drop)
+}
+
+/// Runs one whole flow like [`preflight_flow`] and returns the states of rounds 1 and 2
+/// (for tests: replaying one must be refused where states are good for one use).
+pub async fn run_flow(addr: SocketAddr, timeout: Duration) -> anyhow::Result<[String; 2]> {
     let mut connection = tokio::time::timeout(timeout, Connection::open(addr))
         .await
         .context("connect timed out")??;
     let mut state: Option<String> = None;
+    let mut states = Vec::new();
     for (id, round) in (1..).zip([FlowRound::First, FlowRound::Second, FlowRound::Third]) {
         let body = tokio::time::timeout(timeout, connection.call_flow(id, round, state.as_deref()))
             .await
             .context("request timed out")??;
         state = protocol::check_flow_reply(&body, id, round, true)
             .with_context(|| format!("flow round {round:?}"))?;
+        states.extend(state.clone());
     }
-    Ok(())
+    states
+        .try_into()
+        .map_err(|states: Vec<String>| anyhow::anyhow!("{} states in a flow", states.len()))
 }
 
 /// Sends one flow round with an arbitrary `state` on a fresh connection and returns the

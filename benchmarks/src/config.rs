@@ -12,7 +12,7 @@
 //! | `LOAD_MAX_REQUESTS` | `10000000` | hard cap on requests sent per cell (warm-up included) |
 //! | `LOAD_TIMEOUT_MS` | `5000` | one request's timeout; a timeout counts as an error |
 //! | `LOAD_SAMPLE_EVERY` | `64` | full validation of every N-th response (all get a cheap check) |
-//! | `LOAD_TARGETS` | all | comma-separated target names to run, e.g. `bare-hyper,rmcp` |
+//! | `LOAD_TARGETS` | all | comma-separated target names to run, e.g. `bare-hyper,rmcp` (`ours-redis`: the flow with single use over Redis) |
 
 use std::time::Duration;
 

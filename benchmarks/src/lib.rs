@@ -14,7 +14,10 @@
 //! `tools/call` (SEP-2322) on rmcp and ours: round 1 asks a question and returns a signed
 //! `requestState`, round 2 answers it with the echoed state and gets a second question,
 //! round 3 answers that and completes (see [`protocol::flow_request_body`]). It reports
-//! flows/s and flows/s × 3 against the same target's single-call rate.
+//! flows/s and flows/s × 3 against the same target's single-call rate. The same flow on
+//! ours with single-use states shared through Redis ([`targets::ours_redis`], against a
+//! `redis-server` the harness starts itself, see [`redis`]) is reported as a ratio to the
+//! flow without it.
 //!
 //! Servers run on their own multi-thread tokio runtime, the load generators on
 //! another ([`runner`]); traffic stays on `127.0.0.1` and every cell is bounded
@@ -25,6 +28,7 @@ pub mod bins;
 pub mod client;
 pub mod config;
 pub mod protocol;
+pub mod redis;
 pub mod report;
 pub mod runner;
 pub mod stats;

@@ -13,6 +13,11 @@
 //! the same run: the share of the single-call rate that survives when every
 //! request carries, verifies and re-mints a signed `requestState` and reads a
 //! form answer (1.00x would mean re-entry costs nothing).
+//!
+//! A variant of a target (ours with single-use states over Redis) runs only the flow; its
+//! single-call basis is its baseline's, and a section of its own gives its flows/s divided
+//! by the baseline's flows/s at the same concurrency in the same run: the share of the flow
+//! rate that survives the variant's extra work (1.00x: it costs nothing).
 
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -101,7 +106,81 @@ pub fn render(report: &RunReport) -> String {
         let _ = writeln!(out, "{:<18} {text}", scenario.to_string());
     }
     flow_section(&mut out, report);
+    variant_section(&mut out, report);
     out
+}
+
+/// The variants' flows against their baselines' (nothing when no variant ran).
+fn variant_section(out: &mut String, report: &RunReport) {
+    let variants: Vec<&Cell> = report
+        .cells
+        .iter()
+        .filter(|c| c.scenario.workload == Workload::Flow && c.baseline.is_some())
+        .collect();
+    if variants.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\nthree-round flow, variant vs baseline (ours-redis: each resuming round consumes its \
+         state once in Redis, SET NX EXAT, before the handler runs)"
+    );
+    let _ = writeln!(
+        out,
+        "ratio = the variant's flows/s / its baseline's flows/s at the same concurrency in this \
+         run (1.00x: the variant costs nothing)\n"
+    );
+    let _ = writeln!(
+        out,
+        "{:<18} {:<12} {:<10} {:>9} {:>13} {:>9} {:>10} {:>13}",
+        "scenario",
+        "target",
+        "baseline",
+        "flows/s",
+        "base flows/s",
+        "ratio",
+        "flow p50",
+        "base flow p50"
+    );
+    for cell in variants {
+        let baseline = cell.baseline.unwrap_or_default();
+        let base = report
+            .cells
+            .iter()
+            .find(|c| c.scenario == cell.scenario && c.target == baseline);
+        let healthy = |c: &Cell| match &c.outcome {
+            Outcome::Measured(stats) if stats.healthy() => Some(stats.clone()),
+            _ => None,
+        };
+        let scenario = cell.scenario.to_string();
+        let line = match (healthy(cell), base.and_then(healthy)) {
+            (Some(ours), Some(base)) => {
+                let ratio = if base.flows_per_sec() > 0.0 {
+                    format!("{:.2}x", ours.flows_per_sec() / base.flows_per_sec())
+                } else {
+                    "-".to_owned()
+                };
+                format!(
+                    "{scenario:<18} {:<12} {baseline:<10} {:>9.0} {:>13.0} {ratio:>9} {:>10} {:>13}",
+                    cell.target,
+                    ours.flows_per_sec(),
+                    base.flows_per_sec(),
+                    latency(ours.flow_p50),
+                    latency(base.flow_p50),
+                )
+            }
+            (None, _) => format!(
+                "{scenario:<18} {:<12} {baseline:<10} n/a (the variant is broken: see above)",
+                cell.target
+            ),
+            (Some(_), None) => format!(
+                "{scenario:<18} {:<12} {baseline:<10} n/a (no healthy {baseline} flow in this \
+                 scenario: run both, e.g. LOAD_TARGETS=ours,ours-redis)",
+                cell.target
+            ),
+        };
+        let _ = writeln!(out, "{line}");
+    }
 }
 
 /// The three-round flow section (nothing when the scenario did not run).
@@ -176,8 +255,10 @@ fn flow_section(out: &mut String, report: &RunReport) {
     }
 }
 
-/// The healthy single-call HTTP rate of `flow`'s target at `flow`'s concurrency.
+/// The healthy single-call HTTP rate of `flow`'s target (or of its baseline, for a variant)
+/// at `flow`'s concurrency.
 fn single_call_rps(report: &RunReport, flow: &Cell) -> Option<f64> {
+    let target = flow.baseline.unwrap_or(flow.target);
     let twin = Scenario {
         transport: Transport::Http,
         workload: Workload::Echo,
@@ -186,7 +267,7 @@ fn single_call_rps(report: &RunReport, flow: &Cell) -> Option<f64> {
     report
         .cells
         .iter()
-        .find(|c| c.scenario == twin && c.target == flow.target)
+        .find(|c| c.scenario == twin && c.target == target)
         .and_then(Cell::healthy_rps)
 }
 
@@ -260,6 +341,7 @@ mod tests {
             },
             target,
             kind,
+            baseline: None,
             outcome: Outcome::Measured(CellStats {
                 requests,
                 errors,
@@ -282,6 +364,7 @@ mod tests {
             },
             target,
             kind,
+            baseline: (kind == TargetKind::Variant).then_some("ours"),
             outcome: Outcome::Measured(CellStats {
                 requests: flows * 3,
                 validated: 1,
@@ -325,6 +408,35 @@ mod tests {
         assert!(line("ours").contains("300.0µs"), "{text}");
         // ours vs rmcp on the flow scenario: 450 / 300 req/s.
         assert!(text.contains("flow3 http c=1     1.50x"), "{text}");
+    }
+
+    #[test]
+    fn a_variant_flow_is_a_ratio_to_its_baselines_flow() {
+        let report = RunReport {
+            config: LoadConfig::default(),
+            cores: 2,
+            load_average: (None, None),
+            cells: vec![
+                measured("ours", TargetKind::Ours, 600, 0),
+                flow("ours", TargetKind::Ours, 150),
+                flow("ours-redis", TargetKind::Variant, 75),
+            ],
+        };
+        let text = render(&report);
+        let line = text
+            .lines()
+            .find(|l| {
+                l.starts_with("flow3 http c=1") && l.contains("ours-redis") && l.contains(" ours ")
+            })
+            .unwrap_or_default();
+        // 75 flows/s against ours' 150.
+        assert!(line.contains("0.50x"), "{text}");
+        // Its single-call basis is ours': 75 x 3 / 600.
+        let flow = text
+            .lines()
+            .find(|l| l.contains("ours-redis") && l.contains("single-call: 600"))
+            .unwrap_or_default();
+        assert!(flow.contains("0.38x"), "{text}");
     }
 
     #[test]

@@ -14,7 +14,9 @@
 //! Cells run scenario by scenario, all targets of one scenario back to back,
 //! so slow drift of the machine affects them alike. The three-round flow
 //! scenario at a concurrency runs right after the single-call HTTP scenario at
-//! the same concurrency, so the two can be compared.
+//! the same concurrency, so the two can be compared. A target that cannot run on
+//! this machine (the single-use flow without `redis-server`) is skipped, saying
+//! why; a flow-only target (a variant of another) runs no single-call cells.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -81,6 +83,8 @@ pub struct Cell {
     pub target: &'static str,
     /// Target role.
     pub kind: TargetKind,
+    /// The target it is a variant of (see [`Target::baseline`]).
+    pub baseline: Option<&'static str>,
     /// The result.
     pub outcome: Outcome,
 }
@@ -141,6 +145,13 @@ pub fn run(
         .iter()
         .map(AsRef::as_ref)
         .filter(|t| config.wants(t.name()))
+        .filter(|t| match t.unavailable() {
+            Some(why) => {
+                eprintln!("[{}] SKIPPED: {why}", t.name());
+                false
+            }
+            None => true,
+        })
         .collect();
     let shutdown = CancellationToken::new();
     let mut cells = Vec::new();
@@ -148,7 +159,15 @@ pub fn run(
     // HTTP: start every server once, check it, then measure scenario by scenario.
     let mut http: Vec<(&dyn Target, Result<SocketAddr, String>)> = Vec::new();
     let run_http = !config.http_concurrency.is_empty() || !config.flow_concurrency.is_empty();
-    for &target in targets.iter().filter(|t| run_http && t.has_http()) {
+    let runs_http = |t: &dyn Target| {
+        let measured = if t.flow_only() {
+            t.has_flow() && !config.flow_concurrency.is_empty()
+        } else {
+            run_http
+        };
+        measured && t.has_http()
+    };
+    for &target in targets.iter().filter(|t| runs_http(**t)) {
         let started = start_http(&servers, target, shutdown.child_token()).and_then(|addr| {
             load.block_on(client::preflight(addr, config.request_timeout))
                 .with_context(|| format!("pre-flight request to {addr} failed"))?;
@@ -179,6 +198,7 @@ pub fn run(
     for scenario in http_scenarios(config) {
         for (target, started) in &http {
             let started = match scenario.workload {
+                Workload::Echo if target.flow_only() => continue,
                 Workload::Echo => started.clone(),
                 Workload::Flow => match flow_ready.get(target.name()) {
                     None => continue,
@@ -209,6 +229,7 @@ pub fn run(
                 scenario,
                 target: target.name(),
                 kind: target.kind(),
+                baseline: target.baseline(),
                 outcome,
             }));
         }
@@ -219,7 +240,7 @@ pub fn run(
     // stdio: locate and check each server once, then a fresh child per cell.
     let mut stdio: Vec<(&dyn Target, Result<std::path::PathBuf, String>)> = Vec::new();
     let run_stdio = !config.stdio_in_flight.is_empty();
-    for &target in targets.iter().filter(|_| run_stdio) {
+    for &target in targets.iter().filter(|t| run_stdio && !t.flow_only()) {
         let Some(bin) = target.stdio_bin() else {
             continue;
         };
@@ -264,6 +285,7 @@ pub fn run(
                 scenario,
                 target: target.name(),
                 kind: target.kind(),
+                baseline: target.baseline(),
                 outcome,
             }));
         }

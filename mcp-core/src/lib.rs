@@ -7,8 +7,8 @@
 //!   receives or sends, following `schema/2026-07-28/schema.ts` of the specification;
 //! - [`form`]: elicitation forms from Rust types: the field vocabulary as traits, and typed,
 //!   validated answers;
-//! - [`state`]: signed continuation tokens for `requestState` (HMAC-SHA256, expiry, key id,
-//!   binding to the request that minted them);
+//! - [`state`]: signed (HMAC-SHA256) or sealed (XChaCha20-Poly1305) continuation tokens for
+//!   `requestState` (expiry, key ring with ids, binding to the request that minted them);
 //! - [`uri_template`]: matching of RFC 6570 level-1 URI templates used by resource templates.
 //!
 //! ```

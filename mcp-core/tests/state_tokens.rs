@@ -1,88 +1,86 @@
-//! Security properties of signed `requestState` tokens: every way a token can be forged,
-//! re-spelled, replayed elsewhere, or outlive its window is refused, with the reason kept for
-//! logs; a token reveals nothing of its binding; keys are wiped.
+//! Security properties of `requestState` tokens, in both modes (signed and sealed): every way
+//! a token can be forged, re-spelled, replayed elsewhere, or outlive its window is refused,
+//! with the reason kept for logs; every minting is unique; a token reveals nothing of its
+//! binding; keys are wiped.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use common::{
+    MODES, T0, at, base64_fields, bind, clock, deploy, key, part, sealed, signed, with_part,
+};
 use mcp_core::state::{
-    Binding, BindingRequest, Clock, KeyError, SigningKey, StateError, StateSigner, TtlError,
+    Binding, KeyError, Protection, SigningKey, StateError, StateSigner, TtlError,
 };
 use proptest::prelude::*;
-use serde_json::{Value, json};
+use serde_json::json;
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-const T0: u64 = 1_800_000_000;
-const EXPIRY: usize = 2;
-const PAYLOAD: usize = 3;
-const TAG: usize = 4;
-
-fn key(byte: u8) -> SigningKey {
-    SigningKey::new([byte; 32]).expect("32 bytes")
+/// A signer of `key(byte)` minting in `mode`.
+fn signer(byte: u8, mode: Protection) -> StateSigner {
+    StateSigner::new(key(byte)).with_protection(mode)
 }
 
-fn bind(subject: Option<&str>, method: &str, target: &str, arguments: Value) -> Binding {
-    Binding::derive(&BindingRequest {
-        subject,
-        method,
-        target,
-        arguments: &arguments,
-    })
-}
-
-fn deploy(target: &str) -> Binding {
-    bind(
-        Some("ann"),
-        "tools/call",
-        "deploy",
-        json!({ "target": target }),
-    )
-}
-
-/// A clock reading `now`, and the handle that moves it.
-fn clock(now: u64) -> (Clock, Arc<AtomicU64>) {
-    let handle = Arc::new(AtomicU64::new(now));
-    let read = Arc::clone(&handle);
-    (Arc::new(move || read.load(Ordering::SeqCst)), handle)
-}
-
-/// A signer of `key` whose clock stands at `now`.
-fn at(key: SigningKey, now: u64) -> StateSigner {
-    StateSigner::new(key).with_clock(clock(now).0)
-}
-
-/// `token` with its dot-separated part `index` replaced.
-fn with_part(token: &str, index: usize, part: &str) -> String {
-    let mut parts: Vec<&str> = token.split('.').collect();
-    parts[index] = part;
-    parts.join(".")
-}
-
-fn part(token: &str, index: usize) -> &str {
-    token.split('.').nth(index).unwrap()
-}
+/// The position of the expiry (the same in both modes).
+const EXPIRY: usize = signed::EXPIRY;
 
 #[test]
 fn a_token_verifies_under_the_binding_it_was_minted_for() {
-    let signer = StateSigner::new(key(1));
-    let token = signer.sign(br#"{"step":"confirm"}"#, Some(&deploy("staging")));
-    assert_eq!(
-        signer.verify(&token, Some(&deploy("staging"))).unwrap(),
-        br#"{"step":"confirm"}"#
-    );
+    for mode in MODES {
+        let signer = signer(1, mode);
+        let token = signer.sign(br#"{"step":"confirm"}"#, Some(&deploy("staging")));
+        assert_eq!(
+            signer.verify(&token, Some(&deploy("staging"))).unwrap(),
+            br#"{"step":"confirm"}"#,
+            "{mode:?}"
+        );
+        let version = if mode == Protection::Sealed {
+            "mcp3s"
+        } else {
+            "mcp3"
+        };
+        assert_eq!(part(&token, 0), version);
+        assert_eq!(signer.protection(), mode);
+    }
+    assert_eq!(StateSigner::new(key(1)).protection(), Protection::Signed);
+    assert_eq!(Protection::default(), Protection::Signed);
+}
+
+#[test]
+fn two_mintings_of_the_same_state_differ() {
+    for mode in MODES {
+        // The same key, payload, binding and second: only the nonce tells them apart.
+        let signer = at(key(1), T0).with_protection(mode);
+        let tokens: Vec<String> = (0..50)
+            .map(|_| signer.sign(b"same", Some(&deploy("staging"))))
+            .collect();
+        let mut unique = tokens.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), tokens.len(), "{mode:?}: {tokens:?}");
+        for token in &tokens {
+            assert_eq!(part(token, EXPIRY), (T0 + 600).to_string());
+            assert_eq!(
+                signer.verify(token, Some(&deploy("staging"))).unwrap(),
+                b"same"
+            );
+        }
+    }
 }
 
 #[test]
 fn a_tampered_payload_is_refused() {
-    let signer = StateSigner::new(key(1));
+    let signer = signer(1, Protection::Signed);
     let token = signer.sign(br#"{"approved":false}"#, Some(&deploy("staging")));
     let forged = with_part(
         &token,
-        PAYLOAD,
+        signed::PAYLOAD,
         &URL_SAFE_NO_PAD.encode(br#"{"approved":true}"#),
     );
     assert_eq!(
@@ -92,27 +90,35 @@ fn a_tampered_payload_is_refused() {
 }
 
 #[test]
-fn a_tampered_signature_is_refused() {
-    let signer = StateSigner::new(key(1));
-    let token = signer.sign(b"x", None);
-    let mut tag = URL_SAFE_NO_PAD.decode(part(&token, TAG)).unwrap();
-    tag[0] ^= 1;
-    let forged = with_part(&token, TAG, &URL_SAFE_NO_PAD.encode(&tag));
-    assert_eq!(signer.verify(&forged, None), Err(StateError::BadSignature));
-    let short = with_part(&token, TAG, &URL_SAFE_NO_PAD.encode(&tag[..31]));
-    assert_eq!(signer.verify(&short, None), Err(StateError::BadSignature));
-    // The conformance suite's tampering: text appended to the token.
-    assert!(signer.verify(&format!("{token}-TAMPERED"), None).is_err());
+fn a_tampered_tag_is_refused() {
+    for mode in MODES {
+        let signer = signer(1, mode);
+        let token = signer.sign(b"x", None);
+        // The MAC is the last field; in a sealed token the Poly1305 tag ends the ciphertext.
+        let last = token.split('.').count() - 1;
+        let mut tag = URL_SAFE_NO_PAD.decode(part(&token, last)).unwrap();
+        let end = tag.len() - 1;
+        tag[end] ^= 1;
+        let forged = with_part(&token, last, &URL_SAFE_NO_PAD.encode(&tag));
+        assert_eq!(signer.verify(&forged, None), Err(StateError::BadSignature));
+        let short = with_part(&token, last, &URL_SAFE_NO_PAD.encode(&tag[..end]));
+        assert_eq!(signer.verify(&short, None), Err(StateError::BadSignature));
+        // The conformance suite's tampering: text appended to the token.
+        assert!(signer.verify(&format!("{token}-TAMPERED"), None).is_err());
+    }
 }
 
 #[test]
 fn a_truncated_token_is_refused() {
-    let signer = StateSigner::new(key(1));
-    let token = signer.sign(b"payload", None);
-    for len in [0, 4, token.len() / 2, token.len() - 1] {
-        assert!(signer.verify(&token[..len], None).is_err(), "length {len}");
+    for mode in MODES {
+        let signer = signer(1, mode);
+        let token = signer.sign(b"payload", None);
+        for len in 0..token.len() {
+            assert!(signer.verify(&token[..len], None).is_err(), "length {len}");
+        }
     }
-    for malformed in ["mcp2.x", "not a token at all"] {
+    let signer = signer(1, Protection::Signed);
+    for malformed in ["mcp3.x", "mcp3s.x", "mcp3s.a.1.b.c.d", "not a token at all"] {
         let result = signer.verify(malformed, None);
         assert!(
             matches!(result, Err(StateError::Malformed(_))),
@@ -122,116 +128,162 @@ fn a_truncated_token_is_refused() {
 }
 
 #[test]
-fn a_token_of_format_1_is_refused() {
-    let signer = StateSigner::new(key(1));
+fn tokens_of_formats_1_and_2_are_refused() {
+    let signer = signer(1, Protection::Signed);
     let token = signer.sign(b"x", None);
-    let old = format!("mcp1.{}", token.split_once('.').unwrap().1);
+    for old in ["mcp1", "mcp2", "MCP3", "mcp3S", "mcp4"] {
+        let respelled = format!("{old}.{}", token.split_once('.').unwrap().1);
+        assert_eq!(
+            signer.verify(&respelled, None),
+            Err(StateError::Malformed("unknown version"))
+        );
+    }
+    // An exact format-2 token of this key (its layout: no nonce).
+    let v2 = format!(
+        "mcp2.MQ.{}.eA.{}",
+        T0 + 600,
+        URL_SAFE_NO_PAD.encode([0u8; 32])
+    );
     assert_eq!(
-        signer.verify(&old, None),
+        at(key(1), T0).verify(&v2, None),
         Err(StateError::Malformed("unknown version"))
     );
 }
 
 #[test]
 fn a_token_from_another_key_is_refused() {
-    let minted = StateSigner::new(key(1)).sign(b"x", None);
-    assert_eq!(
-        StateSigner::new(key(2)).verify(&minted, None),
-        Err(StateError::BadSignature)
-    );
-    let other_id = StateSigner::new(key(2)).with_key_id("2").sign(b"x", None);
-    assert_eq!(
-        StateSigner::new(key(1)).verify(&other_id, None),
-        Err(StateError::UnknownKey)
-    );
+    for mode in MODES {
+        let minted = signer(1, mode).sign(b"x", None);
+        assert_eq!(
+            signer(2, mode).verify(&minted, None),
+            Err(StateError::BadSignature)
+        );
+        let other_id = signer(2, mode).with_key_id("2").sign(b"x", None);
+        assert_eq!(
+            signer(1, mode).verify(&other_id, None),
+            Err(StateError::UnknownKey)
+        );
+    }
+}
+
+#[test]
+fn a_signer_verifies_both_modes_whichever_it_mints() {
+    let binding = deploy("staging");
+    let signing = at(key(1), T0);
+    let sealing = at(key(1), T0).with_protection(Protection::Sealed);
+    for minter in [&signing, &sealing] {
+        let token = minter.sign(b"in flight", Some(&binding));
+        for verifier in [&signing, &sealing] {
+            assert_eq!(
+                verifier.verify(&token, Some(&binding)).unwrap(),
+                b"in flight"
+            );
+        }
+    }
 }
 
 #[test]
 fn an_expired_token_is_refused() {
-    let (clock, now) = clock(1_000_000);
-    let signer = StateSigner::new(key(1))
-        .with_ttl(Duration::from_secs(600))
-        .unwrap()
-        .with_clock(clock);
-    let token = signer.sign(b"x", None);
-    now.store(1_000_600, Ordering::SeqCst);
-    assert!(
-        signer.verify(&token, None).is_ok(),
-        "valid up to its expiry"
-    );
-    now.store(1_000_601, Ordering::SeqCst);
-    assert_eq!(signer.verify(&token, None), Err(StateError::Expired));
-    // Extending the expiry in the token breaks the signature.
-    let extended = with_part(&token, EXPIRY, "1001200");
-    assert_eq!(
-        signer.verify(&extended, None),
-        Err(StateError::BadSignature)
-    );
-}
-
-#[test]
-fn another_tool_caller_arguments_or_method_is_a_bad_signature() {
-    let signer = StateSigner::new(key(1));
-    let token = signer.sign(b"confirmed", Some(&deploy("staging")));
-    let staging = json!({ "target": "staging" });
-    let others = [
-        (Some("ann"), "tools/call", "destroy", staging.clone()),
-        (Some("bob"), "tools/call", "deploy", staging.clone()),
-        (
-            Some("ann"),
-            "tools/call",
-            "deploy",
-            json!({ "target": "production" }),
-        ),
-        (Some("ann"), "prompts/get", "deploy", staging.clone()),
-        (None, "tools/call", "deploy", staging),
-    ];
-    for (subject, method, target, arguments) in others {
-        let other = bind(subject, method, target, arguments);
+    for mode in MODES {
+        let (clock, now) = clock(1_000_000);
+        let signer = signer(1, mode)
+            .with_ttl(Duration::from_secs(600))
+            .unwrap()
+            .with_clock(clock);
+        let token = signer.sign(b"x", None);
+        now.store(1_000_600, Ordering::SeqCst);
+        let state = signer.verify_state(&token, None).unwrap();
+        assert_eq!(state.expires_at, 1_000_600, "valid up to its expiry");
+        now.store(1_000_601, Ordering::SeqCst);
+        assert_eq!(signer.verify(&token, None), Err(StateError::Expired));
+        // Extending the expiry in the token breaks the MAC / the AEAD tag.
+        now.store(1_000_000, Ordering::SeqCst);
+        let extended = with_part(&token, EXPIRY, "1000300");
         assert_eq!(
-            signer.verify(&token, Some(&other)),
+            signer.verify(&extended, None),
             Err(StateError::BadSignature)
         );
     }
 }
 
 #[test]
+fn another_tool_caller_arguments_or_method_is_a_bad_signature() {
+    for mode in MODES {
+        let signer = signer(1, mode);
+        let token = signer.sign(b"confirmed", Some(&deploy("staging")));
+        let staging = json!({ "target": "staging" });
+        let others = [
+            (Some("ann"), "tools/call", "destroy", staging.clone()),
+            (Some("bob"), "tools/call", "deploy", staging.clone()),
+            (
+                Some("ann"),
+                "tools/call",
+                "deploy",
+                json!({ "target": "production" }),
+            ),
+            (Some("ann"), "prompts/get", "deploy", staging.clone()),
+            (None, "tools/call", "deploy", staging),
+        ];
+        for (subject, method, target, arguments) in others {
+            let other = bind(subject, method, target, arguments);
+            assert_eq!(
+                signer.verify(&token, Some(&other)),
+                Err(StateError::BadSignature)
+            );
+        }
+        assert_eq!(signer.verify(&token, None), Err(StateError::BadSignature));
+    }
+}
+
+#[test]
 fn oversized_tokens_are_refused_before_decoding() {
-    let signer = StateSigner::new(key(1)).with_max_token_bytes(64);
-    let huge = "A".repeat(10_000);
-    assert_eq!(
-        signer.verify(&huge, None),
-        Err(StateError::TooLarge {
-            len: 10_000,
-            max: 64
-        })
-    );
+    for mode in MODES {
+        let signer = signer(1, mode).with_max_token_bytes(64);
+        let huge = "A".repeat(10_000);
+        assert_eq!(
+            signer.verify(&huge, None),
+            Err(StateError::TooLarge {
+                len: 10_000,
+                max: 64
+            })
+        );
+        let big = signer.sign(&[7u8; 100], None);
+        assert!(matches!(
+            signer.verify(&big, None),
+            Err(StateError::TooLarge { .. })
+        ));
+    }
 }
 
 #[test]
 fn previous_keys_keep_verifying_during_rotation() {
-    let old = StateSigner::new(key(1)).with_key_id("2026-10");
-    let token = old.sign(b"x", None);
-    let rotated = StateSigner::new(key(2))
-        .with_key_id("2026-11")
-        .with_previous_key("2026-10", key(1));
-    assert_eq!(rotated.verify(&token, None).unwrap(), b"x");
-    assert_eq!(
-        part(&rotated.sign(b"y", None), 1),
-        URL_SAFE_NO_PAD.encode("2026-11")
-    );
+    for mode in MODES {
+        let old = signer(1, mode).with_key_id("2026-10");
+        let token = old.sign(b"x", None);
+        let rotated = signer(2, mode)
+            .with_key_id("2026-11")
+            .with_previous_key("2026-10", key(1));
+        assert_eq!(rotated.verify(&token, None).unwrap(), b"x");
+        assert_eq!(
+            part(&rotated.sign(b"y", None), 1),
+            URL_SAFE_NO_PAD.encode("2026-11")
+        );
+        assert_eq!(rotated.key_ring().key_ids(), ["2026-11", "2026-10"]);
+    }
 }
 
 #[test]
 fn a_fixed_binding_applies_when_none_is_given() {
-    let signer = StateSigner::new(key(1)).bind_to(Binding::from_parts(["tenant-7"]));
-    let token = signer.sign(b"x", None);
-    assert!(signer.verify(&token, None).is_ok());
-    assert_eq!(
-        StateSigner::new(key(1)).verify(&token, None),
-        Err(StateError::BadSignature),
-        "a signer without that binding refuses it"
-    );
+    for mode in MODES {
+        let signer = signer(1, mode).bind_to(Binding::from_parts(["tenant-7"]));
+        let token = signer.sign(b"x", None);
+        assert!(signer.verify(&token, None).is_ok());
+        assert_eq!(
+            StateSigner::new(key(1)).verify(&token, None),
+            Err(StateError::BadSignature),
+            "a signer without that binding refuses it"
+        );
+    }
 }
 
 #[test]
@@ -248,8 +300,16 @@ fn keys_shorter_than_32_bytes_are_refused_and_never_printed() {
     let b64 = base64::engine::general_purpose::STANDARD.encode([9u8; 32]);
     let k = SigningKey::from_base64(&b64).unwrap();
     assert_eq!(format!("{k:?}"), "SigningKey(<redacted>)");
-    let signer = StateSigner::new(k);
-    assert!(!format!("{signer:?}").contains("9, 9"));
+    let signer = StateSigner::new(k).with_protection(Protection::Sealed);
+    let printed = format!("{signer:?}");
+    assert!(
+        !printed.contains("9, 9") && !printed.contains("CQkJ"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("\"1\"") && printed.contains("Sealed"),
+        "{printed}"
+    );
     assert!(StateSigner::generate().is_ok());
 }
 
@@ -259,14 +319,18 @@ fn keys_decode_from_standard_and_url_safe_base64() {
     let bytes = [0xfb_u8; 33];
     let standard = base64::engine::general_purpose::STANDARD.encode(bytes);
     let url_safe = URL_SAFE_NO_PAD.encode(bytes);
-    let reference = StateSigner::new(SigningKey::new(bytes).unwrap()).sign(b"x", None);
-    for text in [
-        standard.as_str(),
-        url_safe.as_str(),
-        &format!(" {standard}\n"),
-    ] {
-        let signer = StateSigner::new(SigningKey::from_base64(text).unwrap());
-        assert_eq!(signer.verify(&reference, None).unwrap(), b"x", "{text:?}");
+    for mode in MODES {
+        let reference = StateSigner::new(SigningKey::new(bytes).unwrap())
+            .with_protection(mode)
+            .sign(b"x", None);
+        for text in [
+            standard.as_str(),
+            url_safe.as_str(),
+            &format!(" {standard}\n"),
+        ] {
+            let signer = StateSigner::new(SigningKey::from_base64(text).unwrap());
+            assert_eq!(signer.verify(&reference, None).unwrap(), b"x", "{text:?}");
+        }
     }
 }
 
@@ -274,39 +338,65 @@ fn keys_decode_from_standard_and_url_safe_base64() {
 
 #[test]
 fn the_expiry_has_one_spelling() {
-    let signer = at(key(1), T0);
-    let token = signer.sign(b"x", None);
-    let expiry = part(&token, EXPIRY).to_owned();
-    assert_eq!(expiry, (T0 + 600).to_string());
-    for respelled in [
-        format!("+{expiry}"),
-        format!("0{expiry}"),
-        format!("00{expiry}"),
-        format!("+0{expiry}"),
-        format!(" {expiry}"),
-        format!("{expiry} "),
-    ] {
-        assert_eq!(
-            signer.verify(&with_part(&token, EXPIRY, &respelled), None),
-            Err(StateError::Malformed("expiry is not a canonical number")),
-            "{respelled:?}"
-        );
+    for mode in MODES {
+        let signer = at(key(1), T0).with_protection(mode);
+        let token = signer.sign(b"x", None);
+        let expiry = part(&token, EXPIRY).to_owned();
+        assert_eq!(expiry, (T0 + 600).to_string());
+        for respelled in [
+            format!("+{expiry}"),
+            format!("0{expiry}"),
+            format!("00{expiry}"),
+            format!("+0{expiry}"),
+            format!(" {expiry}"),
+            format!("{expiry} "),
+        ] {
+            assert_eq!(
+                signer.verify(&with_part(&token, EXPIRY, &respelled), None),
+                Err(StateError::Malformed("expiry is not a canonical number")),
+                "{respelled:?}"
+            );
+        }
     }
 }
 
 #[test]
 fn base64_fields_have_one_spelling() {
-    let signer = at(key(1), T0);
-    // A 1-byte key id and payload leave 4 unused bits in their last character.
-    let signer = signer.with_key_id("k");
-    let token = signer.sign(b"p", None);
-    assert!(signer.verify(&token, None).is_ok());
-    for index in [1, PAYLOAD, TAG] {
-        for respelled in respellings(part(&token, index)) {
-            let result = signer.verify(&with_part(&token, index, &respelled), None);
+    for mode in MODES {
+        // A 1-byte key id and payload leave 4 unused bits in their last character; so does
+        // the 16-byte nonce of a signed token.
+        let signer = at(key(1), T0).with_protection(mode).with_key_id("k");
+        let token = signer.sign(b"p", None);
+        assert!(signer.verify(&token, None).is_ok());
+        for &index in base64_fields(mode) {
+            for respelled in respellings(part(&token, index)) {
+                let result = signer.verify(&with_part(&token, index, &respelled), None);
+                assert!(
+                    matches!(result, Err(StateError::Malformed(_))),
+                    "{mode:?} part {index} as {respelled:?}: {result:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_nonce_of_another_length_is_malformed() {
+    for (mode, index, len) in [
+        (Protection::Signed, signed::NONCE, 16),
+        (Protection::Sealed, sealed::NONCE, 24),
+    ] {
+        let signer = at(key(1), T0).with_protection(mode);
+        let token = signer.sign(b"x", None);
+        assert_eq!(
+            URL_SAFE_NO_PAD.decode(part(&token, index)).unwrap().len(),
+            len
+        );
+        for wrong in [0, 1, len - 1, len + 1, 32] {
+            let forged = with_part(&token, index, &URL_SAFE_NO_PAD.encode(vec![0u8; wrong]));
             assert!(
-                matches!(result, Err(StateError::Malformed(_))),
-                "part {index} as {respelled:?}: {result:?}"
+                matches!(signer.verify(&forged, None), Err(StateError::Malformed(_))),
+                "{mode:?} nonce of {wrong} bytes"
             );
         }
     }
@@ -356,11 +446,16 @@ fn arb_key_id() -> impl Strategy<Value = String> {
     proptest::collection::vec(any::<char>(), 0..5).prop_map(|c| c.into_iter().collect())
 }
 
+fn arb_mode() -> impl Strategy<Value = Protection> {
+    prop_oneof![Just(Protection::Signed), Just(Protection::Sealed)]
+}
+
 prop_compose! {
-    /// A signer with a random key, key id, TTL and clock, and a token it minted.
+    /// A signer with a random key, key id, mode, TTL and clock, and a token it minted.
     fn minted()(
         key in proptest::array::uniform32(any::<u8>()),
         key_id in arb_key_id(),
+        mode in arb_mode(),
         ttl in 1u64..=86_400,
         now in 1u64..=4_000_000_000,
         payload in proptest::collection::vec(any::<u8>(), 0..40),
@@ -368,6 +463,7 @@ prop_compose! {
     ) -> (StateSigner, String, Vec<u8>, Binding) {
         let signer = StateSigner::new(SigningKey::new(key).unwrap())
             .with_key_id(key_id)
+            .with_protection(mode)
             .with_ttl(Duration::from_secs(ttl))
             .unwrap()
             .with_clock(clock(now).0);
@@ -384,7 +480,11 @@ proptest! {
         (signer, token, payload, binding) in minted(),
         other in arb_binding(),
     ) {
-        prop_assert_eq!(signer.verify(&token, Some(&binding)), Ok(payload));
+        prop_assert_eq!(signer.verify(&token, Some(&binding)), Ok(payload.clone()));
+        // Minted again: another token, the same state.
+        let again = signer.sign(&payload, Some(&binding));
+        prop_assert_ne!(&again, &token);
+        prop_assert_eq!(signer.verify(&again, Some(&binding)), Ok(payload));
         if other != binding {
             prop_assert_eq!(signer.verify(&token, Some(&other)), Err(StateError::BadSignature));
         }
@@ -396,12 +496,14 @@ proptest! {
             .iter()
             .map(|expiry| with_part(&token, EXPIRY, expiry))
             .collect();
-        for index in [1, PAYLOAD, TAG] {
+        for &index in base64_fields(signer.protection()) {
             for spelling in respellings(part(&token, index)) {
                 respelled.push(with_part(&token, index, &spelling));
             }
         }
-        respelled.push(token.replacen("mcp2", "MCP2", 1));
+        let version = part(&token, 0);
+        respelled.push(with_part(&token, 0, &version.to_uppercase()));
+        respelled.push(with_part(&token, 0, &format!("{version} ")));
         for forged in respelled {
             let result = signer.verify(&forged, Some(&binding));
             prop_assert!(matches!(result, Err(StateError::Malformed(_))), "{forged}: {result:?}");
@@ -445,35 +547,42 @@ proptest! {
 
 #[test]
 fn an_expiry_beyond_ttl_plus_skew_is_refused() {
-    let verifier = at(key(1), T0);
-    let limit = T0 + 600 + 5;
-    // Minted under a longer TTL on the same clock.
-    let long = at(key(1), T0)
-        .with_ttl(Duration::from_secs(3600))
-        .unwrap()
-        .sign(b"x", None);
-    assert_eq!(
-        verifier.verify(&long, None),
-        Err(StateError::ExpiryTooFar {
-            expiry: T0 + 3600,
-            limit
-        })
-    );
-    // Minted by a clock running ahead: within the skew it verifies, beyond it it does not.
-    let ahead = |seconds| at(key(1), T0 + seconds).sign(b"x", None);
-    assert!(verifier.verify(&ahead(5), None).is_ok());
-    assert_eq!(
-        verifier.verify(&ahead(6), None),
-        Err(StateError::ExpiryTooFar {
-            expiry: T0 + 606,
-            limit
-        })
-    );
-    // The skew is configurable.
-    let tolerant = verifier.with_clock_skew(Duration::from_secs(60));
-    assert_eq!(tolerant.clock_skew(), Duration::from_secs(60));
-    assert!(tolerant.verify(&ahead(60), None).is_ok());
-    assert!(tolerant.verify(&ahead(61), None).is_err());
+    for mode in MODES {
+        let verifier = at(key(1), T0);
+        let limit = T0 + 600 + 5;
+        // Minted under a longer TTL on the same clock.
+        let long = at(key(1), T0)
+            .with_protection(mode)
+            .with_ttl(Duration::from_secs(3600))
+            .unwrap()
+            .sign(b"x", None);
+        assert_eq!(
+            verifier.verify(&long, None),
+            Err(StateError::ExpiryTooFar {
+                expiry: T0 + 3600,
+                limit
+            })
+        );
+        // Minted by a clock running ahead: within the skew it verifies, beyond it it does not.
+        let ahead = |seconds| {
+            at(key(1), T0 + seconds)
+                .with_protection(mode)
+                .sign(b"x", None)
+        };
+        assert!(verifier.verify(&ahead(5), None).is_ok());
+        assert_eq!(
+            verifier.verify(&ahead(6), None),
+            Err(StateError::ExpiryTooFar {
+                expiry: T0 + 606,
+                limit
+            })
+        );
+        // The skew is configurable.
+        let tolerant = verifier.with_clock_skew(Duration::from_secs(60));
+        assert_eq!(tolerant.clock_skew(), Duration::from_secs(60));
+        assert!(tolerant.verify(&ahead(60), None).is_ok());
+        assert!(tolerant.verify(&ahead(61), None).is_err());
+    }
     assert_eq!(
         StateSigner::new(key(1)).clock_skew(),
         StateSigner::DEFAULT_CLOCK_SKEW
@@ -482,39 +591,44 @@ fn an_expiry_beyond_ttl_plus_skew_is_refused() {
 
 #[test]
 fn lowering_the_ttl_applies_to_states_already_out() {
-    let (clock, _) = clock(T0);
-    let token = StateSigner::new(key(1))
-        .with_clock(Arc::clone(&clock))
-        .sign(b"x", None);
-    let shorter = StateSigner::new(key(1))
-        .with_ttl(Duration::from_secs(60))
-        .unwrap()
-        .with_clock(clock);
-    assert!(matches!(
-        shorter.verify(&token, None),
-        Err(StateError::ExpiryTooFar { .. })
-    ));
+    for mode in MODES {
+        let (clock, _) = clock(T0);
+        let token = signer(1, mode)
+            .with_clock(Arc::clone(&clock))
+            .sign(b"x", None);
+        let shorter = StateSigner::new(key(1))
+            .with_ttl(Duration::from_secs(60))
+            .unwrap()
+            .with_clock(clock);
+        assert!(matches!(
+            shorter.verify(&token, None),
+            Err(StateError::ExpiryTooFar { .. })
+        ));
+    }
 }
 
 #[test]
 fn an_unreadable_clock_fails_closed() {
-    // A valid state, checked by a signer whose clock cannot be read (0: before 1970).
-    let token = at(key(1), T0).sign(b"x", None);
-    assert_eq!(
-        at(key(1), 0).verify(&token, None),
-        Err(StateError::ClockUnavailable)
-    );
-    // Even a state whose expiry is as small as can be.
-    let from_the_epoch = at(key(1), 0).sign(b"x", None);
-    assert_eq!(
-        at(key(1), 0).verify(&from_the_epoch, None),
-        Err(StateError::ClockUnavailable)
-    );
-    // And what such a signer mints, a working clock refuses.
-    assert_eq!(
-        at(key(1), T0).verify(&from_the_epoch, None),
-        Err(StateError::Expired)
-    );
+    for mode in MODES {
+        let at = |now| at(key(1), now).with_protection(mode);
+        // A valid state, checked by a signer whose clock cannot be read (0: before 1970).
+        let token = at(T0).sign(b"x", None);
+        assert_eq!(
+            at(0).verify(&token, None),
+            Err(StateError::ClockUnavailable)
+        );
+        // Even a state whose expiry is as small as can be.
+        let from_the_epoch = at(0).sign(b"x", None);
+        assert_eq!(
+            at(0).verify(&from_the_epoch, None),
+            Err(StateError::ClockUnavailable)
+        );
+        // And what such a signer mints, a working clock refuses.
+        assert_eq!(
+            at(T0).verify(&from_the_epoch, None),
+            Err(StateError::Expired)
+        );
+    }
 }
 
 #[test]
@@ -544,19 +658,34 @@ fn sub_second_and_fractional_ttls_are_refused_at_configuration() {
 
 #[test]
 fn a_token_carries_nothing_of_its_binding() {
-    let signer = at(key(1), T0);
-    let staging = signer.sign(b"x", Some(&deploy("staging")));
-    let production = signer.sign(b"x", Some(&deploy("production")));
-    let none = signer.sign(b"x", None);
-    let fields = |token: &str| token.split('.').map(str::to_owned).collect::<Vec<_>>();
-    let (a, b, c) = (fields(&staging), fields(&production), fields(&none));
-    // Version, key id, expiry, payload, tag: only the tag depends on the binding.
-    assert_eq!(a.len(), 5, "{staging}");
-    assert_eq!(a[0], "mcp2");
-    assert_eq!(a[..TAG], b[..TAG]);
-    assert_eq!(a[..TAG], c[..TAG]);
-    assert_ne!(a[TAG], b[TAG]);
-    assert_ne!(a[TAG], c[TAG]);
+    for mode in MODES {
+        let signer = at(key(1), T0).with_protection(mode);
+        let staging = signer.sign(b"x", Some(&deploy("staging")));
+        let production = signer.sign(b"x", Some(&deploy("production")));
+        let none = signer.sign(b"x", None);
+        let fields = |token: &str| token.split('.').map(str::to_owned).collect::<Vec<_>>();
+        let (a, b, c) = (fields(&staging), fields(&production), fields(&none));
+        // Version, key id, expiry (and the payload of a signed token) are the same whatever
+        // the binding; the other fields are random or depend on the key; every field has the
+        // same length.
+        let fixed = match mode {
+            Protection::Sealed => sealed::NONCE,
+            _ => signed::NONCE,
+        };
+        assert_eq!(a[..fixed], b[..fixed], "{staging}");
+        assert_eq!(a[..fixed], c[..fixed]);
+        if mode == Protection::Signed {
+            assert_eq!(a[signed::PAYLOAD], b[signed::PAYLOAD]);
+            assert_eq!(a[signed::PAYLOAD], c[signed::PAYLOAD]);
+        }
+        let lengths = |f: &[String]| f.iter().map(String::len).collect::<Vec<_>>();
+        assert_eq!(lengths(&a), lengths(&b));
+        assert_eq!(lengths(&a), lengths(&c));
+        let material = deploy("staging");
+        for spelling in common::spellings_of(material.as_bytes()) {
+            assert!(!staging.contains(&spelling), "{staging} holds {spelling}");
+        }
+    }
 }
 
 #[test]
@@ -575,26 +704,32 @@ fn a_binding_prints_only_its_length() {
 fn wiped_on_drop<T: ZeroizeOnDrop>() {}
 
 #[test]
-fn keys_and_the_keyed_hmac_state_are_wiped_on_drop() {
+fn keys_and_their_subkeys_are_wiped_on_drop() {
     use hmac::EagerHash;
     use hmac::block_api::HmacCore;
     use hmac::digest::block_api::Buffer;
-    // The key itself...
+    // The key and the rings holding keys...
     wiped_on_drop::<SigningKey>();
-    // ...and what `Hmac<Sha256>` is made of: the inner and outer keyed SHA-256 states and
-    // the block buffer (both only with the `zeroize` features of `sha2` and `hmac`).
+    wiped_on_drop::<mcp_core::state::KeyRing>();
+    // ...what `Hmac<Sha256>` is made of: the inner and outer keyed SHA-256 states and the
+    // block buffer (both only with the `zeroize` features of `sha2` and `hmac`)...
     wiped_on_drop::<<sha2::Sha256 as EagerHash>::Core>();
     wiped_on_drop::<Buffer<HmacCore<sha2::Sha256>>>();
+    // ...and the AEAD holding the sealing subkey (only with the `zeroize` feature of
+    // `chacha20poly1305`).
+    wiped_on_drop::<chacha20poly1305::XChaCha20Poly1305>();
 }
 
 #[test]
 fn a_zeroized_key_no_longer_verifies_its_states() {
-    let token = at(key(1), T0).sign(b"x", None);
-    let mut wiped = key(1);
-    wiped.zeroize();
-    let signer = at(wiped, T0);
-    assert_eq!(signer.verify(&token, None), Err(StateError::BadSignature));
-    // The wiped key is the all-zero key: nothing of the secret is left in its HMAC state.
-    let zero = at(SigningKey::new([0u8; 32]).unwrap(), T0);
-    assert!(zero.verify(&signer.sign(b"x", None), None).is_ok());
+    for mode in MODES {
+        let token = at(key(1), T0).with_protection(mode).sign(b"x", None);
+        let mut wiped = key(1);
+        wiped.zeroize();
+        let signer = at(wiped, T0).with_protection(mode);
+        assert_eq!(signer.verify(&token, None), Err(StateError::BadSignature));
+        // The wiped key is the all-zero key: nothing of the secret is left in its subkeys.
+        let zero = at(SigningKey::new([0u8; 32]).unwrap(), T0);
+        assert!(zero.verify(&signer.sign(b"x", None), None).is_ok());
+    }
 }

@@ -7,7 +7,8 @@
 //! kept or not, the process-key warning on HTTP).
 //!
 //! Handlers record what they saw in [`Seen`] (server state). The log is captured per thread
-//! ([`capture_logs`]).
+//! ([`capture_logs`]). The cases where a state or its answers are forged or outdated run
+//! under both modes of the signer ([`MODES`]): signed and sealed.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -18,6 +19,7 @@ use mcp_server::mcp_core::protocol::{
     CallToolResult, InputRequiredResult, NumberSchema, NumberType, Outcome,
     PrimitiveSchemaDefinition, RequestedSchema, StringSchema,
 };
+use mcp_server::mcp_core::state::{Binding, BindingRequest, Protection};
 use mcp_server::state::{
     Ask, AskError, Continuation, DynamicForm, InputResponses, OneOf, RawInputResponses, Reply,
     RequestStateSigner, Round, Step, UrlVisit,
@@ -27,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 mod support;
-use support::log_capture::{capture_logs, log_lines};
+use support::log_capture::{capture_logs, clear_log, log_lines};
 
 // ----- Handlers -----
 
@@ -229,6 +231,18 @@ async fn wordy(size: usize, round: Round<Kinds>, seen: State<Seen>) -> Step<Kind
 
 /// The signing key of every server here.
 const KEY: [u8; 32] = [3u8; 32];
+/// Both ways a signer protects its states.
+const MODES: [Protection; 2] = [Protection::Signed, Protection::Sealed];
+
+/// The signer of [`KEY`], minting in `mode`.
+fn signer_in(mode: Protection) -> RequestStateSigner {
+    let signer = RequestStateSigner::new(KEY).unwrap();
+    if mode == Protection::Sealed {
+        signer.sealed()
+    } else {
+        signer
+    }
+}
 
 /// Form and URL elicitation.
 fn forms_and_urls() -> Value {
@@ -247,6 +261,15 @@ impl Harness {
         signer: impl FnOnce(RequestStateSigner) -> RequestStateSigner,
         builder: impl FnOnce(ServerBuilder) -> ServerBuilder,
     ) -> Self {
+        Self::build_in(Protection::Signed, signer, builder)
+    }
+
+    /// [`build`](Self::build), the signer minting in `mode`.
+    fn build_in(
+        mode: Protection,
+        signer: impl FnOnce(RequestStateSigner) -> RequestStateSigner,
+        builder: impl FnOnce(ServerBuilder) -> ServerBuilder,
+    ) -> Self {
         capture_logs();
         let seen = Seen::default();
         let server = Server::builder()
@@ -256,13 +279,18 @@ impl Harness {
             .tool(preflight)
             .tool(capped)
             .tool(wordy)
-            .request_state_signer(signer(RequestStateSigner::new(KEY).unwrap()));
+            .request_state_signer(signer(signer_in(mode)));
         let server = builder(server).build().unwrap();
         Self { server, seen }
     }
 
     fn new() -> Self {
         Self::build(|s| s, |b| b)
+    }
+
+    /// The default server, its signer minting in `mode`.
+    fn new_in(mode: Protection) -> Self {
+        Self::build_in(mode, |s| s, |b| b)
     }
 
     /// Calls `tool` with `arguments` and `extra` params, from a client declaring `caps`.
@@ -324,13 +352,29 @@ fn accept(content: Value) -> Value {
     json!({"action": "accept", "content": content})
 }
 
-/// The signed payload of a token, decoded (it travels in the clear).
-fn payload_of(token: &str) -> Value {
+/// The payload of a token `tool` minted for `arguments` (no caller): decoded if signed (it
+/// travels in the clear), decrypted with [`KEY`] if sealed.
+fn payload_of(token: &str, tool: &str, arguments: Value) -> Value {
     use base64::Engine;
-    let payload = token.split('.').nth(3).unwrap();
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(payload)
-        .unwrap();
+    let bytes = if token.starts_with("mcp3.") {
+        let payload = token.split('.').nth(4).unwrap();
+        base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(payload)
+            .unwrap()
+    } else {
+        assert!(token.starts_with("mcp3s."), "{token}");
+        let request = BindingRequest {
+            subject: None,
+            method: "tools/call",
+            target: tool,
+            arguments: &arguments,
+        };
+        let binding = Binding::derive(&request);
+        RequestStateSigner::new(KEY)
+            .unwrap()
+            .verify(token, Some(&binding))
+            .unwrap()
+    };
     serde_json::from_slice(&bytes).unwrap()
 }
 
@@ -338,36 +382,38 @@ fn payload_of(token: &str) -> Value {
 
 #[tokio::test]
 async fn input_responses_hands_over_only_the_answers_the_verified_state_awaits() {
-    let h = Harness::new();
-    let forged = json!({"user_name": accept(json!({"ok": true})), "other": accept(json!({}))});
-    // A first call carrying answers nobody asked for: the handler sees none of them, and asks.
-    let first = h
-        .call("greet", json!({}), json!({"inputResponses": forged}))
-        .await;
-    let token = state_of(&first);
-    assert_eq!(
-        first["result"]["inputRequests"]["user_name"]["params"]["message"],
-        "Sure?"
-    );
-    // The retry answers the question and more: only the awaited key gets through.
-    let mut answers = forged.clone();
-    answers["confirm"] = accept(json!({"ok": true}));
-    let extra = json!({"inputResponses": answers, "requestState": token});
-    let done = h.call("greet", json!({}), extra).await;
-    assert_eq!(text_of(&done), "confirmed: true");
-    let seen = h.seen.of("greet");
-    assert_eq!(
-        seen,
-        [
-            json!({"awaited": [], "visible": [], "raw": ["user_name", "other"]}),
-            json!({"awaited": ["user_name"], "visible": ["user_name"], "raw": ["user_name", "other", "confirm"]}),
-        ],
-        "the raw escape hatch sees everything, the verified extractor only what was asked"
-    );
-    // Without a signer, `InputResponses` cannot work: the server does not build.
-    let unsigned = Server::builder().state(Seen::default()).tool(greet);
-    let err = unsigned.without_request_state_signer().build().unwrap_err();
-    assert!(err.to_string().contains("InputResponses"), "{err}");
+    for mode in MODES {
+        let h = Harness::new_in(mode);
+        let forged = json!({"user_name": accept(json!({"ok": true})), "other": accept(json!({}))});
+        // A first call carrying answers nobody asked for: the handler sees none of them, and asks.
+        let first = h
+            .call("greet", json!({}), json!({"inputResponses": forged}))
+            .await;
+        let token = state_of(&first);
+        assert_eq!(
+            first["result"]["inputRequests"]["user_name"]["params"]["message"],
+            "Sure?"
+        );
+        // The retry answers the question and more: only the awaited key gets through.
+        let mut answers = forged.clone();
+        answers["confirm"] = accept(json!({"ok": true}));
+        let extra = json!({"inputResponses": answers, "requestState": token});
+        let done = h.call("greet", json!({}), extra).await;
+        assert_eq!(text_of(&done), "confirmed: true");
+        let seen = h.seen.of("greet");
+        assert_eq!(
+            seen,
+            [
+                json!({"awaited": [], "visible": [], "raw": ["user_name", "other"]}),
+                json!({"awaited": ["user_name"], "visible": ["user_name"], "raw": ["user_name", "other", "confirm"]}),
+            ],
+            "the raw escape hatch sees everything, the verified extractor only what was asked"
+        );
+        // Without a signer, `InputResponses` cannot work: the server does not build.
+        let unsigned = Server::builder().state(Seen::default()).tool(greet);
+        let err = unsigned.without_request_state_signer().build().unwrap_err();
+        assert!(err.to_string().contains("InputResponses"), "{err}");
+    }
 }
 
 // ----- 6. Every question kind through `Round` -----
@@ -604,8 +650,8 @@ async fn a_state_minted_for_another_version_of_the_state_type_is_refused_with_it
     assert_ne!(v1::Flow::VERSION, v2::Flow::VERSION);
     assert_eq!(v1::Flow::VERSION.len(), 16);
     capture_logs();
-    fn server(tool: impl mcp_server::IntoToolRoute) -> Harness {
-        let signer = RequestStateSigner::new(KEY).unwrap();
+    fn server(mode: Protection, tool: impl mcp_server::IntoToolRoute) -> Harness {
+        let signer = signer_in(mode);
         let server = Server::builder().tool(tool).request_state_signer(signer);
         let seen = Seen::default();
         Harness {
@@ -613,27 +659,32 @@ async fn a_state_minted_for_another_version_of_the_state_type_is_refused_with_it
             seen,
         }
     }
-    let (old, new) = (server(v1::deploy), server(v2::deploy));
-    let first = old.call("deploy", json!({}), json!({})).await;
-    let token = state_of(&first);
-    assert_eq!(payload_of(&token)["v"], v1::Flow::VERSION);
-    let answers = json!({"confirm": accept(json!({"ok": true}))});
-    let extra = json!({"inputResponses": answers, "requestState": token});
-    assert_eq!(
-        text_of(&old.call("deploy", json!({}), extra.clone()).await),
-        "v1 staging true"
-    );
-    // The new build refuses it with the fixed message; the log says why.
-    let reply = new.call("deploy", json!({}), extra).await;
-    let error = json!({"code": -32602, "message": "Invalid or expired \"requestState\""});
-    assert_eq!(reply["error"], error, "{reply}");
-    let logged = log_lines().into_iter().any(|l| {
-        l.starts_with(" WARN ")
-            && l.contains("refused a requestState")
-            && l.contains("minted for another version of multi_round::v2::Flow")
-            && l.contains(v1::Flow::VERSION)
-    });
-    assert!(logged, "{:#?}", log_lines());
+    for mode in MODES {
+        clear_log();
+        let (old, new) = (server(mode, v1::deploy), server(mode, v2::deploy));
+        let first = old.call("deploy", json!({}), json!({})).await;
+        let token = state_of(&first);
+        let payload = payload_of(&token, "deploy", json!({}));
+        assert_eq!(payload["v"], v1::Flow::VERSION);
+        assert_eq!(token.starts_with("mcp3s."), mode == Protection::Sealed);
+        let answers = json!({"confirm": accept(json!({"ok": true}))});
+        let extra = json!({"inputResponses": answers, "requestState": token});
+        assert_eq!(
+            text_of(&old.call("deploy", json!({}), extra.clone()).await),
+            "v1 staging true"
+        );
+        // The new build refuses it with the fixed message; the log says why.
+        let reply = new.call("deploy", json!({}), extra).await;
+        let error = json!({"code": -32602, "message": "Invalid or expired \"requestState\""});
+        assert_eq!(reply["error"], error, "{reply}");
+        let logged = log_lines().into_iter().any(|l| {
+            l.starts_with(" WARN ")
+                && l.contains("refused a requestState")
+                && l.contains("minted for another version of multi_round::v2::Flow")
+                && l.contains(v1::Flow::VERSION)
+        });
+        assert!(logged, "{:#?}", log_lines());
+    }
 }
 
 // ----- 10. Guard rails -----
@@ -675,25 +726,28 @@ async fn a_state_that_outgrows_the_cap_fails_at_ask_naming_the_cap() {
 async fn question_messages_travel_in_the_state_only_when_the_signer_keeps_them() {
     let args = json!({"kind": "choice", "max": 2});
     let bad = json!({"replicas": accept(json!({"replicas": "9"})), "region": accept(json!({"region": "eu"}))});
-    for keep in [true, false] {
-        let h = Harness::build(|s| s.messages_in_state(keep), |b| b);
-        let first = h.call("kinds", args.clone(), json!({})).await;
-        let token = state_of(&first);
-        let payload = payload_of(&token).to_string();
-        assert_eq!(payload.contains("How many?"), keep, "{payload}");
-        // The options always travel: the answer is checked against them.
-        assert!(payload.contains(r#""enum":["1","2"]"#), "{payload}");
-        let extra = json!({"inputResponses": bad, "requestState": token});
-        let again = h.call("kinds", args.clone(), extra).await;
-        let message = &again["result"]["inputRequests"]["replicas"]["params"]["message"];
-        let expected = if keep {
-            "How many?"
-        } else {
-            "Please answer again: the previous answer was missing or not valid."
-        };
-        assert_eq!(message, expected, "keep: {keep}");
-        let options = &again["result"]["inputRequests"]["replicas"]["params"]["requestedSchema"];
-        assert_eq!(options["properties"]["replicas"]["enum"], json!(["1", "2"]));
+    for mode in MODES {
+        for keep in [true, false] {
+            let h = Harness::build_in(mode, |s| s.messages_in_state(keep), |b| b);
+            let first = h.call("kinds", args.clone(), json!({})).await;
+            let token = state_of(&first);
+            let payload = payload_of(&token, "kinds", args.clone()).to_string();
+            assert_eq!(payload.contains("How many?"), keep, "{payload}");
+            // The options always travel: the answer is checked against them.
+            assert!(payload.contains(r#""enum":["1","2"]"#), "{payload}");
+            let extra = json!({"inputResponses": bad, "requestState": token});
+            let again = h.call("kinds", args.clone(), extra).await;
+            let message = &again["result"]["inputRequests"]["replicas"]["params"]["message"];
+            let expected = if keep {
+                "How many?"
+            } else {
+                "Please answer again: the previous answer was missing or not valid."
+            };
+            assert_eq!(message, expected, "keep: {keep}");
+            let options =
+                &again["result"]["inputRequests"]["replicas"]["params"]["requestedSchema"];
+            assert_eq!(options["properties"]["replicas"]["enum"], json!(["1", "2"]));
+        }
     }
 }
 

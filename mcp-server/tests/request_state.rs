@@ -5,6 +5,9 @@
 //! `Invalid or expired "requestState"`, no handler may run, the reason must go to the log
 //! (never the token, never the key), and the server must keep serving afterwards.
 //!
+//! Every case that forges, damages, replays or outlives a state runs under both modes of the
+//! signer ([`MODES`]): signed and sealed.
+//!
 //! The handlers under test count their invocations in [`Calls`] (server state); most share
 //! the one-question [`Flow`], under names, arguments, methods (a tool, the prompt `deploy`,
 //! the resource `approve`) and callers chosen to collide. A request is a [`Req`]; the log is
@@ -21,7 +24,7 @@ use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use mcp_server::mcp_core::form::form_request;
 use mcp_server::mcp_core::protocol::{CallToolResult, InputRequiredResult, Outcome};
-use mcp_server::mcp_core::state::{Binding, BindingRequest, SigningKey, StateSigner};
+use mcp_server::mcp_core::state::{Binding, BindingRequest, Protection, SigningKey, StateSigner};
 use mcp_server::state::{Continuation, Reply, RequestState, RequestStateSigner, Round, Step};
 use mcp_server::{
     AuthIdentity, ElicitForm, Server, ServerBuilder, State, TransportInfo, prompt, resource, tool,
@@ -40,6 +43,18 @@ const KEY: [u8; 32] = [7u8; 32];
 const T0: u64 = 1_800_000_000;
 /// The caller most requests come from.
 const ANN: Option<&str> = Some("ann");
+/// Both ways a signer protects its states: every refusal must hold in each.
+const MODES: [Protection; 2] = [Protection::Signed, Protection::Sealed];
+
+/// The signer of `key`, minting in `mode`.
+fn signer_in(mode: Protection, key: [u8; 32]) -> RequestStateSigner {
+    let signer = RequestStateSigner::new(key).unwrap();
+    if mode == Protection::Sealed {
+        signer.sealed()
+    } else {
+        signer
+    }
+}
 
 /// How many times each handler's body ran (by handler name), and the token `foreign` minted.
 #[derive(Clone, Default)]
@@ -238,10 +253,20 @@ impl Harness {
         signer: impl FnOnce(RequestStateSigner) -> RequestStateSigner,
         builder: impl FnOnce(ServerBuilder) -> ServerBuilder,
     ) -> Self {
+        Self::build_in(Protection::Signed, key, signer, builder)
+    }
+
+    /// [`build`](Self::build), the signer minting in `mode`.
+    fn build_in(
+        mode: Protection,
+        key: [u8; 32],
+        signer: impl FnOnce(RequestStateSigner) -> RequestStateSigner,
+        builder: impl FnOnce(ServerBuilder) -> ServerBuilder,
+    ) -> Self {
         capture_logs();
         let clock = Arc::new(AtomicU64::new(T0));
         let now = Arc::clone(&clock);
-        let clocked = RequestStateSigner::new(key).unwrap();
+        let clocked = signer_in(mode, key);
         let signer = signer(clocked.clock(Arc::new(move || now.load(Ordering::SeqCst))));
         let calls = Calls::default();
         let server = Server::builder()
@@ -267,6 +292,11 @@ impl Harness {
 
     fn new() -> Self {
         Self::build(KEY, |s| s, |b| b)
+    }
+
+    /// The default server, its signer minting in `mode`.
+    fn new_in(mode: Protection) -> Self {
+        Self::build_in(mode, KEY, |s| s, |b| b)
     }
 
     /// How many times the handler `name` ran.
@@ -368,19 +398,32 @@ fn assert_refused(reply: &Value, case: &str) {
     assert_error(reply, -32602, "Invalid or expired \"requestState\"", case);
 }
 
-/// The five dot-separated fields of a token (version, key id, expiry, payload, tag).
+/// The dot-separated fields of a token: signed, `mcp3.<key id>.<expiry>.<nonce>.<payload>.<tag>`;
+/// sealed, `mcp3s.<key id>.<expiry>.<nonce>.<ciphertext>` (the Poly1305 tag ends the
+/// ciphertext).
 #[track_caller]
 fn fields(token: &str) -> Vec<String> {
     let parts: Vec<String> = token.split('.').map(str::to_owned).collect();
     let format = (parts.len(), parts[0].as_str());
-    assert_eq!(format, (5, "mcp2"), "token format changed: {token}");
+    assert!(
+        format == (6, "mcp3") || format == (5, "mcp3s"),
+        "token format changed: {token}"
+    );
     parts
 }
 
-/// The index of the payload among a token's fields.
-const PAYLOAD: usize = 3;
-/// The index of the tag among a token's fields.
-const TAG: usize = 4;
+/// Whether `token` is sealed.
+fn is_sealed(token: &str) -> bool {
+    token.starts_with("mcp3s.")
+}
+
+/// The index of the payload (the ciphertext, if sealed) among a token's fields.
+const PAYLOAD: usize = 4;
+
+/// The index of the field holding the tag: the last (the ciphertext, if sealed).
+fn tag_field(token: &str) -> usize {
+    token.split('.').count() - 1
+}
 
 /// `token` with field `index` replaced by `value`.
 fn with_field(token: &str, index: usize, value: String) -> String {
@@ -411,7 +454,8 @@ fn assert_refusal_logged(reason: &str) {
 #[track_caller]
 fn assert_no_secrets(token: &str) {
     let parts: Vec<&str> = token.split('.').collect();
-    let tag = parts.get(TAG).filter(|t| t.len() >= 8).unwrap_or(&token);
+    let tag = parts.get(tag_field(token)).filter(|t| t.len() >= 8);
+    let tag = tag.unwrap_or(&token);
     let payload = parts
         .get(PAYLOAD)
         .filter(|p| p.len() >= 16)
@@ -431,23 +475,54 @@ fn assert_no_secrets(token: &str) {
 /// Mints a `deploy staging` state and echoes every forgery `forge` makes of it: each is
 /// refused without running a handler and logged once, every one of `reasons` is logged,
 /// neither the token nor a long forgery leaks into the log, and the server still serves.
-async fn assert_forgeries_refused(forge: impl FnOnce(&str) -> Vec<String>, reasons: &[&str]) {
-    let h = Harness::new();
-    let token = h.mint(&staging()).await;
-    let forged = forge(&token);
-    assert!(forged.iter().all(|f| *f != token), "{forged:?}");
-    h.refuse("forged", &staging(), &forged).await;
-    assert_eq!(refusals().len(), forged.len(), "{:#?}", log_lines());
-    let long = forged.iter().map(String::as_str).filter(|f| f.len() >= 16);
-    let tokens: Vec<&str> = long.chain([token.as_str()]).collect();
-    h.finish(reasons, &tokens).await;
+/// In both modes.
+async fn assert_forgeries_refused(forge: impl Fn(&str) -> Vec<String>, reasons: &[&str]) {
+    for mode in MODES {
+        clear_log();
+        let h = Harness::new_in(mode);
+        let token = h.mint(&staging()).await;
+        assert_eq!(is_sealed(&token), mode == Protection::Sealed, "{token}");
+        let forged = forge(&token);
+        assert!(forged.iter().all(|f| *f != token), "{forged:?}");
+        h.refuse("forged", &staging(), &forged).await;
+        assert_eq!(refusals().len(), forged.len(), "{:#?}", log_lines());
+        let long = forged.iter().map(String::as_str).filter(|f| f.len() >= 16);
+        let tokens: Vec<&str> = long.chain([token.as_str()]).collect();
+        h.finish(reasons, &tokens).await;
+    }
 }
 
-/// `token` with its payload decoded, changed by `change`, and encoded again.
+/// The payload of a `deploy staging` token of [`KEY`], signed or sealed.
+fn opened(token: &str) -> String {
+    let verifier = RequestStateSigner::new(KEY).unwrap().clock(Arc::new(|| T0));
+    let arguments = json!({"target": "staging"});
+    let request = BindingRequest {
+        subject: ANN,
+        method: "tools/call",
+        target: "deploy",
+        arguments: &arguments,
+    };
+    let payload = verifier.verify(token, Some(&Binding::derive(&request)));
+    String::from_utf8(payload.unwrap()).unwrap()
+}
+
+/// `token` with its payload changed by `change`. A signed payload is decoded, changed and
+/// encoded again. A sealed one is changed as an attacker who knows the plaintext would: the
+/// ciphertext XORed with the old and the new plaintext (a stream cipher's keystream cancels
+/// out), the tag kept.
 fn with_payload(token: &str, change: fn(&str) -> String) -> String {
-    let payload = URL_SAFE_NO_PAD.decode(&fields(token)[PAYLOAD]).unwrap();
-    let changed = change(&String::from_utf8(payload).unwrap());
-    with_field(token, PAYLOAD, URL_SAFE_NO_PAD.encode(changed))
+    let body = URL_SAFE_NO_PAD.decode(&fields(token)[PAYLOAD]).unwrap();
+    if !is_sealed(token) {
+        let changed = change(&String::from_utf8(body).unwrap());
+        return with_field(token, PAYLOAD, URL_SAFE_NO_PAD.encode(changed));
+    }
+    let plain = opened(token).into_bytes();
+    let changed = change(&String::from_utf8(plain.clone()).unwrap()).into_bytes();
+    let (cipher, tag) = body.split_at(body.len() - 16);
+    let byte = |bytes: &[u8], i: usize| bytes.get(i).copied().unwrap_or(0);
+    let flipped = (0..changed.len()).map(|i| changed[i] ^ byte(&plain, i) ^ byte(cipher, i));
+    let forged: Vec<u8> = flipped.chain(tag.iter().copied()).collect();
+    with_field(token, PAYLOAD, URL_SAFE_NO_PAD.encode(forged))
 }
 
 #[tokio::test]
@@ -476,13 +551,15 @@ async fn a_tampered_expiry_is_refused() {
 
 #[tokio::test]
 async fn a_tampered_signature_is_refused() {
+    // Sealed: the last field is the ciphertext, its tag at the end.
     let forge = |token: &str| {
-        let tag = URL_SAFE_NO_PAD.decode(&fields(token)[TAG]).unwrap();
+        let tag_at = tag_field(token);
+        let tag = URL_SAFE_NO_PAD.decode(&fields(token)[tag_at]).unwrap();
         let (mut first, mut last) = (tag.clone(), tag.clone());
         first[0] ^= 0x01;
         *last.last_mut().unwrap() ^= 0x80;
         let tags = [first, last, vec![0u8; tag.len()], Vec::new()];
-        let with_tag = |tag| with_field(token, TAG, URL_SAFE_NO_PAD.encode(tag));
+        let with_tag = |tag| with_field(token, tag_at, URL_SAFE_NO_PAD.encode(tag));
         tags.map(with_tag).to_vec()
     };
     assert_forgeries_refused(forge, &["bad signature"]).await;
@@ -493,7 +570,8 @@ async fn a_truncated_token_is_refused() {
     let forge = |t: &str| {
         let (dot, len) = (t.rfind('.').unwrap(), t.len());
         let cuts = [&t[..len - 1], &t[..len - 4], &t[..dot], &t[..=dot]];
-        let cuts = cuts.into_iter().chain([&t[..len / 2], "mcp2", ""]);
+        let version = &t[..t.find('.').unwrap()];
+        let cuts = cuts.into_iter().chain([&t[..len / 2], version, ""]);
         cuts.map(str::to_owned).collect()
     };
     assert_forgeries_refused(forge, &["malformed token", "bad signature"]).await;
@@ -506,208 +584,234 @@ async fn the_conformance_tampered_suffix_is_refused() {
 
 #[tokio::test]
 async fn a_token_from_another_key_is_refused() {
-    let h = Harness::new();
-    // Same subject, tool, arguments and key id: only the key differs.
-    let other = Harness::build([8u8; 32], |s| s, |b| b);
-    let token = other.mint(&staging()).await;
-    h.refuse("other key", &staging(), &[&token]).await;
-    assert_refusal_logged("bad signature");
+    for mode in MODES {
+        clear_log();
+        let h = Harness::new_in(mode);
+        // Same subject, tool, arguments and key id: only the key differs.
+        let other = Harness::build_in(mode, [8u8; 32], |s| s, |b| b);
+        let token = other.mint(&staging()).await;
+        h.refuse("other key", &staging(), &[&token]).await;
+        assert_refusal_logged("bad signature");
 
-    // A key with another key id is refused as unknown.
-    let key = SigningKey::new([9u8; 32]).unwrap();
-    let signer = RequestStateSigner::from_signer(StateSigner::new(key).with_key_id("2"));
-    let renamed = Harness::build(KEY, |_| signer, |b| b);
-    let unknown = renamed.mint(&staging()).await;
-    h.refuse("other key id", &staging(), &[unknown]).await;
-    h.finish(&["signed with an unknown key"], &[&token]).await;
-    // And the other server still accepts its own.
-    let token = other.mint(&staging()).await;
-    let reply = other.answer(&staging(), &token).await;
-    assert_eq!(text_of(&reply), "done: deploy staging");
+        // A key with another key id is refused as unknown.
+        let key = SigningKey::new([9u8; 32]).unwrap();
+        let signer = RequestStateSigner::from_signer(
+            StateSigner::new(key).with_key_id("2").with_protection(mode),
+        );
+        let renamed = Harness::build(KEY, |_| signer, |b| b);
+        let unknown = renamed.mint(&staging()).await;
+        h.refuse("other key id", &staging(), &[unknown]).await;
+        h.finish(&["signed with an unknown key"], &[&token]).await;
+        // And the other server still accepts its own.
+        let token = other.mint(&staging()).await;
+        let reply = other.answer(&staging(), &token).await;
+        assert_eq!(text_of(&reply), "done: deploy staging");
+    }
 }
 
 #[tokio::test]
 async fn an_expired_state_is_refused_after_the_default_or_a_custom_ttl() {
-    // The default ten minutes, and 30 seconds: far inside the default, past the custom TTL.
-    for ttl in [None, Some(30)] {
-        clear_log();
-        let seconds = ttl.unwrap_or(600);
-        let h = match ttl {
-            Some(ttl) => Harness::build(KEY, |s| s.ttl(Duration::from_secs(ttl)).unwrap(), |b| b),
-            None => Harness::new(),
-        };
-        let token = h.mint(&staging()).await;
-        assert_eq!(fields(&token)[2], (T0 + seconds).to_string(), "{ttl:?}");
+    for mode in MODES {
+        // The default ten minutes, and 30 seconds: far inside the default, past the custom TTL.
+        for ttl in [None, Some(30)] {
+            clear_log();
+            let seconds = ttl.unwrap_or(600);
+            let h = match ttl {
+                Some(ttl) => Harness::build_in(
+                    mode,
+                    KEY,
+                    |s| s.ttl(Duration::from_secs(ttl)).unwrap(),
+                    |b| b,
+                ),
+                None => Harness::new_in(mode),
+            };
+            let token = h.mint(&staging()).await;
+            assert_eq!(fields(&token)[2], (T0 + seconds).to_string(), "{ttl:?}");
 
-        // It verifies at its expiry, and is refused one second later.
-        h.clock.fetch_add(seconds, Ordering::SeqCst);
-        let reply = h.answer(&staging(), &token).await;
-        assert_eq!(text_of(&reply), "done: deploy staging", "{ttl:?}");
-        h.clock.fetch_add(1, Ordering::SeqCst);
-        let case = format!("ttl {ttl:?}");
-        h.refuse(&case, &staging(), &[&token]).await;
-        h.finish(&["expired"], &[&token]).await;
+            // It verifies at its expiry, and is refused one second later.
+            h.clock.fetch_add(seconds, Ordering::SeqCst);
+            let reply = h.answer(&staging(), &token).await;
+            assert_eq!(text_of(&reply), "done: deploy staging", "{ttl:?}");
+            h.clock.fetch_add(1, Ordering::SeqCst);
+            let case = format!("ttl {ttl:?}");
+            h.refuse(&case, &staging(), &[&token]).await;
+            h.finish(&["expired"], &[&token]).await;
+        }
     }
 }
 
 #[tokio::test]
 async fn an_oversized_state_is_refused_before_decoding() {
-    let h = Harness::new();
+    for mode in MODES {
+        clear_log();
+        let h = Harness::new_in(mode);
 
-    // Above the default 16 KiB: garbage that would not even parse.
-    let huge = format!("mcp1.{}", "!".repeat(16 * 1024));
-    h.refuse("over 16 KiB", &staging(), &[huge]).await;
-    assert_refusal_logged("more than the 16384 allowed");
+        // Above the default 16 KiB: garbage that would not even parse.
+        let huge = format!("mcp1.{}", "!".repeat(16 * 1024));
+        h.refuse("over 16 KiB", &staging(), &[huge]).await;
+        assert_refusal_logged("more than the 16384 allowed");
 
-    // A genuine token (same key, same binding) above a smaller cap: refused by size alone.
-    let token = h.mint(&staging()).await;
-    let cap = token.len() - 1;
-    let small = Harness::build(KEY, |s| s.max_state_bytes(cap), |b| b);
-    small.refuse("over the cap", &staging(), &[&token]).await;
-    let length = token.len();
-    assert_refusal_logged(&format!("has {length} bytes, more than the {cap} allowed"));
-    // The same token verifies where the cap allows it.
-    let reply = h.answer(&staging(), &token).await;
-    assert_eq!(text_of(&reply), "done: deploy staging");
-    h.finish(&[], &[&token]).await;
-    let greeting = small.send(&call("hello", json!({})), json!({})).await;
-    assert_eq!(text_of(&greeting), "hello");
+        // A genuine token (same key, same binding) above a smaller cap: refused by size alone.
+        let token = h.mint(&staging()).await;
+        let cap = token.len() - 1;
+        let small = Harness::build_in(mode, KEY, |s| s.max_state_bytes(cap), |b| b);
+        small.refuse("over the cap", &staging(), &[&token]).await;
+        let length = token.len();
+        assert_refusal_logged(&format!("has {length} bytes, more than the {cap} allowed"));
+        // The same token verifies where the cap allows it.
+        let reply = h.answer(&staging(), &token).await;
+        assert_eq!(text_of(&reply), "done: deploy staging");
+        h.finish(&[], &[&token]).await;
+        let greeting = small.send(&call("hello", json!({})), json!({})).await;
+        assert_eq!(text_of(&greeting), "hello");
+    }
 }
 
 // ----- States replayed elsewhere (the binding) -----
 
 #[tokio::test]
 async fn a_state_echoed_by_another_caller_or_to_another_request_is_refused() {
-    let h = Harness::new();
-    let rollback_staging = || call("rollback", json!({"target": "staging"}));
-    let more = call("deploy", json!({"target": "staging", "extra": true}));
-    let (pair_12, pair_21) = (json!({"a": 1, "b": 2}), json!({"b": 1, "a": 2}));
-    let (pair_12, pair_21) = (call("pair", pair_12), call("pair", pair_21));
-    let approve_tool = || call("approve", json!({}));
-    let bob = Some("bob");
-    // (case, minted for, echoed to): the prompt "deploy" mints with the same name and
-    // arguments as the tool "deploy"; the resource "approve" with the URI of the tool
-    // "approve" (no arguments).
-    let cases = [
-        ("other tool", staging(), rollback_staging()),
-        ("other tool", rollback_staging(), staging()),
-        ("other caller", staging(), staging().by(bob)),
-        ("no caller", staging(), staging().by(None)),
-        ("empty caller", staging(), staging().by(Some(""))),
-        ("a caller", staging().by(None), staging().by(bob)),
-        ("other target", staging(), deploy_to("production")),
-        ("padded target", staging(), deploy_to("staging ")),
-        ("extra argument", staging(), more),
-        ("no argument", staging(), call("deploy", json!({}))),
-        ("other values", pair_12, pair_21),
-        ("tool, not prompt", prompt_staging(), staging()),
-        ("tool, not resource", read_approve(), approve_tool()),
-        ("prompt, not tool", staging(), prompt_staging()),
-        ("resource, not tool", approve_tool(), read_approve()),
-    ];
-    let mut tokens = Vec::new();
-    for (case, minted_for, echoed_to) in cases {
-        let token = h.mint(&minted_for).await;
-        h.refuse(case, &echoed_to, &[&token]).await;
-        tokens.push(token);
-    }
-    let tokens: Vec<&str> = tokens.iter().map(String::as_str).collect();
-    h.finish(&["bad signature"], &tokens).await;
+    for mode in MODES {
+        clear_log();
+        let h = Harness::new_in(mode);
+        let rollback_staging = || call("rollback", json!({"target": "staging"}));
+        let more = call("deploy", json!({"target": "staging", "extra": true}));
+        let (pair_12, pair_21) = (json!({"a": 1, "b": 2}), json!({"b": 1, "a": 2}));
+        let (pair_12, pair_21) = (call("pair", pair_12), call("pair", pair_21));
+        let approve_tool = || call("approve", json!({}));
+        let bob = Some("bob");
+        // (case, minted for, echoed to): the prompt "deploy" mints with the same name and
+        // arguments as the tool "deploy"; the resource "approve" with the URI of the tool
+        // "approve" (no arguments).
+        let cases = [
+            ("other tool", staging(), rollback_staging()),
+            ("other tool", rollback_staging(), staging()),
+            ("other caller", staging(), staging().by(bob)),
+            ("no caller", staging(), staging().by(None)),
+            ("empty caller", staging(), staging().by(Some(""))),
+            ("a caller", staging().by(None), staging().by(bob)),
+            ("other target", staging(), deploy_to("production")),
+            ("padded target", staging(), deploy_to("staging ")),
+            ("extra argument", staging(), more),
+            ("no argument", staging(), call("deploy", json!({}))),
+            ("other values", pair_12, pair_21),
+            ("tool, not prompt", prompt_staging(), staging()),
+            ("tool, not resource", read_approve(), approve_tool()),
+            ("prompt, not tool", staging(), prompt_staging()),
+            ("resource, not tool", approve_tool(), read_approve()),
+        ];
+        let mut tokens = Vec::new();
+        for (case, minted_for, echoed_to) in cases {
+            let token = h.mint(&minted_for).await;
+            h.refuse(case, &echoed_to, &[&token]).await;
+            tokens.push(token);
+        }
+        let tokens: Vec<&str> = tokens.iter().map(String::as_str).collect();
+        h.finish(&["bad signature"], &tokens).await;
 
-    // Each caller resumes its own.
-    let anonymous = staging().by(None);
-    let reply = h.answer(&anonymous, &h.mint(&anonymous).await).await;
-    assert_eq!(text_of(&reply), "done: deploy staging");
+        // Each caller resumes its own.
+        let anonymous = staging().by(None);
+        let reply = h.answer(&anonymous, &h.mint(&anonymous).await).await;
+        assert_eq!(text_of(&reply), "done: deploy staging");
+    }
 }
 
 #[tokio::test]
 async fn a_state_sent_to_a_tool_that_never_minted_one_is_refused() {
-    let h = Harness::new();
-    let token = h.mint(&staging()).await;
-    for state in [token.as_str(), "anything", "mcp1.MQ.1.AA.AA.AA"] {
-        let extra = json!({"requestState": state});
-        let reply = h.send(&call("hello", json!({})), extra).await;
-        assert_refused(&reply, state);
+    for mode in MODES {
+        clear_log();
+        let h = Harness::new_in(mode);
+        let token = h.mint(&staging()).await;
+        for state in [token.as_str(), "anything", "mcp1.MQ.1.AA.AA.AA"] {
+            let extra = json!({"requestState": state});
+            let reply = h.send(&call("hello", json!({})), extra).await;
+            assert_refused(&reply, state);
+        }
+        assert_eq!(h.count("hello"), 0);
+        let reasons = ["bad signature", "malformed token"];
+        h.finish(&reasons, &[&token]).await;
     }
-    assert_eq!(h.count("hello"), 0);
-    let reasons = ["bad signature", "malformed token"];
-    h.finish(&reasons, &[&token]).await;
 }
 
 #[tokio::test]
 async fn the_default_binding_is_subject_method_target_and_an_argument_digest() {
-    let token = Harness::new().mint(&staging()).await;
-    let verifier = RequestStateSigner::new(KEY).unwrap().clock(Arc::new(|| T0));
-    let derive = |subject, method, target, target_arg: &str| {
-        let arguments = &json!({ "target": target_arg });
-        let request = BindingRequest {
-            subject,
-            method,
-            target,
-            arguments,
+    for mode in MODES {
+        let token = Harness::new_in(mode).mint(&staging()).await;
+        let verifier = RequestStateSigner::new(KEY).unwrap().clock(Arc::new(|| T0));
+        let derive = |subject, method, target, target_arg: &str| {
+            let arguments = &json!({ "target": target_arg });
+            let request = BindingRequest {
+                subject,
+                method,
+                target,
+                arguments,
+            };
+            Binding::derive(&request)
         };
-        Binding::derive(&request)
-    };
-    // Exactly this binding verifies...
-    let expected = derive(ANN, "tools/call", "deploy", "staging");
-    assert!(verifier.verify(&token, Some(&expected)).is_ok());
-    // ...and changing any one component does not.
-    for other in [
-        derive(None, "tools/call", "deploy", "staging"),
-        derive(Some("bob"), "tools/call", "deploy", "staging"),
-        derive(ANN, "prompts/get", "deploy", "staging"),
-        derive(ANN, "tools/call", "rollback", "staging"),
-        derive(ANN, "tools/call", "deploy", "production"),
-        Binding::none(),
-    ] {
-        assert!(verifier.verify(&token, Some(&other)).is_err(), "{other:?}");
-    }
+        // Exactly this binding verifies...
+        let expected = derive(ANN, "tools/call", "deploy", "staging");
+        assert!(verifier.verify(&token, Some(&expected)).is_ok());
+        // ...and changing any one component does not.
+        for other in [
+            derive(None, "tools/call", "deploy", "staging"),
+            derive(Some("bob"), "tools/call", "deploy", "staging"),
+            derive(ANN, "prompts/get", "deploy", "staging"),
+            derive(ANN, "tools/call", "rollback", "staging"),
+            derive(ANN, "tools/call", "deploy", "production"),
+            Binding::none(),
+        ] {
+            assert!(verifier.verify(&token, Some(&other)).is_err(), "{other:?}");
+        }
 
-    // The arguments digest ignores their order (their values matter: see the replay table).
-    let h = Harness::new();
-    let token = h.mint(&call("pair", json!({"a": 1, "b": 2}))).await;
-    let extra = json!({"inputResponses": accept(true), "requestState": &token});
-    let bytes = encode(&call("pair", json!({"b": 2, "a": 1})), extra);
-    let text = String::from_utf8(bytes.clone()).unwrap();
-    let in_order = text.contains(r#""arguments":{"b":2,"a":1}"#);
-    assert!(in_order, "sent in this order: {text}");
-    let reply = serde_json::from_slice(&h.send_bytes(ANN, &bytes).await).unwrap();
-    assert_eq!(text_of(&reply), "done: pair 1 2");
-    assert_eq!(h.count("pair"), 2);
+        // The arguments digest ignores their order (their values matter: see the replay table).
+        let h = Harness::new_in(mode);
+        let token = h.mint(&call("pair", json!({"a": 1, "b": 2}))).await;
+        let extra = json!({"inputResponses": accept(true), "requestState": &token});
+        let bytes = encode(&call("pair", json!({"b": 2, "a": 1})), extra);
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        let in_order = text.contains(r#""arguments":{"b":2,"a":1}"#);
+        assert!(in_order, "sent in this order: {text}");
+        let reply = serde_json::from_slice(&h.send_bytes(ANN, &bytes).await).unwrap();
+        assert_eq!(text_of(&reply), "done: pair 1 2");
+        assert_eq!(h.count("pair"), 2);
+    }
 }
 
 // ----- What a handler hands out -----
 
 #[tokio::test]
 async fn an_outgoing_state_under_a_foreign_binding_is_an_internal_error() {
-    let h = Harness::new();
-    let request = encode(&call("foreign", json!({})), json!({}));
-    let raw_reply = h.send_bytes(ANN, &request).await;
-    let reply = serde_json::from_slice(&raw_reply).unwrap();
-    assert_error(&reply, -32603, "Internal error", "foreign");
-    assert_eq!(h.count("foreign"), 1);
+    for mode in MODES {
+        clear_log();
+        let h = Harness::new_in(mode);
+        let request = encode(&call("foreign", json!({})), json!({}));
+        let raw_reply = h.send_bytes(ANN, &request).await;
+        let reply = serde_json::from_slice(&raw_reply).unwrap();
+        assert_error(&reply, -32603, "Internal error", "foreign");
+        assert_eq!(h.count("foreign"), 1);
 
-    // Nothing of the state reaches the client.
-    let token = h.calls.leaked.lock().unwrap().clone().expect("minted");
-    let text = String::from_utf8(raw_reply).unwrap();
-    let parts = fields(&token);
-    let secrets = [
-        &token,
-        &parts[PAYLOAD],
-        &parts[TAG],
-        "foreign-payload-marker",
-    ];
-    let fields = ["requestState", "inputRequests", "mcp2."];
-    for leak in secrets.into_iter().chain(fields) {
-        assert!(!text.contains(leak), "the reply leaks {leak:?}: {text}");
+        // Nothing of the state reaches the client.
+        let token = h.calls.leaked.lock().unwrap().clone().expect("minted");
+        let text = String::from_utf8(raw_reply).unwrap();
+        let parts = fields(&token);
+        let secrets = [
+            &token,
+            &parts[PAYLOAD],
+            &parts[tag_field(&token)],
+            "foreign-payload-marker",
+        ];
+        let fields = ["requestState", "inputRequests", "mcp3"];
+        for leak in secrets.into_iter().chain(fields) {
+            assert!(!text.contains(leak), "the reply leaks {leak:?}: {text}");
+        }
+        let logged = log_lines().into_iter().any(|l| {
+            l.starts_with("ERROR ")
+                && l.contains("does not verify under this request's binding")
+                && l.contains("bad signature")
+        });
+        assert!(logged, "{:#?}", log_lines());
+        h.finish(&[], &[&token]).await;
     }
-    let logged = log_lines().into_iter().any(|l| {
-        l.starts_with("ERROR ")
-            && l.contains("does not verify under this request's binding")
-            && l.contains("bad signature")
-    });
-    assert!(logged, "{:#?}", log_lines());
-    h.finish(&[], &[&token]).await;
 }
 
 // ----- inputResponses -----

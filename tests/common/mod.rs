@@ -2,14 +2,17 @@
 //! conforming client sends, assertions on JSON-RPC responses, SSE parsing, and the example
 //! servers of the root package, built, spawned and spoken to over HTTP (here) or stdio
 //! ([`stdio_client`]). [`npm`] installs the pinned Node packages of the conformance and
-//! interoperability tests.
+//! interoperability tests, [`redis`] starts a throwaway `redis-server`, and [`deploy`] drives
+//! the `deploy` example's multi-round flow.
 //!
 //! Not every test binary uses every helper, hence the `dead_code` allowances.
 
 #![allow(dead_code, unreachable_pub)]
 
 pub mod client_report;
+pub mod deploy;
 pub mod npm;
+pub mod redis;
 pub mod stdio_client;
 
 use std::fs::File;
@@ -47,6 +50,9 @@ pub mod code {
     pub const MISSING_CLIENT_CAPABILITY: i64 = -32021;
     pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 }
+
+/// The one message of every refused `requestState` (bad, expired, bound elsewhere, replayed).
+pub const INVALID_STATE: &str = "Invalid or expired \"requestState\"";
 
 /// How long to wait for the server to answer one message before failing the test.
 pub const READ_TIMEOUT: Duration = Duration::from_secs(10);
@@ -374,6 +380,8 @@ pub struct HttpServer {
     pub port: u16,
     /// The server process, killed on drop (see [`watched`] for servers never dropped).
     child: ChildGuard,
+    /// Where its stdout and stderr go.
+    log: PathBuf,
 }
 
 impl HttpServer {
@@ -392,6 +400,16 @@ impl HttpServer {
     /// The MCP endpoint.
     pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}/mcp", self.port)
+    }
+
+    /// What it has written to stdout and stderr so far.
+    pub fn output(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Its log file.
+    pub fn log(&self) -> &Path {
+        &self.log
     }
 }
 
@@ -473,14 +491,12 @@ impl ExampleServer {
     /// Builds (once) and starts it over HTTP on a free port, with its output in
     /// `target/examples-e2e/<name>.http.log`; panics, quoting that log, if it does not start.
     pub fn http(self) -> HttpServer {
-        let (name, log) = (self.name, self.http_log());
-        let server = self.try_http(&log, START_TIMEOUT);
-        server.unwrap_or_else(|e| panic!("{name} did not start: {e}; log:\n{}", tail(&log, 40)))
+        Launch::from(self).http()
     }
 
     /// `target/examples-e2e/<name>.http.log`.
     pub fn http_log(self) -> PathBuf {
-        out_dir("examples-e2e").join(format!("{}.http.log", self.name))
+        Launch::from(self).http_log()
     }
 
     /// Builds (once) and starts it on a free port, and waits up to `timeout` until it accepts
@@ -488,12 +504,108 @@ impl ExampleServer {
     /// process in the meantime is retried on another port; the error says why the last
     /// attempt failed.
     pub fn try_http(self, log: &Path, timeout: Duration) -> Result<HttpServer, String> {
-        let binary = example_binary(self.name);
+        Launch::from(self).try_http(log, timeout)
+    }
+
+    /// A launch of it with `args` after its HTTP option and port (see [`Launch`]).
+    pub fn with_args<I: IntoIterator<Item = S>, S: Into<String>>(self, args: I) -> Launch {
+        Launch::from(self).with_args(args)
+    }
+
+    /// A launch of it with the environment variable `name` set to `value` (see [`Launch`]).
+    pub fn with_env(self, name: &str, value: impl Into<String>) -> Launch {
+        Launch::from(self).with_env(name, value)
+    }
+}
+
+/// How to start an [`ExampleServer`] over HTTP: with extra arguments (after its HTTP option
+/// and port), environment variables set or removed, and a label naming its log, so that
+/// several instances of one example can run side by side in one test:
+///
+/// ```ignore
+/// let a = ExampleServer::named("deploy")
+///     .with_args(["--redis", &redis.url()])
+///     .with_env("MCP_REQUEST_STATE_KEYS", ring)
+///     .labelled("scale-out-a")
+///     .http();
+/// ```
+#[derive(Debug, Clone)]
+pub struct Launch {
+    example: ExampleServer,
+    args: Vec<String>,
+    /// Set (`Some`) or removed (`None`), in order.
+    env: Vec<(String, Option<String>)>,
+    label: Option<String>,
+}
+
+impl From<ExampleServer> for Launch {
+    fn from(example: ExampleServer) -> Self {
+        Self {
+            example,
+            args: Vec::new(),
+            env: Vec::new(),
+            label: None,
+        }
+    }
+}
+
+impl Launch {
+    /// Adds `args` after the HTTP option and its port.
+    pub fn with_args<I: IntoIterator<Item = S>, S: Into<String>>(mut self, args: I) -> Self {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// Sets the environment variable `name` to `value` in the server's environment.
+    pub fn with_env(mut self, name: &str, value: impl Into<String>) -> Self {
+        self.env.push((name.to_owned(), Some(value.into())));
+        self
+    }
+
+    /// Removes the environment variable `name` from the server's environment.
+    pub fn without_env(mut self, name: &str) -> Self {
+        self.env.push((name.to_owned(), None));
+        self
+    }
+
+    /// Names its log `target/examples-e2e/<name>.<label>.http.log` (by default
+    /// `<name>.http.log`).
+    pub fn labelled(mut self, label: &str) -> Self {
+        self.label = Some(label.to_owned());
+        self
+    }
+
+    /// Its log file.
+    pub fn http_log(&self) -> PathBuf {
+        let file = match &self.label {
+            Some(label) => format!("{}.{label}.http.log", self.example.name),
+            None => format!("{}.http.log", self.example.name),
+        };
+        out_dir("examples-e2e").join(file)
+    }
+
+    /// Starts it (see [`ExampleServer::http`]); panics, quoting its log, if it does not start.
+    pub fn http(&self) -> HttpServer {
+        let (name, log) = (self.example.name, self.http_log());
+        let server = self.try_http(&log, START_TIMEOUT);
+        server.unwrap_or_else(|e| panic!("{name} did not start: {e}; log:\n{}", tail(&log, 40)))
+    }
+
+    /// Starts it with its output in `log` (see [`ExampleServer::try_http`]).
+    pub fn try_http(&self, log: &Path, timeout: Duration) -> Result<HttpServer, String> {
+        let binary = example_binary(self.example.name);
         let mut error = String::new();
         for _attempt in 0..3 {
             let port = fresh_port();
             let mut command = watched(&binary);
-            command.args([self.http_option.to_owned(), port.to_string()]);
+            command.args([self.example.http_option.to_owned(), port.to_string()]);
+            command.args(&self.args);
+            for (name, value) in &self.env {
+                match value {
+                    Some(value) => command.env(name, value),
+                    None => command.env_remove(name),
+                };
+            }
             let out = File::create(log).unwrap_or_else(|e| panic!("cannot create {log:?}: {e}"));
             let err = out.try_clone().expect("a log file handle");
             let mut child = ChildGuard::spawn(command.stderr(err).stdout(out));
@@ -508,7 +620,8 @@ impl ExampleServer {
                     break format!("it exited early ({status})");
                 }
                 if answered {
-                    return Ok(HttpServer { port, child });
+                    let log = log.to_owned();
+                    return Ok(HttpServer { port, child, log });
                 }
                 if Instant::now() > deadline {
                     break format!("it did not listen on {addr} within {timeout:?}");
@@ -523,7 +636,7 @@ impl ExampleServer {
 /// A free loopback port that no other server of this test process has been given: the
 /// kernel's pick, skipping ports handed out before (a port freed by one test's server may come
 /// back to a parallel test while the first one still talks to it).
-fn fresh_port() -> u16 {
+pub fn fresh_port() -> u16 {
     static GIVEN: Mutex<Vec<u16>> = Mutex::new(Vec::new());
     let mut given = GIVEN.lock().unwrap_or_else(PoisonError::into_inner);
     loop {
@@ -620,11 +733,13 @@ pub const LISTS: [(&str, &str, &str); 4] = [
     ("resources/templates/list", "resourceTemplates", "resources"),
 ];
 
-/// A Streamable HTTP client of a spawned server, with the headers a conforming client sends.
+/// A Streamable HTTP client of a spawned server, with the headers a conforming client sends
+/// (and, when given, an `Authorization: Bearer` token).
 #[derive(Debug)]
 pub struct HttpClient {
     url: String,
     client: reqwest::blocking::Client,
+    bearer: Option<String>,
 }
 
 impl HttpClient {
@@ -632,16 +747,35 @@ impl HttpClient {
     pub fn new(url: String) -> Self {
         let client = reqwest::blocking::Client::builder().no_proxy();
         let client = client.timeout(READ_TIMEOUT).build().unwrap();
-        Self { url, client }
+        Self {
+            url,
+            client,
+            bearer: None,
+        }
+    }
+
+    /// Sends `Authorization: Bearer <token>` with every request.
+    pub fn with_bearer(mut self, token: impl Into<String>) -> Self {
+        self.bearer = Some(token.into());
+        self
+    }
+
+    /// POSTs `message` with the client's headers and returns the HTTP response as it is.
+    pub fn post_raw(&self, message: &Value) -> reqwest::blocking::Response {
+        let post = self.client.post(&self.url).body(message.to_string());
+        let headers = mcp_headers(message).into_iter();
+        let post = headers.fold(post, |post, (name, value)| post.header(name, value));
+        let post = match &self.bearer {
+            Some(token) => post.bearer_auth(token),
+            None => post,
+        };
+        post.send().expect("the POST is answered")
     }
 
     /// POSTs `message` and returns the HTTP status and the JSON-RPC messages of the answer
     /// (one for a JSON body, every event of an SSE stream).
     pub fn post(&self, message: &Value) -> (u16, Vec<Value>) {
-        let post = self.client.post(&self.url).body(message.to_string());
-        let headers = mcp_headers(message).into_iter();
-        let post = headers.fold(post, |post, (name, value)| post.header(name, value));
-        let response = post.send().expect("the POST is answered");
+        let response = self.post_raw(message);
         let status = response.status().as_u16();
         let content_type = response.headers().get("content-type").cloned();
         let content_type = content_type.map(|v| v.to_str().unwrap_or_default().to_owned());

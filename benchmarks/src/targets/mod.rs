@@ -10,6 +10,7 @@
 //! | [`echo_stdio`] | – | – | ceiling |
 //! | [`rmcp`] | yes | yes (`RequestStateCodec`) | yes |
 //! | [`ours`] | yes | yes (`Round` / `Step`) | yes |
+//! | [`ours_redis`] | – | yes, single use over Redis (ratio to [`ours`]) | – |
 //!
 //! Adding a target is: implement [`Target`] in a new module and list it in
 //! [`all`]. HTTP targets that expose a hyper service ([`spawn_http1`]) or a
@@ -19,6 +20,7 @@
 pub mod bare_hyper;
 pub mod echo_stdio;
 pub mod ours;
+pub mod ours_redis;
 pub mod rmcp;
 
 use std::error::Error as StdError;
@@ -39,6 +41,8 @@ pub enum TargetKind {
     Rmcp,
     /// This workspace's SDK.
     Ours,
+    /// A variant of another target ([`Target::baseline`]), reported as a ratio to it.
+    Variant,
 }
 
 /// One server implementation under test.
@@ -48,6 +52,23 @@ pub trait Target: Send + Sync {
 
     /// The role of this target in the ratios.
     fn kind(&self) -> TargetKind;
+
+    /// The target this one is a variant of ([`TargetKind::Variant`]): its flow rate is
+    /// reported as a ratio to that target's.
+    fn baseline(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// Why this target cannot run on this machine (a missing program), if it cannot: the
+    /// runner then skips it, saying why.
+    fn unavailable(&self) -> Option<String> {
+        None
+    }
+
+    /// Whether it runs only the three-round flow scenario over HTTP, not the single call.
+    fn flow_only(&self) -> bool {
+        false
+    }
 
     /// Whether [`Target::spawn_http`] serves anything.
     fn has_http(&self) -> bool {
@@ -75,13 +96,14 @@ pub trait Target: Send + Sync {
     }
 }
 
-/// Every target, in report order: ceilings first, then rmcp, then ours.
+/// Every target, in report order: ceilings first, then rmcp, then ours and its variant.
 pub fn all() -> Vec<Box<dyn Target>> {
     vec![
         Box::new(bare_hyper::BareHyper),
         Box::new(echo_stdio::EchoStdio),
         Box::new(rmcp::Rmcp),
         Box::new(ours::Ours),
+        Box::new(ours_redis::OursRedis::default()),
     ]
 }
 
@@ -162,7 +184,8 @@ mod tests {
             .enable_all()
             .build()?;
         let shutdown = CancellationToken::new();
-        for target in all().into_iter().filter(|t| t.has_http()) {
+        let targets = all().into_iter();
+        for target in targets.filter(|t| t.has_http() && t.unavailable().is_none()) {
             let listener = runtime.block_on(TcpListener::bind("127.0.0.1:0"))?;
             let addr = listener.local_addr()?;
             {
@@ -193,7 +216,11 @@ mod tests {
             .build()?;
         let shutdown = CancellationToken::new();
         let flow_targets: Vec<_> = all().into_iter().filter(|t| t.has_flow()).collect();
-        assert_eq!(flow_targets.len(), 2, "rmcp and ours serve the flow");
+        let names: Vec<&str> = flow_targets.iter().map(|t| t.name()).collect();
+        assert_eq!(names, ["rmcp", "ours", "ours-redis"], "who serves the flow");
+        let flow_targets = flow_targets
+            .into_iter()
+            .filter(|t| t.unavailable().is_none());
         for target in flow_targets {
             let listener = runtime.block_on(TcpListener::bind("127.0.0.1:0"))?;
             let addr = listener.local_addr()?;

@@ -17,7 +17,7 @@
 
 use axum::Router;
 use mcp_server::state::{Continuation, Reply, Round, Step};
-use mcp_server::{Arguments, ElicitForm, Server, ToolRoute, tool};
+use mcp_server::{Arguments, ElicitForm, Server, ServerBuilder, ToolRoute, tool};
 use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -114,7 +114,13 @@ pub struct EchoArgs {
 
 /// The server with its `echo` and `flow` tools.
 pub fn echo_server() -> anyhow::Result<Server> {
-    Ok(Server::builder()
+    echo_server_with(Server::builder())
+}
+
+/// The server with its `echo` and `flow` tools, built from `builder` (with a request-state
+/// signer of its own, for instance).
+pub fn echo_server_with(builder: ServerBuilder) -> anyhow::Result<Server> {
+    Ok(builder
         .name("mcp-benchmarks-echo")
         .version(env!("CARGO_PKG_VERSION"))
         .tool(

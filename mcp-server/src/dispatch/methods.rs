@@ -29,8 +29,9 @@ type Params = Map<String, Value>;
 
 impl Server {
     /// Before a handler that may take part in a multi-round request: `inputResponses` must be
-    /// an object, and an echoed state must verify under this request's binding.
-    fn prepare_state(
+    /// an object, and an echoed state must verify under this request's binding (and, with
+    /// single use, is consumed).
+    async fn prepare_state(
         &self,
         ctx: &RequestContext,
         target: &str,
@@ -47,18 +48,23 @@ impl Server {
             target,
             arguments,
         });
-        let payload = verify_incoming(signer, &binding, request_state, target)?;
+        let incoming = verify_incoming(signer, &binding, request_state, target).await?;
+        let (payload, consumed) = match incoming {
+            Some(incoming) => (Some(incoming.payload), incoming.consumed),
+            None => (None, None),
+        };
         Ok(Some(StateContext {
             signer: Arc::clone(signer),
             binding,
             target: target.to_owned(),
             payload,
+            consumed,
         }))
     }
 
     /// The invocation of a handler that may take part in a multi-round request, with its
     /// state context and the client's capabilities (for the checks after it runs).
-    fn invocation(
+    async fn invocation(
         &self,
         ctx: RequestContext,
         target: &str,
@@ -66,13 +72,15 @@ impl Server {
         input_responses: Option<Value>,
         request_state: Option<String>,
     ) -> Result<(Invocation, Option<StateContext>, ClientCapabilities), McpError> {
-        let state = self.prepare_state(
-            &ctx,
-            target,
-            &arguments,
-            &input_responses,
-            request_state.as_deref(),
-        )?;
+        let state = self
+            .prepare_state(
+                &ctx,
+                target,
+                &arguments,
+                &input_responses,
+                request_state.as_deref(),
+            )
+            .await?;
         let caps = ctx.client_capabilities().clone();
         let invocation = Invocation {
             input_responses,
@@ -138,13 +146,15 @@ impl Server {
             .get(&params.name)
             .ok_or_else(|| McpError::invalid_params(format!("Unknown tool: {}", params.name)))?;
         let arguments = Value::Object(params.arguments.unwrap_or_default());
-        let (invocation, state, caps) = self.invocation(
-            ctx,
-            &params.name,
-            arguments,
-            params.input_responses,
-            params.request_state,
-        )?;
+        let (invocation, state, caps) = self
+            .invocation(
+                ctx,
+                &params.name,
+                arguments,
+                params.input_responses,
+                params.request_state,
+            )
+            .await?;
         if let Err(message) = route.check_arguments(&invocation.arguments) {
             return Ok(Outcome::Complete(CallToolResult::error(message)));
         }
@@ -180,13 +190,15 @@ impl Server {
             .get(&params.name)
             .ok_or_else(|| McpError::invalid_params(format!("Unknown prompt: {}", params.name)))?;
         let arguments = Value::Object(params.arguments.unwrap_or_default());
-        let (invocation, state, caps) = self.invocation(
-            ctx,
-            &params.name,
-            arguments,
-            params.input_responses,
-            params.request_state,
-        )?;
+        let (invocation, state, caps) = self
+            .invocation(
+                ctx,
+                &params.name,
+                arguments,
+                params.input_responses,
+                params.request_state,
+            )
+            .await?;
         let outcome = route.get(invocation).await?;
         finish(&outcome, state.as_ref(), &caps)?;
         Ok(outcome)
@@ -241,13 +253,15 @@ impl Server {
         } else {
             return Err(McpError::resource_not_found(&params.uri));
         };
-        let (mut invocation, state, caps) = self.invocation(
-            ctx,
-            &params.uri,
-            Value::Object(Map::new()),
-            params.input_responses,
-            params.request_state,
-        )?;
+        let (mut invocation, state, caps) = self
+            .invocation(
+                ctx,
+                &params.uri,
+                Value::Object(Map::new()),
+                params.input_responses,
+                params.request_state,
+            )
+            .await?;
         invocation.uri = Some(params.uri.clone());
         invocation.uri_params = uri_params;
         let mut outcome = match route {
@@ -328,7 +342,7 @@ fn finish<T>(
     caps: &ClientCapabilities,
 ) -> Result<(), McpError> {
     if let Some(state) = state {
-        check_outgoing(outcome, &state.signer, &state.binding)?;
+        check_outgoing(outcome, state)?;
     }
     check_input_requests(outcome, caps)
 }

@@ -2,7 +2,8 @@
 //! verification of every echoed state before a handler runs, the check of every state a
 //! handler returns, and the typed multi-round API ([`Round`], [`Step`], [`Continuation`]),
 //! with every kind of question ([`Awaitable`]: derived forms, [`UrlVisit`], [`OneOf`],
-//! [`DynamicForm`], and the deprecated `Sampled` and `Roots`).
+//! [`DynamicForm`], and the deprecated `Sampled` and `Roots`), and single use
+//! ([`single_use`]).
 //!
 #![doc = include_str!("../docs/multi_round.md")]
 
@@ -13,7 +14,14 @@ mod kinds;
 mod policy;
 mod question;
 mod round;
+pub mod single_use;
 mod verify;
+
+/// What signing, binding, expiry, sealing, single use, key rings and authentication each
+/// protect against, and what they do not.
+///
+#[doc = include_str!("../docs/threat_model.md")]
+pub mod threat_model {}
 
 pub use caps::QuestionKind;
 pub use envelope::Answers;

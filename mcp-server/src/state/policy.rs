@@ -5,10 +5,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use mcp_core::state::{
-    Binding, BindingRequest, Clock, KeyError, SigningKey, StateError, StateSigner, TtlError,
+    Binding, BindingRequest, Clock, KeyError, KeyRing, Protection, SigningKey, StateError,
+    StateSigner, TtlError, VerifiedState,
 };
 use serde_json::Value;
 
+use super::single_use::SingleUseStore;
 use crate::{RequestContext, Server};
 
 /// What a binding policy sees of a request.
@@ -61,6 +63,8 @@ pub struct RequestStateSigner {
     /// The process-key warning was logged already (shared by clones).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     warned: Arc<AtomicBool>,
+    /// Where consumed states are recorded, when each state is good for one use.
+    single_use: Option<Arc<dyn SingleUseStore>>,
 }
 
 impl std::fmt::Debug for RequestStateSigner {
@@ -70,6 +74,7 @@ impl std::fmt::Debug for RequestStateSigner {
             .field("custom_policy", &self.policy.is_some())
             .field("messages_in_state", &self.keep_messages)
             .field("process_key", &self.process_key)
+            .field("single_use", &self.single_use.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -94,6 +99,70 @@ impl RequestStateSigner {
         StateSigner::from_env(name).map(Self::from_signer)
     }
 
+    /// A signer minting with the ring's first key and verifying with every key of it (key
+    /// rotation from configuration).
+    ///
+    /// ```
+    /// use mcp_server::mcp_core::state::KeyRing;
+    /// use mcp_server::state::RequestStateSigner;
+    ///
+    /// let ring = KeyRing::parse(
+    ///     "2026-11:MDEyMzQ1Njc4OTAxMjM0NTY3ODkwMTIzNDU2Nzg5MDE,\
+    ///      2026-10:YWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXphYmNkZWY:1793492100",
+    /// ).unwrap();
+    /// let signer = RequestStateSigner::from_ring(ring);
+    /// let token = signer.sign(b"position", None);
+    /// assert_eq!(signer.verify(&token, None).unwrap(), b"position");
+    /// ```
+    pub fn from_ring(ring: KeyRing) -> Self {
+        Self::from_signer(StateSigner::from_ring(ring))
+    }
+
+    /// A signer whose key ring is the text of an environment variable (for example
+    /// `MCP_REQUEST_STATE_KEYS`: `ID:BASE64[:RETIRE_AT]` entries separated by commas, the
+    /// first one minting). Errors never include key material.
+    ///
+    /// ```
+    /// use mcp_server::state::RequestStateSigner;
+    ///
+    /// # unsafe { std::env::set_var("DOC_STATE_KEYS", "k2:MDEyMzQ1Njc4OTAxMjM0NTY3ODkwMTIzNDU2Nzg5MDE,k1:YWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXphYmNkZWY"); }
+    /// let signer = RequestStateSigner::from_env_ring("DOC_STATE_KEYS").unwrap();
+    /// assert!(RequestStateSigner::from_env_ring("DOC_NO_SUCH_VARIABLE").is_err());
+    /// # let _ = signer;
+    /// ```
+    pub fn from_env_ring(name: &str) -> Result<Self, KeyError> {
+        KeyRing::from_env(name).map(Self::from_ring)
+    }
+
+    /// Seals the states it mints ([`Protection::Sealed`]): the payload is encrypted
+    /// (XChaCha20-Poly1305), so the client cannot read it, with the same binding, expiry and
+    /// key ids as signed states. States of either mode keep verifying, so switching loses no
+    /// state in flight.
+    ///
+    /// ```
+    /// use mcp_server::mcp_core::state::Protection;
+    /// use mcp_server::state::RequestStateSigner;
+    ///
+    /// let signed = RequestStateSigner::new([7u8; 32]).unwrap();
+    /// let sealed = signed.clone().sealed();
+    /// assert_eq!(sealed.protection(), Protection::Sealed);
+    /// let token = sealed.sign(b"a quote the client must not see", None);
+    /// assert_eq!(sealed.verify(&token, None).unwrap(), b"a quote the client must not see");
+    /// // A signed state still verifies after the switch.
+    /// let before = signed.sign(b"in flight", None);
+    /// assert_eq!(sealed.verify(&before, None).unwrap(), b"in flight");
+    /// ```
+    #[must_use]
+    pub fn sealed(mut self) -> Self {
+        self.signer = self.signer.with_protection(Protection::Sealed);
+        self
+    }
+
+    /// How the states it mints are protected (signed by default).
+    pub fn protection(&self) -> Protection {
+        self.signer.protection()
+    }
+
     /// Wraps a configured [`StateSigner`] (key rotation, key id, clock).
     pub fn from_signer(signer: StateSigner) -> Self {
         Self {
@@ -103,6 +172,7 @@ impl RequestStateSigner {
             keep_messages: true,
             process_key: false,
             warned: Arc::default(),
+            single_use: None,
         }
     }
 
@@ -133,6 +203,71 @@ impl RequestStateSigner {
     pub fn messages_in_state(mut self, keep: bool) -> Self {
         self.keep_messages = keep;
         self
+    }
+
+    /// Makes every state good for one use: after it verifies, and before the handler runs,
+    /// each echoed state is consumed in `store`, and a state consumed already is refused like
+    /// any bad state (`-32602` with the fixed message; "replayed" in the log). A store that
+    /// fails refuses the request with `-32603` and logs why.
+    ///
+    /// Every flow with a destructive step needs this: without it, the last request of a
+    /// finished flow can be sent again while its state lives, and runs the action again, and
+    /// an earlier round's state rewinds the flow. A consumed state cannot be retried either:
+    /// a client whose request failed after the state was consumed starts the flow over.
+    /// [`MemoryStore`](crate::state::single_use::MemoryStore) suits one instance; behind a load
+    /// balancer every instance needs the same store (`RedisStore`, feature `redis`).
+    ///
+    /// ```
+    /// use mcp_server::Server;
+    /// use mcp_server::state::RequestStateSigner;
+    /// use mcp_server::state::single_use::MemoryStore;
+    ///
+    /// # unsafe { std::env::set_var("DOC_SINGLE_USE_KEY", "MDEyMzQ1Njc4OTAxMjM0NTY3ODkwMTIzNDU2Nzg5MDE="); }
+    /// let signer = RequestStateSigner::from_env("DOC_SINGLE_USE_KEY")
+    ///     .unwrap()
+    ///     .single_use(MemoryStore::with_capacity(50_000));
+    /// let server = Server::builder().request_state_signer(signer).build().unwrap();
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn single_use(self, store: impl SingleUseStore) -> Self {
+        self.single_use_arc(Arc::new(store))
+    }
+
+    /// Like [`single_use`](Self::single_use), with a store shared already (one store for
+    /// several servers in one process, or kept to inspect).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_server::state::RequestStateSigner;
+    /// use mcp_server::state::single_use::{MemoryStore, SingleUseStore};
+    ///
+    /// let store: Arc<dyn SingleUseStore> = Arc::new(MemoryStore::new());
+    /// let a = RequestStateSigner::generate().unwrap().single_use_arc(Arc::clone(&store));
+    /// assert!(a.is_single_use());
+    /// ```
+    #[must_use]
+    pub fn single_use_arc(mut self, store: Arc<dyn SingleUseStore>) -> Self {
+        self.single_use = Some(store);
+        self
+    }
+
+    /// Whether each state is good for one use ([`single_use`](Self::single_use)).
+    pub fn is_single_use(&self) -> bool {
+        self.single_use.is_some()
+    }
+
+    /// The single-use store, when there is one.
+    pub(crate) fn single_use_store(&self) -> Option<&Arc<dyn SingleUseStore>> {
+        self.single_use.as_ref()
+    }
+
+    /// How long a consumed state must be remembered: through its expiry plus the clock
+    /// skew (another instance whose clock runs behind still verifies it until then).
+    pub(crate) fn remember_until(&self, expires_at: u64) -> u64 {
+        let skew = self.signer.clock_skew();
+        let skew = skew.as_secs() + u64::from(skew.subsec_nanos() > 0);
+        expires_at.saturating_add(skew)
     }
 
     /// Whether question messages travel in the state.
@@ -213,9 +348,21 @@ impl RequestStateSigner {
         self.signer.sign(payload, binding.or(self.fixed.as_ref()))
     }
 
-    /// Verifies a token under an explicit binding (or the fixed one, or none).
+    /// Verifies a token under an explicit binding (or the fixed one, or none). This does not
+    /// consume it, even with [`single_use`](Self::single_use): only a state echoed on a
+    /// request is consumed, before its handler runs.
     pub fn verify(&self, token: &str, binding: Option<&Binding>) -> Result<Vec<u8>, StateError> {
         self.signer.verify(token, binding.or(self.fixed.as_ref()))
+    }
+
+    /// Like [`verify`](Self::verify), with the token's expiry.
+    pub(crate) fn verify_state(
+        &self,
+        token: &str,
+        binding: Option<&Binding>,
+    ) -> Result<VerifiedState, StateError> {
+        self.signer
+            .verify_state(token, binding.or(self.fixed.as_ref()))
     }
 }
 

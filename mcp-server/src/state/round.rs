@@ -151,7 +151,11 @@ impl<S: Continuation> FromInvocation for Round<S> {
         let envelope = decode::<S>(payload, &round.context.target)?;
         let answers = Answers::new(&round.responses, &envelope.asked);
         if envelope.state.clone().answered(&answers).is_none() {
-            return Err(reask(&envelope, invocation.request_state.as_deref()));
+            return Err(reask(
+                &envelope,
+                invocation.request_state.as_deref(),
+                &round.context,
+            ));
         }
         round.state = Some(envelope.state);
         round.round = envelope.round;
@@ -188,8 +192,13 @@ fn decode<S: Continuation>(payload: &[u8], target: &str) -> Result<Envelope<S>, 
 }
 
 /// The same questions again, with the same (still valid) state: an awaited answer is missing
-/// or malformed.
-fn reask<S: Continuation>(envelope: &Envelope<S>, token: Option<&str>) -> Rejection {
+/// or malformed. With single use, the echoed state was consumed: the same envelope is signed
+/// again, a new state (with a new expiry).
+fn reask<S: Continuation>(
+    envelope: &Envelope<S>,
+    token: Option<&str>,
+    context: &StateContext,
+) -> Rejection {
     let mut result = InputRequiredResult::new();
     for question in envelope.state.questions() {
         let kept = envelope
@@ -209,7 +218,15 @@ fn reask<S: Continuation>(envelope: &Envelope<S>, token: Option<&str>) -> Reject
             }
         }
     }
-    if let Some(token) = token {
+    if context.consumed.is_some() {
+        match seal(context, envelope) {
+            Ok(token) => result = result.with_state(token),
+            Err(err) => {
+                tracing::error!(error = %err, "a verified state cannot be signed again");
+                return Rejection::Error(McpError::internal("Internal error"));
+            }
+        }
+    } else if let Some(token) = token {
         result = result.with_state(token.to_owned());
     }
     Rejection::InputRequired(Box::new(result))

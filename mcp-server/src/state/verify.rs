@@ -1,6 +1,6 @@
 //! The checks around a handler that can take part in a multi-round request: the echoed
-//! state is verified before it runs, `inputResponses` must be an object, and a state it
-//! returns must verify under the request's own binding.
+//! state is verified (and, with single use, consumed) before it runs, `inputResponses` must
+//! be an object, and a state it returns must verify under the request's own binding.
 
 use std::sync::Arc;
 
@@ -10,6 +10,7 @@ use mcp_core::state::Binding;
 use serde_json::Value;
 
 use super::RequestStateSigner;
+use super::single_use::{self, Consumption, StateDigest};
 
 /// The one message every refused state gets. The reason goes to the log only.
 pub(crate) const INVALID_STATE: &str = "Invalid or expired \"requestState\"";
@@ -23,20 +24,53 @@ pub(crate) struct StateContext {
     pub(crate) target: String,
     /// The verified payload of the echoed state, when there was one.
     pub(crate) payload: Option<Vec<u8>>,
+    /// The digest of the echoed state, when single use consumed it.
+    pub(crate) consumed: Option<StateDigest>,
 }
 
-/// Verifies an echoed state; `Ok(None)` when none was sent.
-pub(crate) fn verify_incoming(
+/// An echoed state that verified (and was consumed, with single use).
+#[derive(Debug)]
+pub(crate) struct Incoming {
+    pub(crate) payload: Vec<u8>,
+    pub(crate) consumed: Option<StateDigest>,
+}
+
+/// Verifies an echoed state, then consumes it when the signer is single use; `Ok(None)` when
+/// none was sent. A replay is refused like any bad state; a store that fails refuses the
+/// request as an internal error (fail closed), logged.
+pub(crate) async fn verify_incoming(
     signer: &RequestStateSigner,
     binding: &Binding,
     state: Option<&str>,
     target: &str,
-) -> Result<Option<Vec<u8>>, McpError> {
+) -> Result<Option<Incoming>, McpError> {
     let Some(token) = state else { return Ok(None) };
-    signer
-        .verify(token, Some(binding))
-        .map(Some)
-        .map_err(|reason| refuse(&reason, target))
+    let verified = signer
+        .verify_state(token, Some(binding))
+        .map_err(|reason| refuse(&reason, target))?;
+    let Some(store) = signer.single_use_store() else {
+        return Ok(Some(Incoming {
+            payload: verified.payload,
+            consumed: None,
+        }));
+    };
+    let digest = single_use::digest(token);
+    let until = signer.remember_until(verified.expires_at);
+    match store.consume(digest, until).await {
+        Ok(Consumption::Fresh) => Ok(Some(Incoming {
+            payload: verified.payload,
+            consumed: Some(digest),
+        })),
+        Ok(Consumption::AlreadyUsed) => Err(refuse(&"replayed: consumed already", target)),
+        Err(error) => {
+            tracing::error!(
+                %error,
+                target,
+                "the single-use store failed; refusing the request (fail closed)"
+            );
+            Err(McpError::internal("Internal error"))
+        }
+    }
 }
 
 /// Logs why a state was refused (a warning, never the token) and returns the one error every
@@ -57,19 +91,32 @@ pub(crate) fn check_input_responses(responses: Option<&Value>) -> Result<(), Mcp
 }
 
 /// A state a handler returns must verify under this request's binding: a handler cannot
-/// mint under a binding of its own.
+/// mint under a binding of its own. With single use, it must not be the state this request
+/// consumed (no client could ever use it). Verifying it here does not consume it.
 pub(crate) fn check_outgoing<T>(
     outcome: &Outcome<T>,
-    signer: &RequestStateSigner,
-    binding: &Binding,
+    state: &StateContext,
 ) -> Result<(), McpError> {
-    if let Outcome::InputRequired(InputRequiredResult {
+    let Outcome::InputRequired(InputRequiredResult {
         request_state: Some(token),
         ..
     }) = outcome
-        && let Err(reason) = signer.verify(token, Some(binding))
-    {
+    else {
+        return Ok(());
+    };
+    if let Err(reason) = state.signer.verify(token, Some(&state.binding)) {
         tracing::error!(%reason, "a handler returned a requestState that does not verify under this request's binding");
+        return Err(McpError::internal("Internal error"));
+    }
+    if state
+        .consumed
+        .is_some_and(|consumed| consumed == single_use::digest(token))
+    {
+        tracing::error!(
+            target = %state.target,
+            "a handler returned the requestState this request consumed (single use): it can never be \
+             used again; mint a new one (RequestState::sign, Round::ask)"
+        );
         return Err(McpError::internal("Internal error"));
     }
     Ok(())

@@ -1,0 +1,138 @@
+//! This workspace's SDK with single-use states shared through Redis: the server of
+//! [`super::ours`] (the same `echo` and three-round `flow` tools), whose request-state signer
+//! consumes each echoed state once in a `redis-server` (`RedisStore`, one atomic
+//! `SET … NX EXAT` per resuming round) before the handler runs, as instances behind a load
+//! balancer would.
+//!
+//! It runs only the flow scenario (the single call carries no state, so it would measure
+//! nothing new), and the report gives its flow rate as a ratio to [`super::ours`]'s: what
+//! single use over Redis costs. The harness starts its own `redis-server` on a free loopback
+//! port when the target starts, and kills it when the target is dropped; without a
+//! `redis-server` binary the target is skipped, with a message.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use axum::Router;
+use mcp_server::Server;
+use mcp_server::state::RequestStateSigner;
+use mcp_server::state::single_use::RedisStore;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use super::{Target, TargetKind};
+use crate::redis::{self, RedisServer};
+
+/// How long connecting to the harness's Redis may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The target: ours, single use over Redis.
+#[derive(Debug, Default)]
+pub struct OursRedis {
+    /// The `redis-server` started with the HTTP server, killed when the target is dropped.
+    redis: Mutex<Option<RedisServer>>,
+}
+
+impl Target for OursRedis {
+    fn name(&self) -> &'static str {
+        "ours-redis"
+    }
+
+    fn kind(&self) -> TargetKind {
+        TargetKind::Variant
+    }
+
+    fn baseline(&self) -> Option<&'static str> {
+        Some("ours")
+    }
+
+    fn unavailable(&self) -> Option<String> {
+        redis::binary().is_none().then(|| {
+            "redis-server not installed (apt-get install redis-server): the three-round flow \
+             with single use over Redis is not measured"
+                .to_owned()
+        })
+    }
+
+    fn has_http(&self) -> bool {
+        true
+    }
+
+    fn flow_only(&self) -> bool {
+        true
+    }
+
+    fn spawn_http(&self, listener: TcpListener, shutdown: CancellationToken) -> anyhow::Result<()> {
+        let binary = redis::binary().context("redis-server not installed")?;
+        let server = RedisServer::start(&binary)?;
+        let url = server.url();
+        // Replaces (and so stops) the Redis of an earlier start.
+        *self
+            .redis
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(server);
+        // The store's connection lives on the servers' runtime (this thread has entered it
+        // but is not one of its workers): connect there, and wait here.
+        let (connected, outcome) = std::sync::mpsc::channel();
+        tokio::spawn(async move {
+            let store = RedisStore::connect_with_timeout(&url, CONNECT_TIMEOUT).await;
+            let _ = connected.send(store);
+        });
+        let store = outcome
+            .recv_timeout(CONNECT_TIMEOUT + Duration::from_secs(1))
+            .context("no answer from the Redis connection task")?
+            .context("cannot connect to the harness's redis-server")?;
+        let signer = RequestStateSigner::generate()?.single_use(store);
+        let server = super::ours::echo_server_with(Server::builder().request_state_signer(signer))?;
+        let router = Router::new().nest_service("/mcp", server.http_service());
+        super::spawn_tower_http1(listener, shutdown, router);
+        Ok(())
+    }
+
+    fn has_flow(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client;
+    use crate::protocol::FlowRound;
+
+    /// Each state is good for one use: a whole flow completes, and replaying its last round
+    /// is refused.
+    #[test]
+    fn a_replayed_round_is_refused() -> anyhow::Result<()> {
+        let target = OursRedis::default();
+        if let Some(why) = target.unavailable() {
+            eprintln!("SKIPPED: {why}");
+            return Ok(());
+        }
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?;
+        let shutdown = CancellationToken::new();
+        let listener = runtime.block_on(TcpListener::bind("127.0.0.1:0"))?;
+        let addr = listener.local_addr()?;
+        {
+            let _entered = runtime.enter();
+            target.spawn_http(listener, shutdown.child_token())?;
+        }
+        let timeout = Duration::from_secs(5);
+        let states = runtime.block_on(client::run_flow(addr, timeout))?;
+        let replayed = runtime.block_on(client::flow_round_with_state(
+            addr,
+            FlowRound::Third,
+            &states[1],
+        ))?;
+        assert!(
+            replayed.contains("Invalid or expired"),
+            "a replayed state must be refused: {replayed}"
+        );
+        shutdown.cancel();
+        Ok(())
+    }
+}

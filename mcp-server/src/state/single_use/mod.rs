@@ -1,0 +1,141 @@
+//! Single use: each state is consumed once, atomically, and a replay of a consumed state is
+//! refused like any bad state.
+//!
+//! A [`SingleUseStore`] remembers which states were consumed, each until the moment it could
+//! no longer verify anyway. It sees only the SHA-256 of a token, never the token itself.
+//! Two stores come with the SDK: [`MemoryStore`] (one instance, bounded) and `RedisStore`
+//! (feature `redis`; instances behind a load balancer share it). A store that fails (full,
+//! unreachable, too slow) fails the request closed: `-32603`, and the failure in the log.
+//!
+//! ```
+//! use mcp_server::state::RequestStateSigner;
+//! use mcp_server::state::single_use::MemoryStore;
+//!
+//! let signer = RequestStateSigner::generate().unwrap().single_use(MemoryStore::new());
+//! assert!(signer.is_single_use());
+//! ```
+
+mod memory;
+#[cfg(feature = "redis")]
+mod redis;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+
+pub use memory::MemoryStore;
+#[cfg(feature = "redis")]
+pub use redis::RedisStore;
+
+/// The SHA-256 of a token's text: what a store records (never the token).
+pub type StateDigest = [u8; 32];
+
+/// What consuming a state found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use]
+pub enum Consumption {
+    /// Not seen before: it is now recorded as consumed, and the request may run.
+    Fresh,
+    /// Consumed already: a replay, refused.
+    AlreadyUsed,
+}
+
+/// Why a store could not tell whether a state was consumed. The request fails closed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// Every slot holds a state that could still be replayed: forgetting one would let it
+    /// be replayed, so nothing more is accepted until some expire.
+    #[error("the single-use store is full ({capacity} states not yet expired)")]
+    Full {
+        /// The store's capacity.
+        capacity: usize,
+    },
+    /// The store did not answer in time.
+    #[error("the single-use store did not answer within {0:?}")]
+    Timeout(Duration),
+    /// The store cannot be reached, or refused the command.
+    #[error("the single-use store is unavailable: {0}")]
+    Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl StoreError {
+    /// An unavailable store, with its reason (for stores outside the SDK).
+    pub fn unavailable(reason: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Self::Unavailable(reason.into())
+    }
+}
+
+/// Where consumed states are recorded: one atomic "record if absent" per state.
+///
+/// `consume` records `key` (the SHA-256 of a token) as consumed and says whether it was
+/// recorded already. It must be atomic: of two concurrent calls with the same key, exactly
+/// one finds it [`Fresh`](Consumption::Fresh). The store must remember the key at least
+/// through the Unix second `until` (inclusive), and may forget it after: the signer passes
+/// the token's expiry plus its clock skew, so a forgotten state no longer verifies
+/// anywhere. When in doubt, return an error: the request then fails closed.
+///
+/// The trait is object safe; a server holds its store as `Arc<dyn SingleUseStore>`.
+///
+/// ```
+/// use std::collections::HashSet;
+/// use std::sync::Mutex;
+/// use futures_util::future::BoxFuture;
+/// use mcp_server::state::single_use::{Consumption, SingleUseStore, StateDigest, StoreError};
+///
+/// /// Never forgets (a sketch: a real store evicts after `until`).
+/// #[derive(Default)]
+/// struct Forever(Mutex<HashSet<StateDigest>>);
+///
+/// impl SingleUseStore for Forever {
+///     fn consume(&self, key: StateDigest, _until: u64) -> BoxFuture<'_, Result<Consumption, StoreError>> {
+///         let fresh = self.0.lock().map(|mut seen| seen.insert(key))
+///             .map_err(|_| StoreError::unavailable("poisoned"));
+///         Box::pin(async move {
+///             Ok(if fresh? { Consumption::Fresh } else { Consumption::AlreadyUsed })
+///         })
+///     }
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let store = Forever::default();
+/// assert_eq!(store.consume([7; 32], 0).await.unwrap(), Consumption::Fresh);
+/// assert_eq!(store.consume([7; 32], 0).await.unwrap(), Consumption::AlreadyUsed);
+/// # });
+/// ```
+pub trait SingleUseStore: Send + Sync + 'static {
+    /// Records `key` as consumed through the Unix second `until`, atomically, and says
+    /// whether it was recorded already.
+    fn consume(
+        &self,
+        key: StateDigest,
+        until: u64,
+    ) -> BoxFuture<'_, Result<Consumption, StoreError>>;
+}
+
+impl<T: SingleUseStore + ?Sized> SingleUseStore for Arc<T> {
+    fn consume(
+        &self,
+        key: StateDigest,
+        until: u64,
+    ) -> BoxFuture<'_, Result<Consumption, StoreError>> {
+        (**self).consume(key, until)
+    }
+}
+
+impl<T: SingleUseStore + ?Sized> SingleUseStore for Box<T> {
+    fn consume(
+        &self,
+        key: StateDigest,
+        until: u64,
+    ) -> BoxFuture<'_, Result<Consumption, StoreError>> {
+        (**self).consume(key, until)
+    }
+}
+
+/// The SHA-256 of a token's text.
+pub(crate) fn digest(token: &str) -> StateDigest {
+    use sha2::Digest;
+    sha2::Sha256::digest(token.as_bytes()).into()
+}

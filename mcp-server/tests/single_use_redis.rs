@@ -1,0 +1,451 @@
+//! [`RedisStore`] against a real `redis-server`, started by each test on a free port (no
+//! persistence) and killed at its end: fresh then already used, the expiry honoured, two
+//! servers sharing one Redis, and a Redis that is unreachable, dies, or never answers fails
+//! closed, quickly.
+//!
+//! Without a `redis-server` binary the tests print a loud SKIP and pass, except under CI
+//! (`CI` set), where they fail.
+
+#![cfg(feature = "redis")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use mcp_server::state::single_use::{Consumption, RedisStore, SingleUseStore, StoreError};
+use mcp_server::state::{Continuation, Reply, RequestStateSigner, Round, Step};
+use mcp_server::{ElicitForm, Server, State, TransportInfo, tool};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+// ----- A redis-server of the test's own -----
+
+/// A `redis-server` child process, killed when dropped.
+struct RedisServer {
+    child: Child,
+    port: u16,
+}
+
+impl RedisServer {
+    /// Starts one on a free port, or says why not: `None` (after a loud SKIP) when the binary
+    /// is absent outside CI; a panic under CI.
+    fn start() -> Option<Self> {
+        Self::start_on(free_port())
+    }
+
+    /// Like [`start`](Self::start), on `port`.
+    fn start_on(port: u16) -> Option<Self> {
+        let Some(binary) = redis_binary() else {
+            if std::env::var_os("CI").is_some() {
+                panic!(
+                    "redis-server is not installed, and CI is set: install it (apt-get install redis-server)"
+                );
+            }
+            eprintln!(
+                "\n=====================================================================\n\
+                 SKIP: redis-server not found (PATH, /usr/bin); the Redis single-use tests\n\
+                 did not run. Install it: apt-get install redis-server\n\
+                 ====================================================================="
+            );
+            return None;
+        };
+        let child = Command::new(binary)
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server starts");
+        let server = Self { child, port };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "redis-server did not listen on {port}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Some(server)
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    /// Kills it now.
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// `redis-server` on the `PATH`, or in `/usr/bin`.
+fn redis_binary() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain([PathBuf::from("/usr/bin"), PathBuf::from("/usr/sbin")])
+        .map(|dir| dir.join("redis-server"))
+        .find(|candidate| candidate.is_file())
+}
+
+/// A port nothing listens on (at the time of asking).
+fn free_port() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+/// Starts a Redis, or returns from the test (SKIP).
+macro_rules! redis_or_skip {
+    () => {
+        match RedisServer::start() {
+            Some(server) => server,
+            None => return,
+        }
+    };
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+/// A raw connection to check what the store wrote.
+async fn raw(redis: &RedisServer) -> redis::aio::MultiplexedConnection {
+    redis::Client::open(redis.url())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap()
+}
+
+// ----- The store -----
+
+#[tokio::test]
+async fn a_key_is_fresh_once_then_already_used() {
+    let redis = redis_or_skip!();
+    let store = RedisStore::connect(&redis.url()).await.unwrap();
+    assert_eq!(store.key_prefix(), RedisStore::DEFAULT_KEY_PREFIX);
+    let until = now() + 600;
+    assert_eq!(
+        store.consume([1; 32], until).await.unwrap(),
+        Consumption::Fresh
+    );
+    assert_eq!(
+        store.consume([1; 32], until).await.unwrap(),
+        Consumption::AlreadyUsed
+    );
+    assert_eq!(
+        store.consume([2; 32], until).await.unwrap(),
+        Consumption::Fresh
+    );
+    // What Redis holds: the prefix and the digest in hex, expiring just after `until`.
+    let mut raw = raw(&redis).await;
+    let key = format!("mcp:request-state:used:{}", "01".repeat(32));
+    let expire_at: i64 = redis::cmd("EXPIRETIME")
+        .arg(&key)
+        .query_async(&mut raw)
+        .await
+        .unwrap();
+    assert_eq!(expire_at, i64::try_from(until + 1).unwrap());
+    // Another prefix is another namespace.
+    let other = RedisStore::connect(&redis.url())
+        .await
+        .unwrap()
+        .with_key_prefix("other:");
+    assert_eq!(
+        other.consume([1; 32], until).await.unwrap(),
+        Consumption::Fresh
+    );
+    let exists: bool = redis::cmd("EXISTS")
+        .arg(format!("other:{}", "01".repeat(32)))
+        .query_async(&mut raw)
+        .await
+        .unwrap();
+    assert!(exists);
+}
+
+#[tokio::test]
+async fn the_expiry_is_honoured() {
+    let redis = redis_or_skip!();
+    let store = RedisStore::connect(&redis.url()).await.unwrap();
+    let until = now() + 1;
+    assert_eq!(
+        store.consume([3; 32], until).await.unwrap(),
+        Consumption::Fresh
+    );
+    assert_eq!(
+        store.consume([3; 32], until).await.unwrap(),
+        Consumption::AlreadyUsed
+    );
+    // Remembered through the whole second `until`, forgotten after it.
+    loop {
+        let at = now();
+        let found = store.consume([3; 32], until).await.unwrap();
+        if at <= until {
+            assert_eq!(found, Consumption::AlreadyUsed, "forgotten at {at}");
+        } else if found == Consumption::Fresh {
+            break;
+        }
+        assert!(at <= until + 2, "still remembered at {at}, until {until}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn concurrent_consumers_on_separate_connections_find_it_fresh_once() {
+    let redis = redis_or_skip!();
+    let mut stores = Vec::new();
+    for _ in 0..4 {
+        stores.push(Arc::new(RedisStore::connect(&redis.url()).await.unwrap()));
+    }
+    let until = now() + 60;
+    let tasks: Vec<_> = (0..32)
+        .map(|i| {
+            let store = Arc::clone(&stores[i % stores.len()]);
+            tokio::spawn(async move { store.consume([4; 32], until).await.unwrap() })
+        })
+        .collect();
+    let mut fresh = 0;
+    for task in tasks {
+        if task.await.unwrap() == Consumption::Fresh {
+            fresh += 1;
+        }
+    }
+    assert_eq!(fresh, 1);
+}
+
+// ----- Failing closed -----
+
+#[tokio::test]
+async fn an_unreachable_redis_fails_closed_quickly() {
+    let port = free_port();
+    let started = Instant::now();
+    let err = RedisStore::connect(&format!("redis://127.0.0.1:{port}/"))
+        .await
+        .unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(
+        matches!(err, StoreError::Unavailable(_) | StoreError::Timeout(_)),
+        "{err:?}"
+    );
+    // Not a URL at all.
+    let err = RedisStore::connect("not a url").await.unwrap_err();
+    assert!(matches!(err, StoreError::Unavailable(_)), "{err:?}");
+}
+
+#[tokio::test]
+async fn a_redis_that_dies_fails_closed_within_the_timeout() {
+    let mut redis = redis_or_skip!();
+    let timeout = Duration::from_millis(500);
+    let store = RedisStore::connect_with_timeout(&redis.url(), timeout)
+        .await
+        .unwrap();
+    assert_eq!(store.timeout(), timeout);
+    let until = now() + 60;
+    assert_eq!(
+        store.consume([5; 32], until).await.unwrap(),
+        Consumption::Fresh
+    );
+    redis.kill();
+    for attempt in 0..3 {
+        let started = Instant::now();
+        let result = store.consume([6; 32], until).await;
+        assert!(result.is_err(), "attempt {attempt}: {result:?}");
+        assert!(
+            started.elapsed() < timeout * 3,
+            "attempt {attempt} took {:?}",
+            started.elapsed()
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_store_reconnects_once_redis_is_back() {
+    let mut redis = redis_or_skip!();
+    let store = RedisStore::connect(&redis.url()).await.unwrap();
+    let until = now() + 60;
+    assert_eq!(
+        store.consume([8; 32], until).await.unwrap(),
+        Consumption::Fresh
+    );
+    redis.kill();
+    assert!(store.consume([8; 32], until).await.is_err());
+    // The same port again (a new, empty Redis): the same store works again.
+    let _back = RedisServer::start_on(redis.port).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match store.consume([8; 32], until).await {
+            Ok(found) => {
+                assert_eq!(found, Consumption::Fresh, "a new Redis holds nothing");
+                break;
+            }
+            Err(err) => assert!(Instant::now() < deadline, "never reconnected: {err}"),
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        store.consume([8; 32], until).await.unwrap(),
+        Consumption::AlreadyUsed
+    );
+}
+
+#[tokio::test]
+async fn a_redis_that_never_answers_times_out() {
+    // Accepts connections, reads nothing, answers nothing.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let held = tokio::spawn(async move {
+        let mut open = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            open.push(socket);
+        }
+    });
+    let timeout = Duration::from_millis(300);
+    let started = Instant::now();
+    let result = match RedisStore::connect_with_timeout(
+        &format!("redis://127.0.0.1:{port}/"),
+        timeout,
+    )
+    .await
+    {
+        // Connecting may need no answer (RESP2, no password): the command then times out.
+        Ok(store) => store.consume([7; 32], now() + 60).await.map(|_| ()),
+        Err(err) => Err(err),
+    };
+    let err = result.unwrap_err();
+    assert!(
+        started.elapsed() < timeout * 4,
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(
+        matches!(err, StoreError::Timeout(_) | StoreError::Unavailable(_)),
+        "{err:?}"
+    );
+    held.abort();
+}
+
+// ----- Through a server -----
+
+/// Go ahead?
+#[derive(ElicitForm)]
+struct Confirm {
+    /// Go ahead?
+    ok: bool,
+}
+
+/// Where the flow stands.
+#[derive(Serialize, Deserialize, Clone, Continuation)]
+enum Flow {
+    #[awaits(confirm: Confirm)]
+    Confirming,
+}
+
+/// How many times `launch` ran its action.
+#[derive(Clone, Default)]
+struct Launched(Arc<AtomicU32>);
+
+/// Asks once, then launches.
+#[tool(destructive)]
+async fn launch(round: Round<Flow>, launched: State<Launched>) -> Step<Flow, String> {
+    match round.resume() {
+        None => round.ask(Flow::Confirming, "Launch?"),
+        Some(FlowAnswered::Confirming {
+            confirm: Reply::Accepted(Confirm { ok: true }),
+        }) => {
+            launched.0.0.fetch_add(1, Ordering::SeqCst);
+            Step::done("Launched.".to_owned())
+        }
+        Some(_) => Step::done("Not launched.".to_owned()),
+    }
+}
+
+/// One instance: its own connection to the shared Redis, the shared key.
+async fn instance(redis: &RedisServer, launched: &Launched) -> Server {
+    let store = RedisStore::connect(&redis.url()).await.unwrap();
+    let signer = RequestStateSigner::new([9u8; 32])
+        .unwrap()
+        .single_use(store);
+    Server::builder()
+        .state(launched.clone())
+        .tool(launch)
+        .request_state_signer(signer)
+        .build()
+        .unwrap()
+}
+
+async fn call(server: &Server, extra: Value) -> Value {
+    let mut params = json!({"name": "launch", "arguments": {},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}});
+    for (key, value) in extra.as_object().unwrap() {
+        params[key] = value.clone();
+    }
+    let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+    let reply = server
+        .handle_message(
+            &serde_json::to_vec(&message).unwrap(),
+            TransportInfo::in_process(),
+        )
+        .await;
+    serde_json::from_slice(&reply.unwrap()).unwrap()
+}
+
+#[tokio::test]
+async fn two_instances_sharing_a_redis_refuse_a_replay_on_either() {
+    let mut redis = redis_or_skip!();
+    let launched = Launched::default();
+    let (a, b) = (
+        instance(&redis, &launched).await,
+        instance(&redis, &launched).await,
+    );
+    let first = call(&a, json!({})).await;
+    let token = first["result"]["requestState"].as_str().unwrap().to_owned();
+    let answer = json!({"inputResponses": {"confirm": {"action": "accept", "content": {"ok": true}}},
+                        "requestState": token});
+    let done = call(&b, answer.clone()).await;
+    assert_eq!(done["result"]["content"][0]["text"], "Launched.", "{done}");
+    for server in [&a, &b] {
+        let replay = call(server, answer.clone()).await;
+        assert_eq!(
+            replay["error"],
+            json!({"code": -32602, "message": "Invalid or expired \"requestState\""}),
+            "{replay}"
+        );
+    }
+    assert_eq!(launched.0.load(Ordering::SeqCst), 1);
+    // With Redis gone, a fresh state fails closed: an internal error, the action not run.
+    let second = call(&a, json!({})).await;
+    let token = second["result"]["requestState"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    redis.kill();
+    let mut answer = answer;
+    answer["requestState"] = json!(token);
+    let started = Instant::now();
+    let reply = call(&b, answer).await;
+    assert_eq!(
+        reply["error"],
+        json!({"code": -32603, "message": "Internal error"}),
+        "{reply}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(4));
+    assert_eq!(launched.0.load(Ordering::SeqCst), 1);
+}
