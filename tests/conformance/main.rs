@@ -17,6 +17,12 @@
 //! The CLI's own `Total: N passed, M failed` line is kept out of the test output on purpose:
 //! CI tooling reads such lines as test-runner totals. The test prints its own summary instead.
 //!
+//! A second test, [`conformance_2025_11_25`], runs the requirement set of 2025-11-25 (the
+//! stateful wire: `initialize`, `Mcp-Session-Id`) against the same fixture, into
+//! `target/conformance/2025-11-25/` and `2025-11-25.log` (server output in
+//! `server-2025-11-25.log`). Not all of its scenarios pass yet, so it only guards against
+//! regression (see its documentation). The two runs never overlap.
+//!
 //! This file drives the run: node dependencies and the server (built, spawned and awaited
 //! with the helpers of `tests/common`, shared with the other end-to-end tests), and the CLI.
 //! Reading the CLI's output is in `log.rs`, and the verdicts and final assertions (steps 5
@@ -43,6 +49,10 @@ use outcome::Outcome;
 
 /// Spec revision whose frozen requirement set is run.
 const REVISION: &str = "2026-07-28";
+/// The older requirement set, served through `initialize` and sessions.
+const LEGACY_REVISION: &str = "2025-11-25";
+/// Scored scenarios of [`LEGACY_REVISION`] that pass now; fewer is a regression.
+const LEGACY_MIN_OK: usize = 25;
 /// npm package of the conformance CLI.
 const CONFORMANCE_PKG: &str = "@modelcontextprotocol/conformance";
 /// How long the server may take to accept TCP connections.
@@ -50,8 +60,14 @@ const SERVER_START_TIMEOUT: Duration = Duration::from_mins(1);
 /// Upper bound for one full suite run (a conforming server needs a few seconds).
 const SUITE_TIMEOUT: Duration = Duration::from_mins(10);
 
+/// One suite run at a time: the machine is small, and both runs share the node packages.
+static ONE_RUN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn conformance_2026_07_28() {
+    let _one = ONE_RUN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let paths = Paths::new();
     fs::create_dir_all(&paths.out_dir)
         .unwrap_or_else(|e| panic!("create {:?}: {e}", paths.out_dir));
@@ -66,6 +82,41 @@ fn conformance_2026_07_28() {
     let outcome = Outcome::evaluate(&log, &scored);
     report(&outcome.render(exit));
     outcome.assert_conforms(&log, exit, &paths);
+}
+
+/// The 2025-11-25 requirement set, over the stateful wire (`initialize`, sessions).
+///
+/// Not every scored scenario passes yet: the pushed elicitation and sampling requests of
+/// issue 9 point 3 are missing, and the fixture lacks the older suite's tool names
+/// (`test_tool_with_logging`, `test_sampling`, `test_elicitation`). Until every scenario
+/// passes, this test only asserts that no fewer than [`LEGACY_MIN_OK`] scored scenarios pass
+/// (no regression) and reports the counts; raise the number as scenarios start passing, and
+/// switch to `assert_conforms` once they all do.
+#[test]
+fn conformance_2025_11_25() {
+    let _one = ONE_RUN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let paths = Paths::for_revision(LEGACY_REVISION);
+    fs::create_dir_all(&paths.out_dir)
+        .unwrap_or_else(|e| panic!("create {:?}: {e}", paths.out_dir));
+    report(&tool_versions(&paths));
+
+    let server = start_server(&paths);
+    let scored = scored_scenarios(&paths);
+    let exit = run_suite(&paths, &server.url());
+    drop(server);
+
+    let log = SuiteLog::parse(&read_to_string(&paths.suite_log()));
+    let outcome = Outcome::evaluate(&log, &scored).with_revision(LEGACY_REVISION);
+    report(&outcome.render(exit));
+    let (ok, total) = outcome.scored_counts();
+    assert!(
+        ok >= LEGACY_MIN_OK,
+        "conformance {LEGACY_REVISION} regressed: {ok} of {total} scored scenarios pass, \
+         at least {LEGACY_MIN_OK} did before; see {:?}",
+        paths.suite_log()
+    );
 }
 
 #[test]
@@ -256,26 +307,38 @@ struct Paths {
     root: PathBuf,
     /// `target/conformance`: logs and results of this test.
     out_dir: PathBuf,
+    /// The requirement set run.
+    revision: &'static str,
 }
 
 impl Paths {
+    /// The paths of the [`REVISION`] run.
     fn new() -> Self {
+        Self::for_revision(REVISION)
+    }
+
+    fn for_revision(revision: &'static str) -> Self {
         Self {
             root: common::root_dir(),
             out_dir: common::target_dir().join("conformance"),
+            revision,
         }
     }
 
     fn results_dir(&self) -> PathBuf {
-        self.out_dir.join(REVISION)
+        self.out_dir.join(self.revision)
     }
 
     fn suite_log(&self) -> PathBuf {
-        self.out_dir.join(format!("{REVISION}.log"))
+        self.out_dir.join(format!("{}.log", self.revision))
     }
 
     fn server_log(&self) -> PathBuf {
-        self.out_dir.join("server.log")
+        if self.revision == REVISION {
+            self.out_dir.join("server.log")
+        } else {
+            self.out_dir.join(format!("server-{}.log", self.revision))
+        }
     }
 }
 
@@ -328,10 +391,15 @@ fn start_server(paths: &Paths) -> HttpServer {
 // ---------------------------------------------------------------------------------------------
 // Step 4: the suite
 
-/// Scenario names that count for `REVISION` (`conformance list --server --requirements`).
+/// Scenario names that count for the run's revision (`conformance list --server
+/// --requirements`).
 fn scored_scenarios(paths: &Paths) -> BTreeSet<String> {
-    let listing =
-        capture(conformance_cmd(paths).args(["list", "--server", "--requirements", REVISION]));
+    let listing = capture(conformance_cmd(paths).args([
+        "list",
+        "--server",
+        "--requirements",
+        paths.revision,
+    ]));
     let scored = parse_scored_listing(&listing);
     assert!(
         !scored.is_empty(),
@@ -348,8 +416,15 @@ fn run_suite(paths: &Paths, url: &str) -> i32 {
             .unwrap_or_else(|e| panic!("cannot clear old results {results_dir:?}: {e}"));
     }
     let mut cmd = conformance_cmd(paths);
-    cmd.args(["server", "--url", url, "--requirements", REVISION, "-o"])
-        .arg(&results_dir);
+    cmd.args([
+        "server",
+        "--url",
+        url,
+        "--requirements",
+        paths.revision,
+        "-o",
+    ])
+    .arg(&results_dir);
     let mut cli = ChildGuard::spawn_logged(&mut cmd, &paths.suite_log());
     let Some(status) = cli.wait_timeout(SUITE_TIMEOUT) else {
         panic!(

@@ -133,6 +133,8 @@ impl ScenarioOutcome {
 #[derive(Debug)]
 pub(crate) struct Outcome {
     scenarios: Vec<ScenarioOutcome>,
+    /// The requirement set that was run (`REVISION` unless [`Outcome::with_revision`]).
+    revision: &'static str,
 }
 
 impl Outcome {
@@ -159,7 +161,22 @@ impl Outcome {
                 ScenarioOutcome::new(name, not_scored, ending, scenario_checks)
             })
             .collect();
-        Self { scenarios }
+        Self {
+            scenarios,
+            revision: REVISION,
+        }
+    }
+
+    /// The same verdicts, named after another requirement set.
+    pub(crate) fn with_revision(mut self, revision: &'static str) -> Self {
+        self.revision = revision;
+        self
+    }
+
+    /// How many scored scenarios pass, and how many are scored.
+    pub(crate) fn scored_counts(&self) -> (usize, usize) {
+        let ok = self.scored().filter(|s| s.is_ok()).count();
+        (ok, self.scored().count())
     }
 
     fn scored(&self) -> impl Iterator<Item = &ScenarioOutcome> {
@@ -194,9 +211,10 @@ impl Outcome {
             n => format!("{n} failing in scored and {other_failures} failing"),
         };
         let mut out = format!(
-            "conformance {REVISION}: scored scenarios {scored_ok}/{scored_total} ok{crashed}, \
+            "conformance {}: scored scenarios {scored_ok}/{scored_total} ok{crashed}, \
              {warnings} warnings; checks {checks_ok} ok / {failing} in {} not-scored \
              scenarios; CLI exit code {exit}",
+            self.revision,
             self.not_scored().count(),
         );
         for scenario in self.scored_failing().chain(self.not_scored()) {
@@ -220,7 +238,8 @@ impl Outcome {
         let problems = self.problems(log, exit);
         assert!(
             problems.is_empty(),
-            "conformance {REVISION} does not pass:\n  - {}\n{}",
+            "conformance {} does not pass:\n  - {}\n{}",
+            self.revision,
             problems.join("\n  - "),
             where_to_look(paths)
         );

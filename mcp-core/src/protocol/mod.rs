@@ -11,6 +11,7 @@ mod discover;
 mod elicitation;
 mod implementation;
 mod input_required;
+mod legacy;
 mod logging;
 mod meta;
 mod notifications;
@@ -44,6 +45,10 @@ pub use elicitation::{
 };
 pub use implementation::{Icon, IconTheme, Implementation};
 pub use input_required::{InputRequest, InputRequests, InputRequiredResult, Outcome};
+pub use legacy::{
+    InitializeParams, InitializeResult, LegacyVersion, SetLevelParams, SubscribeParams,
+    legacy_methods, new_session_id,
+};
 pub use logging::{LoggingLevel, LoggingMessageParams};
 pub use meta::{Meta, ProgressToken, RequestMeta, meta_keys};
 pub use notifications::{

@@ -15,6 +15,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::Server;
+use crate::dispatch::Session;
 
 pub use outbound::Outbound;
 pub use transport::{AuthIdentity, TransportInfo, TransportKind};
@@ -52,6 +53,8 @@ struct Inner {
     transport: TransportInfo,
     server: Server,
     logging_enabled: bool,
+    /// The `initialize`d session the request belongs to (2025-11-25 era), if any.
+    session: Option<Arc<Session>>,
 }
 
 impl RequestContext {
@@ -75,8 +78,25 @@ impl RequestContext {
                 transport,
                 server,
                 logging_enabled,
+                session: None,
             }),
         }
+    }
+
+    /// Ties a freshly made context to an `initialize`d session (2025-11-25 era): its log
+    /// level becomes the session's.
+    pub(crate) fn with_session(mut self, session: Arc<Session>) -> Self {
+        // Freshly made, the context is not shared yet.
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.session = Some(session);
+        }
+        self
+    }
+
+    /// Whether the request belongs to an `initialize`d session of the 2025-11-25 era
+    /// (or earlier) rather than to the stateless 2026-07-28 wire.
+    pub fn is_legacy_session(&self) -> bool {
+        self.inner.session.is_some()
     }
 
     /// The JSON-RPC id of this request.
@@ -94,7 +114,8 @@ impl RequestContext {
         &self.inner.meta.protocol_version
     }
 
-    /// The capabilities the client declared on this very request.
+    /// The capabilities the client declared on this very request (on a 2025-11-25 session:
+    /// in `initialize`).
     pub fn client_capabilities(&self) -> &ClientCapabilities {
         &self.inner.meta.client_capabilities
     }
@@ -105,9 +126,13 @@ impl RequestContext {
         self.inner.meta.client_info.as_ref()
     }
 
-    /// The minimum log level the client asked for on this request, if any.
+    /// The minimum log level the client asked for on this request, if any (on a 2025-11-25
+    /// session: the level its last `logging/setLevel` chose).
     pub fn log_level(&self) -> Option<LoggingLevel> {
-        self.inner.meta.log_level
+        match &self.inner.session {
+            Some(session) => session.log_level(),
+            None => self.inner.meta.log_level,
+        }
     }
 
     /// The progress token of this request, if the client wants progress.

@@ -152,11 +152,18 @@ async fn forward(
 
 /// A change to `uri` concerns a subscription to it or to a parent of it.
 fn subscribed(filter: &SubscriptionFilter, uri: &str) -> bool {
-    filter.resource_subscriptions.iter().flatten().any(|sub| {
-        uri == sub
-            || (uri.starts_with(sub.as_str())
-                && (sub.ends_with('/') || uri[sub.len()..].starts_with('/')))
-    })
+    filter
+        .resource_subscriptions
+        .iter()
+        .flatten()
+        .any(|sub| covers(sub, uri))
+}
+
+/// Whether a subscription to `sub` covers a change to `uri`: the same URI, or `sub` is a
+/// parent of it.
+pub(super) fn covers(sub: &str, uri: &str) -> bool {
+    uri == sub
+        || (uri.starts_with(sub) && (sub.ends_with('/') || uri[sub.len()..].starts_with('/')))
 }
 
 #[cfg(test)]

@@ -4,12 +4,18 @@
 //! Validation order (pinned by the conformance suite): per-request `_meta` (`-32602`), then
 //! transport headers (`-32020`, HTTP only, done by the transport between the two calls),
 //! then protocol version (`-32022`), then method (`-32601`), then the handler.
+//!
+//! Before that, [`route`] decides the era of each request: 2026-07-28 (stateless, as above),
+//! or a session of the 2025-11-25 era ([`legacy`], [`session`]).
 
 mod gate;
+mod legacy;
 mod listen;
 mod meta;
 mod methods;
 mod page;
+mod route;
+mod session;
 
 use std::panic::AssertUnwindSafe;
 
@@ -25,6 +31,8 @@ use crate::context::{Outbound, TransportInfo};
 use crate::{RequestContext, Server};
 
 pub(crate) use meta::take_meta;
+pub(crate) use route::{Routed, Scope, SessionHeader};
+pub(crate) use session::Session;
 
 /// How a reply maps onto HTTP.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,6 +132,12 @@ impl Server {
             transport,
             self.clone(),
         );
+        self.run_guarded(context, request).await
+    }
+
+    /// Runs the method; a handler's panic becomes `-32603`.
+    async fn run_guarded(&self, context: RequestContext, request: IncomingRequest) -> Reply {
+        let id = request.id.clone();
         let run = AssertUnwindSafe(self.run_method(context, request)).catch_unwind();
         match run.await {
             Ok(Ok(body)) => Reply {
@@ -145,41 +159,54 @@ impl Server {
     ) -> Result<Bytes, McpError> {
         let caps = self.capabilities();
         let IncomingRequest { id, method, params } = request;
+        let legacy = ctx.is_legacy_session();
         match method.as_str() {
-            m::DISCOVER => self.respond(&id, self.discover(caps)),
-            m::TOOLS_LIST if caps.tools.is_some() => self.respond(&id, self.list_tools(params)?),
+            m::DISCOVER if !legacy => self.respond(&id, legacy, self.discover(caps)),
+            m::TOOLS_LIST if caps.tools.is_some() => {
+                self.respond(&id, legacy, self.list_tools(params)?)
+            }
             m::TOOLS_CALL if caps.tools.is_some() => {
-                self.respond(&id, self.call_tool(ctx, params).await?)
+                self.respond(&id, legacy, self.call_tool(ctx, params).await?)
             }
             m::PROMPTS_LIST if caps.prompts.is_some() => {
-                self.respond(&id, self.list_prompts(params)?)
+                self.respond(&id, legacy, self.list_prompts(params)?)
             }
             m::PROMPTS_GET if caps.prompts.is_some() => {
-                self.respond(&id, self.get_prompt(ctx, params).await?)
+                self.respond(&id, legacy, self.get_prompt(ctx, params).await?)
             }
             m::RESOURCES_LIST if caps.resources.is_some() => {
-                self.respond(&id, self.list_resources(params)?)
+                self.respond(&id, legacy, self.list_resources(params)?)
             }
             m::RESOURCES_TEMPLATES_LIST if caps.resources.is_some() => {
-                self.respond(&id, self.list_resource_templates(params)?)
+                self.respond(&id, legacy, self.list_resource_templates(params)?)
             }
             m::RESOURCES_READ if caps.resources.is_some() => {
-                self.respond(&id, self.read_resource(ctx, params).await?)
+                self.respond(&id, legacy, self.read_resource(ctx, params).await?)
             }
             m::COMPLETION_COMPLETE if caps.completions.is_some() => {
-                self.respond(&id, self.complete(ctx, params).await?)
+                self.respond(&id, legacy, self.complete(ctx, params).await?)
             }
-            m::SUBSCRIPTIONS_LISTEN => self.respond(&id, self.listen(ctx, params, &caps).await?),
+            m::SUBSCRIPTIONS_LISTEN if !legacy => {
+                self.respond(&id, legacy, self.listen(ctx, params, &caps).await?)
+            }
             _ => Err(McpError::method_not_found(&method)),
         }
     }
 
-    /// Stamps `serverInfo` into the result's `_meta` and serializes the response.
+    /// Stamps `serverInfo` into the result's `_meta` and serializes the response. For a
+    /// session of the 2025-11-25 era, the result is spelled as that era does instead.
     fn respond<R: Serialize + HasMeta>(
         &self,
         id: &RequestId,
+        legacy: bool,
         mut result: R,
     ) -> Result<Bytes, McpError> {
+        if legacy {
+            let value = legacy::legacy_result(&result)?;
+            return serde_json::to_vec(&ResultResponse::new(id.clone(), value))
+                .map(Bytes::from)
+                .map_err(|_| McpError::internal("Internal error"));
+        }
         if self.config().server_info_in_results {
             result
                 .meta_mut()

@@ -1,4 +1,7 @@
 //! Calling a server in the same process, without a transport (tests, embedding, benches).
+//!
+//! Each call stands alone, so no 2025-11-25 session can be kept: every request is served
+//! on the stateless 2026-07-28 wire (`initialize` is `-32601`).
 
 use bytes::Bytes;
 use mcp_core::jsonrpc::{IncomingMessage, parse_message};
@@ -6,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::Server;
 use crate::context::{Outbound, TransportInfo};
-use crate::dispatch::Reply;
+use crate::dispatch::{Reply, Scope};
 
 impl Server {
     /// Handles one serialized JSON-RPC message and returns the serialized response
@@ -29,19 +32,21 @@ impl Server {
         match parse_message(message) {
             Err(error) => Some(Reply::error(error.id.clone(), error.error).body),
             Ok(IncomingMessage::Notification(_) | IncomingMessage::Response { .. }) => None,
-            Ok(IncomingMessage::Request(request)) => Some(match self.check_meta(request) {
-                Err(reply) => reply.body,
-                Ok(checked) => {
-                    self.dispatch(
-                        checked,
-                        transport,
-                        Outbound::Discard,
-                        CancellationToken::new(),
-                    )
-                    .await
-                    .body
-                }
-            }),
+            Ok(IncomingMessage::Request(request)) => {
+                Some(match self.route(request, Scope::Stateless) {
+                    Err(reply) => reply.body,
+                    Ok(routed) => {
+                        self.serve(
+                            routed,
+                            transport,
+                            Outbound::Discard,
+                            CancellationToken::new(),
+                        )
+                        .await
+                        .body
+                    }
+                })
+            }
         }
     }
 }

@@ -4,6 +4,11 @@
 //! Requests are handled concurrently. `notifications/cancelled` stops a request and nothing
 //! more is written for it. On end of input, open `subscriptions/listen` requests complete,
 //! in-flight requests drain, and the function returns.
+//!
+//! Both eras are served (see `dispatch::route`): the first `initialize` opens the process's
+//! 2025-11-25 session, whose notifications outside any request (list changes, updates of
+//! subscribed resources) are written to stdout; requests with modern `_meta` are still
+//! served statelessly beside it.
 
 use std::collections::HashMap;
 use std::io;
@@ -21,7 +26,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::Server;
 use crate::context::{Outbound, TransportInfo};
-use crate::dispatch::Reply;
+use crate::dispatch::{Reply, Routed, Scope, Session};
 
 type InFlight = Arc<Mutex<HashMap<RequestId, (CancellationToken, Option<AbortHandle>)>>>;
 
@@ -53,6 +58,7 @@ impl Server {
             in_flight: Arc::default(),
             listens: CancellationToken::new(),
             tasks: JoinSet::new(),
+            session: None,
         };
         let result = connection.run(reader).await;
         match writer_task.await {
@@ -69,6 +75,8 @@ struct Connection {
     /// Ends open listens when input ends.
     listens: CancellationToken,
     tasks: JoinSet<()>,
+    /// The process's 2025-11-25 session, once `initialize` has been served.
+    session: Option<Arc<Session>>,
 }
 
 impl Connection {
@@ -104,6 +112,9 @@ impl Connection {
         }
         self.listens.cancel();
         while self.tasks.join_next().await.is_some() {}
+        if let Some(session) = self.session.take() {
+            session.close();
+        }
         outcome
     }
 
@@ -130,11 +141,26 @@ impl Connection {
             self.send(Reply::error(Some(id), error).body).await;
             return;
         }
-        let checked = match self.server.check_meta(request) {
-            Ok(checked) => checked,
+        let routed = match self
+            .server
+            .route(request, Scope::Process(self.session.as_ref()))
+        {
+            Ok(Routed::Initialize(request)) => {
+                let reply = match self.server.initialize(request, Some(self.out.clone())) {
+                    Ok((reply, session)) => {
+                        self.session = Some(session);
+                        reply
+                    }
+                    Err(reply) => reply,
+                };
+                return self.send(reply.body).await;
+            }
+            Ok(routed) => routed,
             Err(reply) => return self.send(reply.body).await,
         };
-        let token = if checked.request.method == methods::SUBSCRIPTIONS_LISTEN {
+        let is_listen = matches!(&routed, Routed::Modern(checked)
+            if checked.request.method == methods::SUBSCRIPTIONS_LISTEN);
+        let token = if is_listen {
             self.listens.child_token()
         } else {
             CancellationToken::new()
@@ -149,7 +175,7 @@ impl Connection {
         let mut guard = lock(&self.in_flight);
         let handle = self.tasks.spawn(async move {
             let reply = server
-                .dispatch(checked, TransportInfo::stdio(), outbound, task_token)
+                .serve(routed, TransportInfo::stdio(), outbound, task_token)
                 .await;
             // A cancelled request was removed from the map: nothing more is written for it.
             let still_wanted = lock(&in_flight).remove(&task_id).is_some();

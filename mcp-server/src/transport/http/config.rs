@@ -33,6 +33,8 @@ pub struct HttpConfig {
     pub(crate) max_body_bytes: usize,
     pub(crate) keep_alive: Duration,
     pub(crate) auth: Option<AuthSettings>,
+    pub(crate) max_sessions: usize,
+    pub(crate) session_idle: Duration,
 }
 
 impl Default for HttpConfig {
@@ -43,6 +45,8 @@ impl Default for HttpConfig {
             max_body_bytes: 4 * 1024 * 1024,
             keep_alive: Duration::from_secs(15),
             auth: None,
+            max_sessions: 1024,
+            session_idle: Duration::from_secs(30 * 60),
         }
     }
 }
@@ -77,6 +81,22 @@ impl HttpConfig {
     #[must_use]
     pub fn keep_alive(mut self, every: Duration) -> Self {
         self.keep_alive = every;
+        self
+    }
+
+    /// How many 2025-11-25 sessions (opened by `initialize`) may be open at once (default
+    /// 1024). When all are in use, `initialize` gets 503 until one ends or expires.
+    #[must_use]
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.max_sessions = sessions;
+        self
+    }
+
+    /// How long a 2025-11-25 session may stay unused before it expires (default 30 min);
+    /// its id then gets 404 and the client starts a new session.
+    #[must_use]
+    pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
+        self.session_idle = idle;
         self
     }
 

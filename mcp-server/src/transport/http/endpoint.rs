@@ -1,4 +1,8 @@
-//! The POST endpoint: transport checks, then the dispatcher.
+//! The endpoint: transport checks, era routing (`dispatch::route`), then the dispatcher.
+//!
+//! POST carries requests of both eras. GET (the session's notification stream) and DELETE
+//! (ending the session) exist only for 2025-11-25 sessions: without an `Mcp-Session-Id` they
+//! are 405, as on a modern-only server; with one naming no live session, 404.
 
 use std::sync::Arc;
 
@@ -15,22 +19,60 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::origin::{self, Forbidden};
+use super::sessions::{Full, Sessions};
 use super::{HttpConfig, headers, negotiate, stream};
 use crate::Server;
-use crate::context::{Outbound, TransportInfo};
-use crate::dispatch::{Reply, ReplyStatus};
+use crate::context::{AuthIdentity, Outbound, TransportInfo};
+use crate::dispatch::{Reply, ReplyStatus, Routed, Scope, Session, SessionHeader};
+
+/// The session header of the 2025-11-25 Streamable HTTP transport.
+const SESSION_ID: &str = "mcp-session-id";
 
 /// Shared state of one mounted endpoint.
 #[derive(Debug)]
 pub(crate) struct Endpoint {
     server: Server,
     config: HttpConfig,
+    sessions: Sessions,
 }
 
 impl Endpoint {
     pub(crate) fn new(server: Server, config: HttpConfig) -> Self {
-        Self { server, config }
+        let sessions = Sessions::new(config.max_sessions, config.session_idle);
+        Self {
+            server,
+            config,
+            sessions,
+        }
     }
+
+    /// What the request's `Mcp-Session-Id` names: `None` without the header, `Some(None)`
+    /// when it names no live session of this caller.
+    fn session_of(&self, parts: &http::request::Parts) -> Option<Option<Arc<Session>>> {
+        let id = parts.headers.get(SESSION_ID)?;
+        let owner = owner(parts);
+        Some(
+            id.to_str()
+                .ok()
+                .and_then(|id| self.sessions.get(id.trim(), owner)),
+        )
+    }
+}
+
+/// The authenticated subject of a request, which owns the sessions it opens.
+fn owner(parts: &http::request::Parts) -> Option<&str> {
+    parts
+        .extensions
+        .get::<AuthIdentity>()
+        .map(AuthIdentity::subject)
+}
+
+fn method_not_allowed() -> Response {
+    let mut response = StatusCode::METHOD_NOT_ALLOWED.into_response();
+    response
+        .headers_mut()
+        .insert(ALLOW, http::HeaderValue::from_static("POST"));
+    response
 }
 
 /// A transport-level refusal: a status and a JSON-RPC error without id.
@@ -43,12 +85,9 @@ fn refuse(status: StatusCode, message: &'static str) -> Response {
 
 pub(crate) async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    if parts.method != Method::POST {
-        let mut response = StatusCode::METHOD_NOT_ALLOWED.into_response();
-        response
-            .headers_mut()
-            .insert(ALLOW, http::HeaderValue::from_static("POST"));
-        return response;
+    let session_verb = parts.method == Method::GET || parts.method == Method::DELETE;
+    if parts.method != Method::POST && !(session_verb && parts.headers.contains_key(SESSION_ID)) {
+        return method_not_allowed();
     }
     let authority = parts.uri.authority().map(|a| a.as_str());
     match origin::check(
@@ -66,6 +105,9 @@ pub(crate) async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Reque
             tracing::warn!(origin = ?parts.headers.get(http::header::ORIGIN), "refused a request from a foreign origin");
             return refuse(StatusCode::FORBIDDEN, "Forbidden: Origin not allowed");
         }
+    }
+    if session_verb {
+        return endpoint.session_request(&parts);
     }
     if !negotiate::is_json_body(&parts.headers) {
         return refuse(
@@ -87,6 +129,10 @@ pub(crate) async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Reque
     match parse_message(&bytes) {
         Err(error) => stream::json(Reply::error(error.id.clone(), error.error)),
         Ok(IncomingMessage::Notification(_)) => StatusCode::ACCEPTED.into_response(),
+        // Answers to server requests: none are sent on sessions yet.
+        Ok(IncomingMessage::Response { .. }) if parts.headers.contains_key(SESSION_ID) => {
+            StatusCode::ACCEPTED.into_response()
+        }
         Ok(IncomingMessage::Response { id }) => stream::json(Reply::error(
             id,
             McpError::invalid_request(
@@ -150,20 +196,73 @@ async fn read_body(
 }
 
 impl Endpoint {
+    /// GET (the session's stream) or DELETE (end it) with an `Mcp-Session-Id`.
+    fn session_request(&self, parts: &http::request::Parts) -> Response {
+        let id = parts
+            .headers
+            .get(SESSION_ID)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+            .unwrap_or_default();
+        let not_found = || {
+            let error = McpError::invalid_request("Session not found: it ended or expired");
+            stream::json(Reply::error_with_status(None, error, ReplyStatus::NotFound))
+        };
+        if parts.method == Method::DELETE {
+            return if self.sessions.remove(id, owner(parts)) {
+                StatusCode::OK.into_response()
+            } else {
+                not_found()
+            };
+        }
+        let Some(session) = self.sessions.get(id, owner(parts)) else {
+            return not_found();
+        };
+        if !negotiate::accepts(&parts.headers).sse {
+            return refuse(
+                StatusCode::NOT_ACCEPTABLE,
+                "Not Acceptable: Accept must include text/event-stream",
+            );
+        }
+        session.touch();
+        let (tx, rx) = mpsc::channel(64);
+        session.set_sink(tx);
+        stream::session_stream(rx, session.closed().clone(), self.config.keep_alive)
+    }
+
     async fn request(
         &self,
         parts: http::request::Parts,
         request: IncomingRequest,
         accepts: negotiate::Accepts,
     ) -> Response {
-        let checked = match self.server.check_meta(request) {
-            Ok(checked) => checked,
+        let named = self.session_of(&parts);
+        let session = match &named {
+            None => SessionHeader::Absent,
+            Some(Some(session)) => SessionHeader::Live(session),
+            Some(None) => SessionHeader::Unknown,
+        };
+        let version = parts
+            .headers
+            .get("mcp-protocol-version")
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim);
+        let routed = match self.server.route(request, Scope::Http { session, version }) {
+            Ok(Routed::Initialize(request)) => {
+                return self.initialize(request, owner(&parts).map(str::to_owned));
+            }
+            Ok(routed) => routed,
             Err(reply) => return stream::json(reply),
         };
-        if let Err(error) = headers::check(&parts.headers, &checked) {
-            return stream::json(Reply::error(Some(checked.request.id), error));
-        }
-        let id = checked.request.id.clone();
+        let id = match &routed {
+            Routed::Modern(checked) => {
+                if let Err(error) = headers::check(&parts.headers, checked) {
+                    return stream::json(Reply::error(Some(checked.request.id.clone()), error));
+                }
+                checked.request.id.clone()
+            }
+            Routed::Legacy(request, _) | Routed::Initialize(request) => request.id.clone(),
+        };
         let token = CancellationToken::new();
         let cancel_on_drop = token.clone().drop_guard();
         let (outbound, notifications) = if accepts.sse {
@@ -174,8 +273,16 @@ impl Endpoint {
         };
         let server = self.server.clone();
         let transport = TransportInfo::http(parts);
-        let reply =
-            Box::pin(async move { server.dispatch(checked, transport, outbound, token).await });
+        // On a 2025-11-25 session, JSON-RPC errors travel with 200: 404 would tell the client
+        // its session is gone, and 400 that the request was malformed at the transport.
+        let legacy = matches!(routed, Routed::Legacy(..));
+        let reply = Box::pin(async move {
+            let mut reply = server.serve(routed, transport, outbound, token).await;
+            if legacy {
+                reply.status = ReplyStatus::Ok;
+            }
+            reply
+        });
         stream::respond(
             reply,
             notifications,
@@ -185,5 +292,42 @@ impl Endpoint {
             self.config.keep_alive,
         )
         .await
+    }
+
+    /// `initialize`: a new session of `owner` (the authenticated subject), its id in
+    /// `Mcp-Session-Id`.
+    fn initialize(&self, request: IncomingRequest, owner: Option<String>) -> Response {
+        let id = request.id.clone();
+        let (reply, session) = match self.server.initialize(request, None) {
+            Ok(opened) => opened,
+            Err(reply) => return stream::json(reply),
+        };
+        match self.sessions.insert(Arc::clone(&session), owner) {
+            Ok(session_id) => {
+                let mut response = stream::json(reply);
+                if let Ok(value) = http::HeaderValue::from_str(&session_id) {
+                    response.headers_mut().insert(SESSION_ID, value);
+                }
+                response
+            }
+            Err(full) => {
+                session.close();
+                let message = match full {
+                    Full::TooMany => "Service Unavailable: too many open sessions, try again later",
+                    Full::NoRandomness => "Internal error: no session id could be minted",
+                };
+                let reply = Reply::error_with_status(
+                    Some(id),
+                    McpError::internal(message),
+                    ReplyStatus::Ok,
+                );
+                let mut response = stream::json(reply);
+                *response.status_mut() = match full {
+                    Full::TooMany => StatusCode::SERVICE_UNAVAILABLE,
+                    Full::NoRandomness => StatusCode::INTERNAL_SERVER_ERROR,
+                };
+                response
+            }
+        }
     }
 }

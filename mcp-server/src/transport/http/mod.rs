@@ -1,6 +1,13 @@
 //! The Streamable HTTP transport (2026-07-28): one POST endpoint answering JSON, or an SSE
 //! stream per request when the handler sends notifications (progress, logs, listen).
 //!
+//! The 2025-11-25 era is served beside it: `initialize` (without a modern
+//! `MCP-Protocol-Version` header or `_meta`) opens a session whose id comes back in
+//! `Mcp-Session-Id`; later requests name it (missing: 400, unknown or expired: 404), GET with
+//! it opens the session's notification stream and DELETE ends it. Sessions are bounded
+//! ([`HttpConfig::max_sessions`]) and expire when idle ([`HttpConfig::session_idle_timeout`]);
+//! behind authentication, a session belongs to the subject that opened it.
+//!
 //! - [`Server::http_service`] gives an axum [`Router`] to nest inside your own application;
 //! - [`Server::serve_http`] binds an address and serves `/mcp` until Ctrl-C.
 //!
@@ -16,6 +23,7 @@ mod endpoint;
 mod headers;
 mod negotiate;
 mod origin;
+mod sessions;
 mod stream;
 
 use std::future::Future;

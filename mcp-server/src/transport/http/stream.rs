@@ -152,3 +152,26 @@ impl EventStream {
 fn event(message: &Bytes) -> Event {
     Event::default().data(String::from_utf8_lossy(message))
 }
+
+/// The GET stream of a 2025-11-25 session: the session's notifications outside any request,
+/// until the session ends or the client goes away.
+pub(crate) fn session_stream(
+    rx: mpsc::Receiver<Bytes>,
+    closed: CancellationToken,
+    keep_alive: Duration,
+) -> Response {
+    let stream = futures_util::stream::unfold((rx, closed), |(mut rx, closed)| async move {
+        let message = tokio::select! {
+            () = closed.cancelled() => None,
+            message = rx.recv() => message,
+        }?;
+        Some((Ok::<_, Infallible>(event(&message)), (rx, closed)))
+    });
+    let mut response = Sse::new(stream)
+        .keep_alive(KeepAlive::new().interval(keep_alive))
+        .into_response();
+    response
+        .headers_mut()
+        .insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}

@@ -1,0 +1,184 @@
+//! Serving the 2025-11-25 era (and the revisions it negotiates down to): `initialize`, and
+//! the requests of an open session.
+//!
+//! - `initialize` answers the requested revision when it is one of
+//!   [`LegacyVersion::SUPPORTED`], else [`LegacyVersion::PREFERRED`], with the capabilities
+//!   derived from what is registered, `serverInfo` and `instructions`.
+//! - `ping`, `logging/setLevel` (the session's log level; needs the logging capability) and
+//!   `resources/subscribe`/`unsubscribe` (needs resources) are answered `{}`.
+//! - Every other method runs exactly as on the 2026-07-28 wire, with the client capabilities
+//!   and self-description of `initialize` standing in for per-request `_meta`, and its result
+//!   loses the 2026 fields (`resultType`, `ttlMs`, `cacheScope`, the `serverInfo` in `_meta`).
+//!   `server/discover` and `subscriptions/listen` do not exist in that era (`-32601`).
+//! - A handler that answers input-required on such a session gets `-32603`: pushing its
+//!   input requests to the client (elicitation over the session) is not implemented yet.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use mcp_core::jsonrpc::{IncomingRequest, ResultResponse};
+use mcp_core::protocol::{
+    InitializeParams, InitializeResult, RequestMeta, SetLevelParams, SubscribeParams,
+    legacy_methods, meta_keys,
+};
+use mcp_core::{McpError, RequestId};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::{Reply, ReplyStatus, Session, parse_params};
+use crate::context::{Outbound, TransportInfo};
+use crate::{RequestContext, Server};
+
+/// The 2026 fields a result of the older era must not carry.
+const MODERN_RESULT_FIELDS: [&str; 3] = ["resultType", "ttlMs", "cacheScope"];
+
+/// What a session's client is told when a handler needs its input.
+pub(crate) const INPUT_REQUIRED_UNSUPPORTED: &str = "This request needs more input from the \
+     client (input_required), which is not yet supported on a 2025-11-25 session; use a \
+     2026-07-28 client";
+
+impl Server {
+    /// Answers `initialize` and opens its session; `sink` receives the session's
+    /// notifications outside any request. On malformed params, the reply (`-32602`).
+    pub(crate) fn initialize(
+        &self,
+        request: IncomingRequest,
+        sink: Option<mpsc::Sender<Bytes>>,
+    ) -> Result<(Reply, Arc<Session>), Reply> {
+        let IncomingRequest { id, params, .. } = request;
+        let params: InitializeParams =
+            parse_params(params).map_err(|error| Reply::error(Some(id.clone()), error))?;
+        let session = Session::open(self, params, sink);
+        let result = InitializeResult {
+            protocol_version: session.version().to_owned(),
+            capabilities: self.capabilities(),
+            server_info: self.info().clone(),
+            instructions: self.instructions().map(str::to_owned),
+        };
+        match serialize(&id, &result) {
+            Ok(body) => Ok((
+                Reply {
+                    body,
+                    status: ReplyStatus::Ok,
+                },
+                session,
+            )),
+            Err(error) => {
+                session.close();
+                Err(Reply::error(Some(id), error))
+            }
+        }
+    }
+
+    /// Serves a request of an open session.
+    pub(crate) async fn dispatch_legacy(
+        &self,
+        request: IncomingRequest,
+        session: Arc<Session>,
+        transport: TransportInfo,
+        outbound: Outbound,
+        cancellation: CancellationToken,
+    ) -> Reply {
+        session.touch();
+        let IncomingRequest {
+            id,
+            method,
+            mut params,
+        } = request;
+        let progress_token = match params.swap_remove("_meta") {
+            Some(Value::Object(meta)) => meta
+                .get(meta_keys::PROGRESS_TOKEN)
+                .and_then(|token| serde_json::from_value(token.clone()).ok()),
+            _ => None,
+        };
+        let caps = self.capabilities();
+        let answered = match method.as_str() {
+            legacy_methods::PING => Ok(()),
+            legacy_methods::SET_LEVEL if caps.logging.is_some() => {
+                parse_params::<SetLevelParams>(params).map(|p| session.set_log_level(p.level))
+            }
+            legacy_methods::SUBSCRIBE if caps.resources.is_some() => {
+                parse_params::<SubscribeParams>(params).map(|p| session.subscribe(p.uri))
+            }
+            legacy_methods::UNSUBSCRIBE if caps.resources.is_some() => {
+                parse_params::<SubscribeParams>(params).map(|p| session.unsubscribe(&p.uri))
+            }
+            legacy_methods::INITIALIZE => Err(McpError::invalid_request(
+                "Invalid request: the session is already initialized",
+            )),
+            _ => {
+                let meta = RequestMeta {
+                    protocol_version: session.version().to_owned(),
+                    client_capabilities: session.client_capabilities().clone(),
+                    client_info: Some(session.client_info().clone()),
+                    log_level: None,
+                    progress_token,
+                };
+                let context = RequestContext::new(
+                    id.clone(),
+                    method.clone(),
+                    meta,
+                    cancellation,
+                    outbound,
+                    transport,
+                    self.clone(),
+                )
+                .with_session(session);
+                let request = IncomingRequest { id, method, params };
+                return self.run_guarded(context, request).await;
+            }
+        };
+        match answered.and_then(|()| serialize(&id, &json!({}))) {
+            Ok(body) => Reply {
+                body,
+                status: ReplyStatus::Ok,
+            },
+            Err(error) => Reply::error(Some(id), error),
+        }
+    }
+}
+
+/// Serializes a response.
+fn serialize<R: serde::Serialize>(id: &RequestId, result: &R) -> Result<Bytes, McpError> {
+    serde_json::to_vec(&ResultResponse::new(id.clone(), result))
+        .map(Bytes::from)
+        .map_err(|err| {
+            tracing::error!(error = %err, "a result could not be serialized");
+            McpError::internal("Internal error")
+        })
+}
+
+/// A result as the older era spells it: without the 2026 fields. An input-required result
+/// is refused (see the module documentation).
+pub(super) fn legacy_result<R: serde::Serialize>(result: &R) -> Result<Value, McpError> {
+    let mut value = serde_json::to_value(result).map_err(|err| {
+        tracing::error!(error = %err, "a result could not be serialized");
+        McpError::internal("Internal error")
+    })?;
+    if let Value::Object(map) = &mut value {
+        if map.get("resultType").and_then(Value::as_str) == Some("input_required") {
+            return Err(McpError::internal(INPUT_REQUIRED_UNSUPPORTED));
+        }
+        for field in MODERN_RESULT_FIELDS {
+            map.shift_remove(field);
+        }
+    }
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_core::ErrorCode;
+
+    #[test]
+    fn legacy_results_lose_the_2026_fields_and_refuse_input_required() {
+        let stripped = legacy_result(&json!({
+            "resultType": "complete", "ttlMs": 0, "cacheScope": "public", "tools": []
+        }));
+        assert_eq!(stripped.ok(), Some(json!({"tools": []})));
+        let asking = legacy_result(&json!({"resultType": "input_required", "requestState": "s"}));
+        assert_eq!(asking.map_err(|e| e.code), Err(ErrorCode::INTERNAL_ERROR));
+    }
+}

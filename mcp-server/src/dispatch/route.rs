@@ -1,0 +1,182 @@
+//! Era routing: the one place that decides whether a request is served statelessly under
+//! 2026-07-28, opens a 2025-11-25 session (`initialize`), or belongs to an open one. Every
+//! transport calls [`Server::route`], then [`Server::serve`] (HTTP checks its mirrored
+//! headers on a modern request in between).
+//!
+//! The order follows the recommended dispatch of a dual-era server (spec notes §4.3), so that a
+//! modern client never falls back by mistake:
+//! 1. HTTP: an `Mcp-Session-Id` naming a live session routes to that session (an
+//!    `MCP-Protocol-Version` header naming a revision it does not serve is 400). One naming no
+//!    live session is `404` (the client must start again), unless the request carries modern
+//!    `_meta`, which a modern server serves and ignores the header for.
+//! 2. stdio: once `initialize` has been served, a request without modern `_meta` belongs to
+//!    the process's session; one with it is still served statelessly.
+//! 3. `initialize` without modern `_meta` and without a modern `MCP-Protocol-Version` header
+//!    (absent, or a date up to 2025-11-25) opens a session, where the transport can keep one.
+//!    With either, it is a modern request, answered `-32601` like every removed method.
+//! 4. HTTP: a request that names a legacy `MCP-Protocol-Version` but no session, and has no
+//!    modern `_meta`, is `400` (the session id is missing).
+//! 5. Everything else is modern: its `_meta` is read and checked (`-32602`, 400).
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use mcp_core::McpError;
+use mcp_core::jsonrpc::IncomingRequest;
+use mcp_core::protocol::{LegacyVersion, legacy_methods, meta_keys};
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::{CheckedRequest, Reply, ReplyStatus, Session};
+use crate::Server;
+use crate::context::{Outbound, TransportInfo};
+
+/// What the transport knows of sessions for one request.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Scope<'a> {
+    /// No session can be kept (in-process calls): every request is modern.
+    Stateless,
+    /// stdio: the process's session, once `initialize` has been served.
+    Process(Option<&'a Arc<Session>>),
+    /// Streamable HTTP: what `Mcp-Session-Id` names, and the `MCP-Protocol-Version` header.
+    Http {
+        session: SessionHeader<'a>,
+        version: Option<&'a str>,
+    },
+}
+
+/// What an HTTP request's `Mcp-Session-Id` header names.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum SessionHeader<'a> {
+    /// No header.
+    Absent,
+    /// A live session.
+    Live(&'a Arc<Session>),
+    /// A session that does not exist (any more).
+    Unknown,
+}
+
+/// Where a request goes.
+#[derive(Debug)]
+pub(crate) enum Routed {
+    /// Served statelessly under 2026-07-28, `_meta` checked.
+    Modern(Box<CheckedRequest>),
+    /// `initialize`: the transport opens a session with [`Server::initialize`].
+    Initialize(IncomingRequest),
+    /// A request of an open 2025-11-25 session.
+    Legacy(IncomingRequest, Arc<Session>),
+}
+
+/// Whether the params carry modern per-request `_meta` (a protocol version in it).
+fn has_modern_meta(request: &IncomingRequest) -> bool {
+    match request.params.get("_meta") {
+        Some(Value::Object(meta)) => meta.contains_key(meta_keys::PROTOCOL_VERSION),
+        _ => false,
+    }
+}
+
+impl Server {
+    /// Decides the era of `request` (see the module documentation). On refusal, the reply.
+    pub(crate) fn route(
+        &self,
+        request: IncomingRequest,
+        scope: Scope<'_>,
+    ) -> Result<Routed, Reply> {
+        let modern_meta = has_modern_meta(&request);
+        match scope {
+            Scope::Http {
+                session: SessionHeader::Live(session),
+                version,
+            } => {
+                if let Some(version) = version
+                    && !LegacyVersion::SUPPORTED.contains(&version)
+                {
+                    return Err(Reply::error_with_status(
+                        Some(request.id),
+                        McpError::invalid_request(format!(
+                            "Bad Request: unsupported MCP-Protocol-Version {version} on a \
+                             session (supported: {})",
+                            LegacyVersion::SUPPORTED.join(", ")
+                        )),
+                        ReplyStatus::BadRequest,
+                    ));
+                }
+                return Ok(Routed::Legacy(request, Arc::clone(session)));
+            }
+            Scope::Http {
+                session: SessionHeader::Unknown,
+                ..
+            } if !modern_meta => {
+                return Err(Reply::error_with_status(
+                    Some(request.id),
+                    McpError::invalid_request(
+                        "Session not found: it ended or expired; send initialize again",
+                    ),
+                    ReplyStatus::NotFound,
+                ));
+            }
+            Scope::Process(Some(session)) if !modern_meta => {
+                return Ok(Routed::Legacy(request, Arc::clone(session)));
+            }
+            _ => {}
+        }
+        let (can_open, header) = match scope {
+            Scope::Stateless => (false, None),
+            Scope::Process(_) => (true, None),
+            Scope::Http { version, .. } => (true, version),
+        };
+        let legacy_header = header.is_none_or(LegacyVersion::is_legacy);
+        if request.method == legacy_methods::INITIALIZE && can_open && !modern_meta && legacy_header
+        {
+            return Ok(Routed::Initialize(request));
+        }
+        if let Scope::Http {
+            session: SessionHeader::Absent,
+            version: Some(version),
+        } = scope
+            && LegacyVersion::is_legacy(version)
+            && !modern_meta
+        {
+            return Err(Reply::error_with_status(
+                Some(request.id),
+                McpError::invalid_request(
+                    "Bad Request: Mcp-Session-Id header is required (send initialize first)",
+                ),
+                ReplyStatus::BadRequest,
+            ));
+        }
+        self.check_meta(request)
+            .map(|checked| Routed::Modern(Box::new(checked)))
+    }
+
+    /// Serves a routed request of either era. An `initialize` reaching here (a transport
+    /// that keeps no session) is answered, and its session closed at once.
+    pub(crate) async fn serve(
+        &self,
+        routed: Routed,
+        transport: TransportInfo,
+        outbound: Outbound,
+        cancellation: CancellationToken,
+    ) -> Reply {
+        match routed {
+            Routed::Modern(checked) => {
+                self.dispatch(*checked, transport, outbound, cancellation)
+                    .await
+            }
+            Routed::Legacy(request, session) => {
+                self.dispatch_legacy(request, session, transport, outbound, cancellation)
+                    .await
+            }
+            Routed::Initialize(request) => {
+                match self.initialize(request, None::<mpsc::Sender<Bytes>>) {
+                    Ok((reply, session)) => {
+                        session.close();
+                        reply
+                    }
+                    Err(reply) => reply,
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,208 @@
+//! A session of the `initialize` era (2025-11-25 and earlier): what `initialize` negotiated
+//! (the revision, the client's capabilities and self-description), the log level
+//! `logging/setLevel` chose, the resources `resources/subscribe` watches, and where
+//! notifications that belong to no request go (stdout on stdio, the GET stream over HTTP).
+//!
+//! A forwarding task, started with the session and ended with it, turns the server's change
+//! events into `notifications/*/list_changed` (for the lists the server declared) and
+//! `notifications/resources/updated` (for subscribed resources, or a parent of them).
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
+
+use bytes::Bytes;
+use mcp_core::jsonrpc::Notification;
+use mcp_core::protocol::{
+    ClientCapabilities, Implementation, InitializeParams, LegacyVersion, LoggingLevel,
+    ResourceUpdatedParams, methods,
+};
+use serde_json::json;
+use tokio::sync::broadcast;
+use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::listen::covers;
+use crate::Server;
+use crate::server::Change;
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// One `initialize`d session.
+#[derive(Debug)]
+pub(crate) struct Session {
+    version: &'static str,
+    client_capabilities: ClientCapabilities,
+    client_info: Implementation,
+    level: Mutex<Option<LoggingLevel>>,
+    subscriptions: Mutex<HashSet<String>>,
+    /// Where notifications outside any request go; `None` while nobody listens.
+    sink: Mutex<Option<mpsc::Sender<Bytes>>>,
+    last_used: Mutex<Instant>,
+    /// Fires when the session ends (DELETE, expiry, end of input).
+    closed: CancellationToken,
+}
+
+impl Session {
+    /// A session for these `initialize` params, with its forwarding task started.
+    pub(crate) fn open(
+        server: &Server,
+        params: InitializeParams,
+        sink: Option<mpsc::Sender<Bytes>>,
+    ) -> Arc<Self> {
+        let session = Arc::new(Self {
+            version: LegacyVersion::negotiate(&params.protocol_version),
+            client_capabilities: params.capabilities,
+            client_info: params.client_info,
+            level: Mutex::new(None),
+            subscriptions: Mutex::default(),
+            sink: Mutex::new(sink),
+            last_used: Mutex::new(Instant::now()),
+            closed: CancellationToken::new(),
+        });
+        // Subscribed before the task first runs, so no change after `initialize` is lost.
+        let changes = server.subscribe_changes();
+        tokio::spawn(forward_changes(
+            server.clone(),
+            changes,
+            Arc::clone(&session),
+        ));
+        session
+    }
+
+    /// The negotiated revision.
+    pub(crate) fn version(&self) -> &'static str {
+        self.version
+    }
+
+    /// The capabilities the client declared in `initialize`.
+    pub(crate) fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.client_capabilities
+    }
+
+    /// The client's self-description from `initialize`.
+    pub(crate) fn client_info(&self) -> &Implementation {
+        &self.client_info
+    }
+
+    /// The level `logging/setLevel` chose; `None` (nothing is sent) until it is called.
+    pub(crate) fn log_level(&self) -> Option<LoggingLevel> {
+        *lock(&self.level)
+    }
+
+    pub(crate) fn set_log_level(&self, level: LoggingLevel) {
+        *lock(&self.level) = Some(level);
+    }
+
+    pub(crate) fn subscribe(&self, uri: String) {
+        lock(&self.subscriptions).insert(uri);
+    }
+
+    pub(crate) fn unsubscribe(&self, uri: &str) {
+        lock(&self.subscriptions).remove(uri);
+    }
+
+    fn is_subscribed(&self, uri: &str) -> bool {
+        lock(&self.subscriptions).iter().any(|sub| covers(sub, uri))
+    }
+
+    /// Routes notifications outside any request to `sink` from now on (a new GET stream
+    /// replaces the previous one).
+    pub(crate) fn set_sink(&self, sink: mpsc::Sender<Bytes>) {
+        *lock(&self.sink) = Some(sink);
+    }
+
+    /// Marks the session as used now (idle expiry counts from here).
+    pub(crate) fn touch(&self) {
+        *lock(&self.last_used) = Instant::now();
+    }
+
+    /// When the session was last used.
+    pub(crate) fn last_used(&self) -> Instant {
+        *lock(&self.last_used)
+    }
+
+    /// Ends the session: its forwarding task stops.
+    pub(crate) fn close(&self) {
+        self.closed.cancel();
+        lock(&self.sink).take();
+    }
+
+    /// Fires when the session ends.
+    pub(crate) fn closed(&self) -> &CancellationToken {
+        &self.closed
+    }
+
+    /// Sends a notification outside any request, if someone listens.
+    async fn notify(&self, method: &str, params: serde_json::Value) {
+        let sink = lock(&self.sink).clone();
+        let Some(sink) = sink else { return };
+        match serde_json::to_vec(&Notification::new(method, &params)) {
+            Ok(bytes) => {
+                if sink.send(Bytes::from(bytes)).await.is_err() {
+                    // The stream went away: forget it, unless a new one replaced it.
+                    let mut current = lock(&self.sink);
+                    if current.as_ref().is_some_and(|s| s.same_channel(&sink)) {
+                        current.take();
+                    }
+                }
+            }
+            Err(err) => {
+                tracing::error!(%method, error = %err, "could not serialize a notification")
+            }
+        }
+    }
+}
+
+/// Forwards the server's changes to the session until it ends or the server shuts down.
+async fn forward_changes(
+    server: Server,
+    mut changes: broadcast::Receiver<Change>,
+    session: Arc<Session>,
+) {
+    loop {
+        let change = tokio::select! {
+            () = session.closed.cancelled() => return,
+            // Ending the session also ends its GET stream, so a graceful shutdown can finish.
+            () = server.shutdown_token().cancelled() => return session.close(),
+            change = changes.recv() => change,
+        };
+        let caps = server.capabilities();
+        let changes_now = match change {
+            Ok(change) => vec![change],
+            Err(RecvError::Lagged(_)) => vec![
+                Change::ToolsListChanged,
+                Change::PromptsListChanged,
+                Change::ResourcesListChanged,
+            ],
+            Err(RecvError::Closed) => return,
+        };
+        for change in changes_now {
+            match change {
+                Change::ToolsListChanged if caps.tools.is_some() => {
+                    session.notify(methods::TOOLS_LIST_CHANGED, json!({})).await;
+                }
+                Change::PromptsListChanged if caps.prompts.is_some() => {
+                    session
+                        .notify(methods::PROMPTS_LIST_CHANGED, json!({}))
+                        .await;
+                }
+                Change::ResourcesListChanged if caps.resources.is_some() => {
+                    session
+                        .notify(methods::RESOURCES_LIST_CHANGED, json!({}))
+                        .await;
+                }
+                Change::ResourceUpdated(uri) if session.is_subscribed(&uri) => {
+                    let params = ResourceUpdatedParams { uri, meta: None };
+                    if let Ok(params) = serde_json::to_value(params) {
+                        session.notify(methods::RESOURCES_UPDATED, params).await;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
