@@ -1,6 +1,13 @@
 //! The fixture server for the official MCP conformance suite
-//! (`@modelcontextprotocol/conformance`, `--requirements 2026-07-28`), written the idiomatic
-//! way: plain async functions with `#[tool]`, `#[prompt]` and `#[resource]`.
+//! (`@modelcontextprotocol/conformance`, `--requirements 2026-07-28` and
+//! `--requirements 2025-11-25`), written the idiomatic way: plain async functions with
+//! `#[tool]`, `#[prompt]` and `#[resource]`.
+//!
+//! Tools that need input from the client are written once, as multi-round handlers
+//! (`Round` / `input_required`): a 2026-07-28 client fulfils their rounds itself, and on a
+//! 2025-11-25 session the server pushes each question to the client as a real
+//! `elicitation/create` or `sampling/createMessage` request and runs the handler again with
+//! the answers.
 //!
 //! Serves every tool, prompt and resource the suite expects on
 //! `http://127.0.0.1:<port>/mcp` (`--port`, default 3000), or over stdio with `--stdio`
@@ -146,6 +153,25 @@ async fn test_logging_tool(ctx: RequestContext) -> &'static str {
         .await;
     }
     "Logged three messages."
+}
+
+/// Logs three messages at info level, 50 ms apart (the 2025-11-25 suite's logging tool: the
+/// client chose its level with `logging/setLevel`).
+#[tool]
+async fn test_tool_with_logging(ctx: RequestContext) -> &'static str {
+    let steps = [
+        "Tool execution started",
+        "Tool processing data",
+        "Tool execution completed",
+    ];
+    for (i, step) in steps.into_iter().enumerate() {
+        if i > 0 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        ctx.log(LoggingLevel::Info, Some("conformance"), json!(step))
+            .await;
+    }
+    "Logging complete."
 }
 
 /// Notifies listeners that the tool list changed.
@@ -435,7 +461,77 @@ async fn confirmed_secret(round: Round<ConfirmFlow>) -> Step<ConfirmFlow, String
     }
 }
 
-// ----- The 2025-era elicitation forms (SEP-1034 defaults, SEP-1330 enums), derived -----
+// ----- The 2025-11-25 suite's tools that ask the client (sampling, elicitation, SEP-1034
+// defaults, SEP-1330 enums), written as multi-round handlers like every other -----
+
+/// Waiting for the client's model.
+#[derive(Serialize, Deserialize, Clone, Continuation)]
+enum SamplingFlow {
+    #[awaits(reply: Sampled)]
+    Sampling,
+}
+
+/// Asks the client's model to answer `prompt` (sampling, deprecated); a client without the
+/// sampling capability gets an error.
+#[tool]
+async fn test_sampling(
+    /// The prompt to send to the model.
+    prompt: String,
+    round: Round<SamplingFlow>,
+) -> Step<SamplingFlow, String> {
+    match round.resume() {
+        None => round.ask(SamplingFlow::Sampling, prompt),
+        Some(SamplingFlowAnswered::Sampling {
+            reply: Reply::Accepted(reply),
+        }) => Step::done(format!("LLM response: {}", reply.text())),
+        Some(SamplingFlowAnswered::Sampling { .. }) => Step::done("LLM response: none"),
+    }
+}
+
+/// Who the user is.
+#[derive(ElicitForm)]
+struct UserForm {
+    /// User's response
+    username: String,
+    /// User's email address
+    email: String,
+}
+
+/// Waiting for the user's details.
+#[derive(Serialize, Deserialize, Clone, Continuation)]
+enum UserFlow {
+    #[awaits(user: UserForm)]
+    Asking,
+}
+
+/// `action=…, content=…`: how an elicitation ended, as the 2025-11-25 suite's tools report it.
+fn elicitation_outcome<T>(reply: Reply<T>, content: impl FnOnce(T) -> Value) -> String {
+    match reply {
+        Reply::Accepted(form) => format!("action=accept, content={}", content(form)),
+        Reply::Declined => "action=decline, content={}".to_owned(),
+        Reply::Cancelled => "action=cancel, content={}".to_owned(),
+    }
+}
+
+/// Asks the user for a name and an email address with `message`; a client without the
+/// elicitation capability gets an error.
+#[tool]
+async fn test_elicitation(
+    /// The message to show the user.
+    message: String,
+    round: Round<UserFlow>,
+) -> Step<UserFlow, String> {
+    match round.resume() {
+        None => round.ask(UserFlow::Asking, message),
+        Some(UserFlowAnswered::Asking { user }) => {
+            let outcome = elicitation_outcome(
+                user,
+                |u: UserForm| json!({"username": u.username, "email": u.email}),
+            );
+            Step::done(format!("User response: {outcome}"))
+        }
+    }
+}
 
 #[derive(FormChoice)]
 #[serde(rename_all = "lowercase")]
@@ -465,6 +561,30 @@ struct DefaultsForm {
     verified: bool,
 }
 
+/// Waiting for the reviewed details.
+#[derive(Serialize, Deserialize, Clone, Continuation)]
+enum DefaultsFlow {
+    #[awaits(defaults: DefaultsForm)]
+    Reviewing,
+}
+
+/// Asks a form whose fields all have defaults.
+#[tool]
+async fn test_elicitation_sep1034_defaults(
+    round: Round<DefaultsFlow>,
+) -> Step<DefaultsFlow, String> {
+    match round.resume() {
+        None => round.ask(DefaultsFlow::Reviewing, "Please review your details"),
+        Some(DefaultsFlowAnswered::Reviewing { defaults }) => {
+            let outcome = elicitation_outcome(defaults, |f: DefaultsForm| {
+                json!({"name": f.name, "age": f.age, "score": f.score,
+                    "status": f.status.value(), "verified": f.verified})
+            });
+            Step::done(format!("Elicitation completed: {outcome}"))
+        }
+    }
+}
+
 #[derive(FormChoice, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 #[serde(rename_all = "lowercase")]
 enum Untitled {
@@ -484,6 +604,29 @@ enum Titled {
     Value3,
 }
 
+/// The deprecated `enumNames` spelling's options.
+#[derive(FormChoice)]
+#[serde(rename_all = "lowercase")]
+enum Legacy {
+    #[choice(title = "Option One")]
+    Opt1,
+    #[choice(title = "Option Two")]
+    Opt2,
+    #[choice(title = "Option Three")]
+    Opt3,
+}
+
+#[derive(FormChoice, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+enum TitledChoice {
+    #[choice(title = "First Choice")]
+    Value1,
+    #[choice(title = "Second Choice")]
+    Value2,
+    #[choice(title = "Third Choice")]
+    Value3,
+}
+
 /// Every way of offering choices (SEP-1330).
 #[derive(ElicitForm)]
 #[allow(non_snake_case)]
@@ -494,61 +637,39 @@ struct EnumsForm {
     titledSingle: Option<Titled>,
     /// Choose a legacy option.
     #[form(legacy_enum_names)]
-    legacyEnum: Option<Titled>,
+    legacyEnum: Option<Legacy>,
     /// Choose options.
     untitledMulti: Option<Vec<Untitled>>,
     /// Choose titled options.
-    titledMulti: Option<std::collections::BTreeSet<Titled>>,
+    titledMulti: Option<std::collections::BTreeSet<TitledChoice>>,
 }
 
-/// Asks a form whose fields all have defaults.
-#[tool]
-async fn test_elicitation_sep1034_defaults(answers: RawInputResponses) -> Outcome<CallToolResult> {
-    match answers.answer::<DefaultsForm>("defaults") {
-        Answer::Accepted(f) => Outcome::Complete(CallToolResult::text(format!(
-            "{} ({}), score {}, {}, verified: {}",
-            f.name,
-            f.age,
-            f.score,
-            f.status.value(),
-            f.verified
-        ))),
-        Answer::Declined | Answer::Cancelled => {
-            Outcome::Complete(CallToolResult::text("No answer."))
-        }
-        Answer::Missing | Answer::Malformed(_) => {
-            Outcome::InputRequired(InputRequiredResult::new().with_request(
-                "defaults",
-                form_request::<DefaultsForm>("Please review your details"),
-            ))
-        }
-    }
+/// Waiting for the choices.
+#[derive(Serialize, Deserialize, Clone, Continuation)]
+enum EnumsFlow {
+    #[awaits(choices: EnumsForm)]
+    Choosing,
 }
 
 /// Asks a form with every kind of choice.
 #[tool]
-async fn test_elicitation_sep1330_enums(answers: RawInputResponses) -> Outcome<CallToolResult> {
-    match answers.answer::<EnumsForm>("choices") {
-        Answer::Accepted(f) => {
-            let chosen = [
-                f.untitledSingle.is_some(),
-                f.titledSingle.is_some(),
-                f.legacyEnum.is_some(),
-            ];
-            let many =
-                f.untitledMulti.map_or(0, |v| v.len()) + f.titledMulti.map_or(0, |v| v.len());
-            let single = chosen.iter().filter(|c| **c).count();
-            Outcome::Complete(CallToolResult::text(format!(
-                "{single} single and {many} multiple choices made."
-            )))
+async fn test_elicitation_sep1330_enums(round: Round<EnumsFlow>) -> Step<EnumsFlow, String> {
+    match round.resume() {
+        None => round.ask(EnumsFlow::Choosing, "Choose your options"),
+        Some(EnumsFlowAnswered::Choosing { choices }) => {
+            let outcome = elicitation_outcome(choices, |f: EnumsForm| {
+                json!({
+                    "untitledSingle": f.untitledSingle.map(|c| c.value()),
+                    "titledSingle": f.titledSingle.map(|c| c.value()),
+                    "legacyEnum": f.legacyEnum.map(|c| c.value()),
+                    "untitledMulti": f.untitledMulti
+                        .map(|v| v.iter().map(FormChoice::value).collect::<Vec<_>>()),
+                    "titledMulti": f.titledMulti
+                        .map(|v| v.iter().map(FormChoice::value).collect::<Vec<_>>()),
+                })
+            });
+            Step::done(format!("Elicitation completed: {outcome}"))
         }
-        Answer::Declined | Answer::Cancelled => {
-            Outcome::Complete(CallToolResult::text("No answer."))
-        }
-        Answer::Missing | Answer::Malformed(_) => Outcome::InputRequired(
-            InputRequiredResult::new()
-                .with_request("choices", form_request::<EnumsForm>("Choose your options")),
-        ),
     }
 }
 
@@ -668,6 +789,7 @@ pub(crate) fn server() -> Result<Server, mcp_server::BuildError> {
         .tool(test_missing_capability)
         .tool(test_streaming_elicitation)
         .tool(test_logging_tool)
+        .tool(test_tool_with_logging)
         .tool(test_trigger_tool_change)
         .tool(test_trigger_prompt_change)
         .tool(json_schema_2020_12_tool())
@@ -679,6 +801,8 @@ pub(crate) fn server() -> Result<Server, mcp_server::BuildError> {
         .tool(test_input_required_result_multiple_inputs)
         .tool(test_input_required_result_multi_round)
         .tool(test_input_required_result_capabilities)
+        .tool(test_sampling)
+        .tool(test_elicitation)
         .tool(test_elicitation_sep1034_defaults)
         .tool(test_elicitation_sep1330_enums)
         .prompt(test_simple_prompt)

@@ -142,3 +142,24 @@ fn ts_client_completes_the_three_rounds_of_the_deploy_example() {
     assert_eq!(report["error"], Value::Null, "{report}");
     common::client_report::assert_deployed_to_production(&report);
 }
+
+/// The 2025-era suite's `test_elicitation` tool, a multi-round handler that older clients get
+/// a pushed `elicitation/create` request from (see `tests/conformance`), is one
+/// `input_required` round for a 2026-07-28 client.
+#[test]
+fn ts_client_answers_the_elicitation_tool_of_the_older_suite_in_one_round() {
+    let report = run_client(&SERVER.url(), "elicitation");
+    assert_eq!(report["error"], Value::Null, "{report}");
+    assert_eq!(report["isError"], false, "{report}");
+    assert_eq!(report["asked"], json!(["Who are you?"]), "{report}");
+    assert_eq!(
+        report["text"],
+        r#"User response: action=accept, content={"username":"Alice","email":"alice@example.com"}"#,
+        "{report}"
+    );
+    assert_eq!(
+        common::client_report::tool_calls(&report),
+        [(false, false), (true, true)],
+        "{report}"
+    );
+}

@@ -1,7 +1,7 @@
 // Drives one multi-round (SEP-2322 `input_required`) scenario against an MCP server with the
 // official TypeScript client, pinned in package.json. Run by tests/interop_ts.rs:
 //
-//   node mrtr_client.mjs <url> <multi_round|request_state|tampered_state|deploy>
+//   node mrtr_client.mjs <url> <multi_round|request_state|tampered_state|deploy|elicitation>
 //
 // The client pins protocol 2026-07-28 (`server/discover`, no `initialize`) and fulfils
 // `input_required` rounds itself (its default `inputRequired.autoFulfill`) through the
@@ -11,7 +11,8 @@
 // (`allowInputRequired`) for the first round, then retries with a `requestState` changed in one
 // character. `deploy` drives the three rounds of examples/deploy.rs (a confirmation; a rollout
 // plan and a region among options computed per call; approval in a change-management page,
-// in URL mode).
+// in URL mode). `elicitation` calls the 2025-era suite's `test_elicitation` tool, the same
+// handler that older clients get pushed `elicitation/create` requests from.
 //
 // Prints one JSON object on stdout: the negotiated version, the elicitation messages it was
 // asked (URL-mode ones as `url: <message>`, with the URLs in `urls`), every JSON-RPC request it
@@ -22,7 +23,7 @@ import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcont
 
 const [url, scenario] = process.argv.slice(2);
 if (!url || !scenario) {
-    console.error('usage: node mrtr_client.mjs <url> <multi_round|request_state|tampered_state|deploy>');
+    console.error('usage: node mrtr_client.mjs <url> <multi_round|request_state|tampered_state|deploy|elicitation>');
     process.exit(2);
 }
 
@@ -65,6 +66,9 @@ client.setRequestHandler('elicitation/create', async (request) => {
     if ('name' in properties) return { action: 'accept', content: { name: 'Alice' } };
     if ('color' in properties) return { action: 'accept', content: { color: 'blue' } };
     if ('ok' in properties) return { action: 'accept', content: { ok: true } };
+    if ('username' in properties) {
+        return { action: 'accept', content: { username: 'Alice', email: 'alice@example.com' } };
+    }
     if ('replicas' in properties) {
         return { action: 'accept', content: { strategy: 'immediate', replicas: 3, reason: 'interop check' } };
     }
@@ -95,6 +99,12 @@ async function run() {
         case 'multi_round':
         case 'request_state': {
             const result = await client.callTool({ name: `test_input_required_result_${scenario}` });
+            report.isError = result.isError === true;
+            report.text = textOf(result);
+            return;
+        }
+        case 'elicitation': {
+            const result = await client.callTool({ name: 'test_elicitation', arguments: { message: 'Who are you?' } });
             report.isError = result.isError === true;
             report.text = textOf(result);
             return;

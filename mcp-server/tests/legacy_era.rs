@@ -221,15 +221,23 @@ async fn stdio_serves_a_legacy_session_beside_modern_requests() {
         ok(11, json!({}))
     );
 
-    // A handler asking for input cannot be fulfilled on this session yet.
-    let asked = io
+    // A handler asking for input has its question pushed to the client (legacy_pushed.rs
+    // covers the whole flow); a client that refuses it fails the call.
+    let pushed = io
         .call(request(12, "tools/call", json!({"name": "ask"})))
         .await;
+    assert_eq!(pushed["method"], "elicitation/create", "{pushed}");
+    assert_eq!(pushed["params"]["message"], "Sure?", "{pushed}");
+    io.send(&json!({"jsonrpc": "2.0", "id": pushed["id"],
+                    "error": {"code": -32601, "message": "Method not found"}}))
+        .await;
+    let asked = io.next().await;
+    assert_eq!(asked["id"], 12, "{asked}");
     assert_eq!(asked["error"]["code"], -32603, "{asked}");
     assert!(
         asked["error"]["message"]
             .as_str()
-            .is_some_and(|m| m.contains("input_required")),
+            .is_some_and(|m| m.contains("elicitation/create")),
         "{asked}"
     );
 

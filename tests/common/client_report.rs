@@ -1,7 +1,10 @@
-//! What an interop client (TypeScript, Python) reports after driving an example, and the
-//! assertions both share about it. A report is JSON: `asked` (the messages of the questions
-//! it was asked, `url: …` for URL mode), `urls`, `posted` (the requests it sent, with
-//! `inputResponses` / `requestState` flags), `text` and `isError` of the final result.
+//! What an interop client (TypeScript, Python; of either protocol era) reports after driving
+//! an example, and the assertions they share about it. A report is JSON: `protocolVersion`,
+//! `asked` (the messages of the questions it was asked, `url: …` for URL mode), `urls`,
+//! `posted` (the requests it sent, with `inputResponses` / `requestState` flags), `text` and
+//! `isError` of the final result; a client of 2025-11-25 adds `pushed` (the params of the
+//! `elicitation/create` requests the server sent it) and, when it spawned the server over
+//! stdio, `rolledOut` (the server's log lines of deploys rolled out).
 
 use serde_json::Value;
 
@@ -22,6 +25,39 @@ pub fn tool_calls(report: &Value) -> Vec<(bool, bool)> {
 /// confirm; the rollout form and the region (one round, in either order); the approval in
 /// URL mode; and a final result naming the plan and the approved change.
 pub fn assert_deployed_to_production(report: &Value) {
+    assert_production_outcome(report);
+    assert_eq!(
+        tool_calls(report),
+        [(false, false), (true, true), (true, true), (true, true)],
+        "the first call, then three retries carrying inputResponses and requestState: {report}"
+    );
+}
+
+/// Asserts a client of protocol 2025-11-25 went through the same three rounds of the `deploy`
+/// example to production, each question pushed to it as an `elicitation/create` request in
+/// the spelling of 2025-11-25, during its one `tools/call` (opened with `initialize`, never
+/// retried with `inputResponses` or `requestState`).
+pub fn assert_deployed_to_production_by_push(report: &Value) {
+    assert_eq!(report["error"], Value::Null, "{report}");
+    assert_eq!(
+        report["protocolVersion"], "2025-11-25",
+        "the client negotiated 2025-11-25 with initialize: {report}"
+    );
+    assert_eq!(
+        report["posted"][0]["method"], "initialize",
+        "the client opened with initialize: {report}"
+    );
+    assert_production_outcome(report);
+    assert_eq!(
+        tool_calls(report),
+        [(false, false)],
+        "one tools/call, the questions pushed to the client during it: {report}"
+    );
+    assert_pushed_in_2025_spelling(report);
+}
+
+/// The questions, the approval URL and the final text of a deploy to production.
+fn assert_production_outcome(report: &Value) {
     assert_eq!(report["isError"], false, "{report}");
     let asked: Vec<&str> = report["asked"]
         .as_array()
@@ -54,9 +90,67 @@ pub fn assert_deployed_to_production(report: &Value) {
             && text.ends_with(" approved."),
         "{report}"
     );
+}
+
+/// The `elicitation/create` params a client of 2025-11-25 received (`pushed`), in the order
+/// asked: the forms as flat `requestedSchema` objects of the 2025-11-25 vocabulary, the
+/// URL-mode approval with the `elicitationId` that revision requires, and none of the
+/// multi-round fields of 2026-07-28.
+fn assert_pushed_in_2025_spelling(report: &Value) {
+    let pushed = report["pushed"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    assert_eq!(pushed.len(), 4, "{report}");
+    let form = |key: &str| {
+        let found = pushed
+            .iter()
+            .find(|p| p["requestedSchema"]["properties"].get(key).is_some());
+        let params = found.unwrap_or_else(|| panic!("no form asking `{key}` was pushed: {report}"));
+        assert!(
+            params.get("mode").is_none() || params["mode"] == "form",
+            "a form is form mode: {params}"
+        );
+        let schema = &params["requestedSchema"];
+        assert_eq!(schema["type"], "object", "{params}");
+        schema["properties"].clone()
+    };
+    let confirm = form("ok");
+    assert_eq!(confirm["ok"]["type"], "boolean", "{confirm}");
+    let rollout = form("replicas");
+    assert_eq!(rollout["replicas"]["type"], "integer", "{rollout}");
+    assert_eq!(rollout["replicas"]["minimum"], 1, "{rollout}");
+    assert_eq!(rollout["replicas"]["maximum"], 12, "{rollout}");
+    assert_eq!(rollout["replicas"]["default"], 2, "{rollout}");
+    assert_eq!(rollout["strategy"]["type"], "string", "{rollout}");
+    assert_eq!(rollout["reason"]["maxLength"], 200, "{rollout}");
+    let region = form("region");
+    let options: Vec<&Value> = region["region"]["oneOf"]
+        .as_array()
+        .map(|o| o.iter().map(|option| &option["const"]).collect())
+        .unwrap_or_default();
     assert_eq!(
-        tool_calls(report),
-        [(false, false), (true, true), (true, true), (true, true)],
-        "the first call, then three retries carrying inputResponses and requestState: {report}"
+        options,
+        ["eu-west-1", "us-east-1", "ap-south-1"],
+        "the regions of Production, titled (oneOf const/title): {region}"
     );
+    assert!(
+        region["region"]["oneOf"]
+            .as_array()
+            .is_some_and(|o| o.iter().all(|option| option["title"].is_string())),
+        "{region}"
+    );
+    let approval = &pushed[3];
+    assert_eq!(approval["mode"], "url", "{approval}");
+    assert!(
+        approval["elicitationId"]
+            .as_str()
+            .is_some_and(|id| !id.is_empty()),
+        "a URL-mode request of 2025-11-25 carries an elicitationId: {approval}"
+    );
+    for params in pushed {
+        for field in ["inputResponses", "requestState", "resultType"] {
+            assert!(params.get(field).is_none(), "{field} in {params}");
+        }
+    }
 }

@@ -2,8 +2,8 @@
 //! conforming client sends, assertions on JSON-RPC responses, SSE parsing, and the example
 //! servers of the root package, built, spawned and spoken to over HTTP (here) or stdio
 //! ([`stdio_client`]). [`npm`] installs the pinned Node packages of the conformance and
-//! interoperability tests, [`redis`] starts a throwaway `redis-server`, and [`deploy`] drives
-//! the `deploy` example's multi-round flow.
+//! interoperability tests, [`python`] the pinned Python clients, [`redis`] starts a throwaway
+//! `redis-server`, and [`deploy`] drives the `deploy` example's multi-round flow.
 //!
 //! Not every test binary uses every helper, hence the `dead_code` allowances.
 
@@ -12,6 +12,7 @@
 pub mod client_report;
 pub mod deploy;
 pub mod npm;
+pub mod python;
 pub mod redis;
 pub mod stdio_client;
 

@@ -12,6 +12,7 @@ mod elicitation;
 mod implementation;
 mod input_required;
 mod legacy;
+mod legacy_requests;
 mod logging;
 mod meta;
 mod notifications;
@@ -49,6 +50,7 @@ pub use legacy::{
     InitializeParams, InitializeResult, LegacyVersion, SetLevelParams, SubscribeParams,
     legacy_methods, new_session_id,
 };
+pub use legacy_requests::{PushedRequest, Unspellable, legacy_push_request};
 pub use logging::{LoggingLevel, LoggingMessageParams};
 pub use meta::{Meta, ProgressToken, RequestMeta, meta_keys};
 pub use notifications::{

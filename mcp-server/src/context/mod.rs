@@ -6,11 +6,11 @@ mod transport;
 
 use std::sync::Arc;
 
-use mcp_core::RequestId;
 use mcp_core::protocol::{
     ClientCapabilities, Implementation, LoggingLevel, LoggingMessageParams, ProgressParams,
-    ProgressToken, RequestMeta, methods,
+    ProgressToken, RequestMeta, legacy_methods, methods,
 };
+use mcp_core::{McpError, RequestId};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -212,7 +212,37 @@ impl RequestContext {
         self.inner.outbound.notify(methods::MESSAGE, &params).await
     }
 
+    /// Sends `ping` to the client and waits for its answer (at most the server's
+    /// [`pushed_answer_timeout`](crate::ServerBuilder::pushed_answer_timeout), and no longer
+    /// than this request lives). Only a client of a 2025-11-25 session can be pinged: the
+    /// request goes out on this request's stream (stdout, or the POST's SSE stream), and a
+    /// 2026-07-28 request is refused with `-32600`.
+    pub async fn ping_client(&self) -> Result<(), McpError> {
+        let Some(session) = &self.inner.session else {
+            return Err(McpError::invalid_request(
+                "The server can only ping the client of a 2025-11-25 session",
+            ));
+        };
+        let timeout = self.inner.server.config().pushed_answer_timeout;
+        session
+            .request(
+                &self.inner.outbound,
+                legacy_methods::PING,
+                &Value::Object(serde_json::Map::new()),
+                timeout,
+                &self.inner.cancellation,
+            )
+            .await
+            .map(drop)
+            .map_err(|why| why.into_error(legacy_methods::PING))
+    }
+
     pub(crate) fn outbound(&self) -> &Outbound {
         &self.inner.outbound
+    }
+
+    /// The `initialize`d session the request belongs to, if any.
+    pub(crate) fn session(&self) -> Option<&Arc<Session>> {
+        self.inner.session.as_ref()
     }
 }

@@ -1,4 +1,5 @@
-//! Where a request's notifications go: the request's own stream (HTTP SSE), the shared
+//! Where a request's notifications (and, on a 2025-11-25 session, the server's requests to
+//! the client) go: the request's own stream (HTTP SSE), the shared
 //! stdio channel, or nowhere (when the client cannot receive a stream).
 
 use bytes::Bytes;
@@ -16,6 +17,15 @@ pub enum Outbound {
 }
 
 impl Outbound {
+    /// Sends an already serialized message (a server-to-client request). Returns whether it
+    /// was queued; `false` when the client accepts no stream here.
+    pub(crate) async fn send(&self, message: Bytes) -> bool {
+        match self {
+            Self::Discard => false,
+            Self::Channel(tx) => tx.send(message).await.is_ok(),
+        }
+    }
+
     /// Serializes and sends a notification. Returns whether it was queued.
     pub(crate) async fn notify<P: Serialize>(&self, method: &str, params: &P) -> bool {
         match self {

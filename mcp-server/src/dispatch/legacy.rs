@@ -10,8 +10,13 @@
 //!   and self-description of `initialize` standing in for per-request `_meta`, and its result
 //!   loses the 2026 fields (`resultType`, `ttlMs`, `cacheScope`, the `serverInfo` in `_meta`).
 //!   `server/discover` and `subscriptions/listen` do not exist in that era (`-32601`).
-//! - A handler that answers input-required on such a session gets `-32603`: pushing its
-//!   input requests to the client (elicitation over the session) is not implemented yet.
+//! - A multi-round handler (`tools/call`, `prompts/get`, `resources/read`) that answers
+//!   input-required on such a session is fulfilled by pushing: its input requests go to the
+//!   client as real requests (`elicitation/create` in the spelling of the session's revision,
+//!   the deprecated `sampling/createMessage` and `roots/list`), and the same handler runs again
+//!   with the answers and its state, verified every round as on the 2026-07-28 wire; see
+//!   [`super::push`]. The handler cannot tell the eras apart. The server's requests and the
+//!   routing of the client's answers are in [`super::outgoing`].
 
 use std::sync::Arc;
 
@@ -33,10 +38,10 @@ use crate::{RequestContext, Server};
 /// The 2026 fields a result of the older era must not carry.
 const MODERN_RESULT_FIELDS: [&str; 3] = ["resultType", "ttlMs", "cacheScope"];
 
-/// What a session's client is told when a handler needs its input.
+/// What a session's client is told when a result other than those of the multi-round
+/// methods (which are fulfilled by pushing) asks for input: a bug, never expected.
 pub(crate) const INPUT_REQUIRED_UNSUPPORTED: &str = "This request needs more input from the \
-     client (input_required), which is not yet supported on a 2025-11-25 session; use a \
-     2026-07-28 client";
+     client (input_required), which this method cannot ask on a 2025-11-25 session";
 
 impl Server {
     /// Answers `initialize` and opens its session; `sink` receives the session's
@@ -124,7 +129,9 @@ impl Server {
                     transport,
                     self.clone(),
                 )
-                .with_session(session);
+                .with_session(Arc::clone(&session));
+                // `notifications/cancelled` POSTed over HTTP finds the request here.
+                let _tracked = session.track(id.clone(), context.cancellation().clone());
                 let request = IncomingRequest { id, method, params };
                 return self.run_guarded(context, request).await;
             }
@@ -140,7 +147,10 @@ impl Server {
 }
 
 /// Serializes a response.
-fn serialize<R: serde::Serialize>(id: &RequestId, result: &R) -> Result<Bytes, McpError> {
+pub(super) fn serialize<R: serde::Serialize>(
+    id: &RequestId,
+    result: &R,
+) -> Result<Bytes, McpError> {
     serde_json::to_vec(&ResultResponse::new(id.clone(), result))
         .map(Bytes::from)
         .map_err(|err| {
@@ -150,7 +160,7 @@ fn serialize<R: serde::Serialize>(id: &RequestId, result: &R) -> Result<Bytes, M
 }
 
 /// A result as the older era spells it: without the 2026 fields. An input-required result
-/// is refused (see the module documentation).
+/// is refused: the multi-round methods push their input requests before they get here.
 pub(super) fn legacy_result<R: serde::Serialize>(result: &R) -> Result<Value, McpError> {
     let mut value = serde_json::to_value(result).map_err(|err| {
         tracing::error!(error = %err, "a result could not be serialized");

@@ -13,7 +13,9 @@ mod legacy;
 mod listen;
 mod meta;
 mod methods;
+mod outgoing;
 mod page;
+mod push;
 mod route;
 mod session;
 
@@ -165,11 +167,23 @@ impl Server {
             m::TOOLS_LIST if caps.tools.is_some() => {
                 self.respond(&id, legacy, self.list_tools(params)?)
             }
+            m::TOOLS_CALL if caps.tools.is_some() && legacy => {
+                let pushed = self.run_pushed(ctx, params, async |server, ctx, params| {
+                    server.call_tool(ctx, params).await
+                });
+                legacy::serialize(&id, &pushed.await?)
+            }
             m::TOOLS_CALL if caps.tools.is_some() => {
                 self.respond(&id, legacy, self.call_tool(ctx, params).await?)
             }
             m::PROMPTS_LIST if caps.prompts.is_some() => {
                 self.respond(&id, legacy, self.list_prompts(params)?)
+            }
+            m::PROMPTS_GET if caps.prompts.is_some() && legacy => {
+                let pushed = self.run_pushed(ctx, params, async |server, ctx, params| {
+                    server.get_prompt(ctx, params).await
+                });
+                legacy::serialize(&id, &pushed.await?)
             }
             m::PROMPTS_GET if caps.prompts.is_some() => {
                 self.respond(&id, legacy, self.get_prompt(ctx, params).await?)
@@ -179,6 +193,12 @@ impl Server {
             }
             m::RESOURCES_TEMPLATES_LIST if caps.resources.is_some() => {
                 self.respond(&id, legacy, self.list_resource_templates(params)?)
+            }
+            m::RESOURCES_READ if caps.resources.is_some() && legacy => {
+                let pushed = self.run_pushed(ctx, params, async |server, ctx, params| {
+                    server.read_resource(ctx, params).await
+                });
+                legacy::serialize(&id, &pushed.await?)
             }
             m::RESOURCES_READ if caps.resources.is_some() => {
                 self.respond(&id, legacy, self.read_resource(ctx, params).await?)

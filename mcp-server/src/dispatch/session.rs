@@ -6,12 +6,17 @@
 //! A forwarding task, started with the session and ended with it, turns the server's change
 //! events into `notifications/*/list_changed` (for the lists the server declared) and
 //! `notifications/resources/updated` (for subscribed resources, or a parent of them).
+//!
+//! The session also keeps the server's requests to the client awaiting an answer
+//! ([`super::outgoing`]) and the client's requests being served (so that a
+//! `notifications/cancelled` POSTed over HTTP reaches them).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use mcp_core::RequestId;
 use mcp_core::jsonrpc::Notification;
 use mcp_core::protocol::{
     ClientCapabilities, Implementation, InitializeParams, LegacyVersion, LoggingLevel,
@@ -24,7 +29,9 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::listen::covers;
+use super::outgoing::{Outgoing, PushError};
 use crate::Server;
+use crate::context::Outbound;
 use crate::server::Change;
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -44,6 +51,10 @@ pub(crate) struct Session {
     last_used: Mutex<Instant>,
     /// Fires when the session ends (DELETE, expiry, end of input).
     closed: CancellationToken,
+    /// The server's requests to the client awaiting an answer.
+    outgoing: Arc<Outgoing>,
+    /// The client's requests being served, by id (for `notifications/cancelled` over HTTP).
+    in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
 }
 
 impl Session {
@@ -62,6 +73,8 @@ impl Session {
             sink: Mutex::new(sink),
             last_used: Mutex::new(Instant::now()),
             closed: CancellationToken::new(),
+            outgoing: Arc::default(),
+            in_flight: Mutex::default(),
         });
         // Subscribed before the task first runs, so no change after `initialize` is lost.
         let changes = server.subscribe_changes();
@@ -125,10 +138,62 @@ impl Session {
         *lock(&self.last_used)
     }
 
-    /// Ends the session: its forwarding task stops.
+    /// Ends the session: its forwarding task stops, and every wait for an answer from the
+    /// client ends.
     pub(crate) fn close(&self) {
         self.closed.cancel();
         lock(&self.sink).take();
+        self.outgoing.close();
+    }
+
+    /// Sends a request to the client on `outbound` (the stream of the client request being
+    /// served) and waits for its answer, at most `timeout`, and no longer than `cancellation`
+    /// (the originating request) and the session live.
+    pub(crate) async fn request(
+        &self,
+        outbound: &Outbound,
+        method: &str,
+        params: &serde_json::Value,
+        timeout: Duration,
+        cancellation: &CancellationToken,
+    ) -> Result<serde_json::Value, PushError> {
+        self.outgoing
+            .request(
+                outbound,
+                method,
+                params,
+                timeout,
+                cancellation,
+                &self.closed,
+            )
+            .await
+    }
+
+    /// A fresh id for a URL elicitation's `elicitationId`.
+    pub(crate) fn mint_id(&self) -> String {
+        self.outgoing.mint()
+    }
+
+    /// Routes a response the client sent on the session (raw JSON-RPC) to the request
+    /// waiting for it; unknown or late ids are logged and dropped.
+    pub(crate) fn answer(&self, message: &[u8]) -> bool {
+        self.outgoing.answer(message)
+    }
+
+    /// Records a client request being served, until the returned guard drops.
+    pub(crate) fn track(self: &Arc<Self>, id: RequestId, token: CancellationToken) -> Tracked {
+        lock(&self.in_flight).insert(id.clone(), token);
+        Tracked {
+            session: Arc::clone(self),
+            id,
+        }
+    }
+
+    /// `notifications/cancelled` from the client: cancels the request it names, if it is
+    /// still being served. Returns whether one was.
+    pub(crate) fn cancel(&self, id: &RequestId) -> bool {
+        let token = lock(&self.in_flight).remove(id);
+        token.map(|token| token.cancel()).is_some()
     }
 
     /// Fires when the session ends.
@@ -154,6 +219,18 @@ impl Session {
                 tracing::error!(%method, error = %err, "could not serialize a notification")
             }
         }
+    }
+}
+
+/// Forgets a tracked client request when its service ends.
+pub(crate) struct Tracked {
+    session: Arc<Session>,
+    id: RequestId,
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        lock(&self.session.in_flight).remove(&self.id);
     }
 }
 

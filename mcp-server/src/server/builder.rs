@@ -258,6 +258,24 @@ impl ServerBuilder {
         self
     }
 
+    /// On a 2025-11-25 session, where the server pushes a handler's input requests to the
+    /// client and runs the handler again with the answers: the most times the handler runs
+    /// for one request (default 8). A handler still asking after that fails the request.
+    #[must_use]
+    pub fn pushed_rounds(mut self, rounds: u32) -> Self {
+        self.config.pushed_rounds = rounds.max(1);
+        self
+    }
+
+    /// On a 2025-11-25 session: how long the server waits for the client's answer to one
+    /// pushed request (`elicitation/create`, `sampling/createMessage`, `roots/list`, `ping`)
+    /// before the request fails (default 5 minutes).
+    #[must_use]
+    pub fn pushed_answer_timeout(mut self, timeout: Duration) -> Self {
+        self.config.pushed_answer_timeout = timeout;
+        self
+    }
+
     /// Declares the tools capability even with no tool registered yet (for tools added
     /// while the server runs).
     #[must_use]

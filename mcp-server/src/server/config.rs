@@ -62,6 +62,11 @@ pub(crate) struct ServerConfig {
     pub(crate) max_message_bytes: usize,
     /// The most rounds one multi-round request may take.
     pub(crate) max_rounds: u32,
+    /// The most times a handler runs for one request of a 2025-11-25 session whose input
+    /// requests are pushed to the client.
+    pub(crate) pushed_rounds: u32,
+    /// How long the server waits for the client's answer to one pushed request.
+    pub(crate) pushed_answer_timeout: Duration,
     /// Signs and verifies `requestState`; `None` only when the builder opted out.
     pub(crate) state_signer: Option<std::sync::Arc<crate::state::RequestStateSigner>>,
     pub(crate) enabled: Enabled,
@@ -77,6 +82,8 @@ impl Default for ServerConfig {
             server_info_in_results: true,
             max_message_bytes: crate::transport::DEFAULT_MAX_MESSAGE_BYTES,
             max_rounds: 16,
+            pushed_rounds: 8,
+            pushed_answer_timeout: Duration::from_secs(300),
             state_signer: None,
             enabled: Enabled::default(),
         }

@@ -3,12 +3,15 @@
 //!
 //! Requests are handled concurrently. `notifications/cancelled` stops a request and nothing
 //! more is written for it. On end of input, open `subscriptions/listen` requests complete,
-//! in-flight requests drain, and the function returns.
+//! the session (if any) ends, so that requests waiting for the client's answers fail, in-flight
+//! requests drain, and the function returns.
 //!
 //! Both eras are served (see `dispatch::route`): the first `initialize` opens the process's
 //! 2025-11-25 session, whose notifications outside any request (list changes, updates of
 //! subscribed resources) are written to stdout; requests with modern `_meta` are still
-//! served statelessly beside it.
+//! served statelessly beside it. On that session the server may send requests of its own
+//! (pushed input requests, `ping`) on stdout; the client's responses read from stdin are
+//! routed back to them.
 
 use std::collections::HashMap;
 use std::io;
@@ -111,10 +114,11 @@ impl Connection {
             while self.tasks.try_join_next().is_some() {}
         }
         self.listens.cancel();
-        while self.tasks.join_next().await.is_some() {}
+        // Ending the session first ends the waits for answers that can no longer come.
         if let Some(session) = self.session.take() {
             session.close();
         }
+        while self.tasks.join_next().await.is_some() {}
         outcome
     }
 
@@ -126,9 +130,13 @@ impl Connection {
             }
             Ok(IncomingMessage::Request(request)) => self.on_request(request).await,
             Ok(IncomingMessage::Notification(notification)) => self.on_notification(notification),
-            Ok(IncomingMessage::Response { id }) => {
-                tracing::debug!(?id, "ignoring a response from the client");
-            }
+            // The answer to a request the server sent on the session (see `dispatch::outgoing`).
+            Ok(IncomingMessage::Response { id }) => match &self.session {
+                Some(session) => {
+                    session.answer(line);
+                }
+                None => tracing::debug!(?id, "ignoring a response from the client"),
+            },
         }
     }
 

@@ -3,6 +3,9 @@
 //! POST carries requests of both eras. GET (the session's notification stream) and DELETE
 //! (ending the session) exist only for 2025-11-25 sessions: without an `Mcp-Session-Id` they
 //! are 405, as on a modern-only server; with one naming no live session, 404.
+//!
+//! On a session, a POSTed JSON-RPC response answers a request the server sent on an SSE stream
+//! (202), and a POSTed `notifications/cancelled` cancels the request it names.
 
 use std::sync::Arc;
 
@@ -14,7 +17,8 @@ use http::header::{ALLOW, CONTENT_LENGTH};
 use http::{Method, StatusCode};
 use http_body_util::BodyExt;
 use mcp_core::McpError;
-use mcp_core::jsonrpc::{IncomingMessage, IncomingRequest, parse_message};
+use mcp_core::jsonrpc::{IncomingMessage, IncomingNotification, IncomingRequest, parse_message};
+use mcp_core::protocol::{CancelledParams, methods};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -128,9 +132,17 @@ pub(crate) async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Reque
     };
     match parse_message(&bytes) {
         Err(error) => stream::json(Reply::error(error.id.clone(), error.error)),
-        Ok(IncomingMessage::Notification(_)) => StatusCode::ACCEPTED.into_response(),
-        // Answers to server requests: none are sent on sessions yet.
+        Ok(IncomingMessage::Notification(notification)) => {
+            if let Some(Some(session)) = endpoint.session_of(&parts) {
+                session_notification(&session, notification);
+            }
+            StatusCode::ACCEPTED.into_response()
+        }
+        // Answers to the server's requests on a session (unknown or late ones are dropped).
         Ok(IncomingMessage::Response { .. }) if parts.headers.contains_key(SESSION_ID) => {
+            if let Some(Some(session)) = endpoint.session_of(&parts) {
+                session.answer(&bytes);
+            }
             StatusCode::ACCEPTED.into_response()
         }
         Ok(IncomingMessage::Response { id }) => stream::json(Reply::error(
@@ -140,6 +152,23 @@ pub(crate) async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Reque
             ),
         )),
         Ok(IncomingMessage::Request(request)) => endpoint.request(parts, request, accepts).await,
+    }
+}
+
+/// A notification POSTed on a session: `notifications/cancelled` cancels the request it
+/// names (and so the server's requests pushed for it); the others need no action.
+fn session_notification(session: &Session, notification: IncomingNotification) {
+    if notification.method != methods::CANCELLED {
+        return;
+    }
+    match serde_json::from_value::<CancelledParams>(serde_json::Value::Object(notification.params))
+    {
+        Ok(params) => {
+            if session.cancel(&params.request_id) {
+                tracing::debug!(request_id = %params.request_id, "request cancelled by the client");
+            }
+        }
+        Err(_) => tracing::debug!("ignoring a malformed notifications/cancelled"),
     }
 }
 
@@ -276,10 +305,15 @@ impl Endpoint {
         // On a 2025-11-25 session, JSON-RPC errors travel with 200: 404 would tell the client
         // its session is gone, and 400 that the request was malformed at the transport.
         let legacy = matches!(routed, Routed::Legacy(..));
+        let cancelled = token.clone();
         let reply = Box::pin(async move {
             let mut reply = server.serve(routed, transport, outbound, token).await;
             if legacy {
                 reply.status = ReplyStatus::Ok;
+                // Cancelled by the client's `notifications/cancelled`: no response is sent.
+                if cancelled.is_cancelled() {
+                    reply.body = Bytes::new();
+                }
             }
             reply
         });

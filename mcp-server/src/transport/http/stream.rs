@@ -1,6 +1,8 @@
 //! Answering one request: a JSON body when the handler finishes without notifying, or an
 //! SSE stream (notifications, then the response) as soon as it sends its first
-//! notification. Dropping the stream (the client went away) cancels the handler.
+//! notification (or, on a 2025-11-25 session, its first request to the client). Dropping the
+//! stream (the client went away) cancels the handler. A request the client cancelled with
+//! `notifications/cancelled` gets no response: its stream ends without one.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -34,6 +36,16 @@ pub(crate) fn json(reply: Reply) -> Response {
     response
 }
 
+/// A reply as a JSON response; an empty body (a request the client cancelled, which gets no
+/// response) as `202 Accepted` without one.
+fn json_or_nothing(reply: Reply) -> Response {
+    if reply.body.is_empty() {
+        StatusCode::ACCEPTED.into_response()
+    } else {
+        json(reply)
+    }
+}
+
 type ReplyFuture = Pin<Box<dyn Future<Output = Reply> + Send>>;
 
 /// Runs the request and answers with JSON or SSE, whichever fits.
@@ -46,7 +58,7 @@ pub(crate) async fn respond(
     keep_alive: Duration,
 ) -> Response {
     let Some(mut rx) = notifications else {
-        let response = json(reply.await);
+        let response = json_or_nothing(reply.await);
         drop(cancel_on_drop.disarm());
         return response;
     };
@@ -70,9 +82,11 @@ pub(crate) async fn respond(
                 pending.push_back(message);
             }
             if pending.is_empty() {
-                return json(done);
+                return json_or_nothing(done);
             }
-            pending.push_back(done.body);
+            if !done.body.is_empty() {
+                pending.push_back(done.body);
+            }
             sse(pending, rx, None, id, CancellationToken::new().drop_guard(), keep_alive)
         }
         Some(first) = rx.recv() => {
@@ -142,7 +156,10 @@ impl EventStream {
                     let body = done.map(|reply| reply.body).unwrap_or_else(|_| {
                         Reply::error(Some(self.id.clone()), McpError::internal("Internal error")).body
                     });
-                    self.pending.push_back(body);
+                    // An empty body: the request was cancelled, and gets no response.
+                    if !body.is_empty() {
+                        self.pending.push_back(body);
+                    }
                 }
             }
         }
