@@ -487,6 +487,54 @@ fn conformance_server_serves_what_it_registers_over_both_transports() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// layered
+
+/// Its tools, and its timeout: a slow call is answered with `-32603` within the second, and
+/// the server goes on serving.
+fn check_layered(send: &mut SendFn<'_>, transport: &str, listing: Listing) {
+    assert_eq!(
+        listing.names("tools/list"),
+        ["echo", "sleep"],
+        "{transport}"
+    );
+    let slept = complete(send, &common::call_tool(1, "sleep", json!({"ms": 10})));
+    assert_eq!(tool_text(&slept), "slept 10 ms", "{transport}: {slept}");
+    let started = std::time::Instant::now();
+    let timed_out = send(&common::call_tool(2, "sleep", json!({"ms": 5000})));
+    common::assert_error(&timed_out, Some(&json!(2)), -32603, "request timed out");
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "{transport}: answered after {:?}",
+        started.elapsed()
+    );
+    let echo = common::call_tool(3, "echo", json!({"text": "still here"}));
+    let echoed = complete(send, &echo);
+    assert_eq!(tool_text(&echoed), "still here", "{transport}: {echoed}");
+}
+
+#[test]
+fn layered_times_out_its_slow_tool_and_audits_every_request_over_both_transports() {
+    let layered = ExampleServer::named("layered");
+    let mut stdio = layered.stdio();
+    let listing = list_everything(&mut stdio, layered);
+    check_layered(&mut |message| stdio.send(message), "stdio", listing);
+
+    let server = layered.http();
+    let mut http = HttpClient::new(server.url());
+    let listing = list_everything(&mut http, layered);
+    check_layered(&mut |message| http.send(message), "HTTP", listing);
+    let log = server.output();
+    for line in [
+        "audit: server/discover",
+        "audit: tools/list",
+        "audit: tools/call tool=sleep",
+        "audit: tools/call tool=echo",
+    ] {
+        assert!(log.contains(line), "{line:?} in the log:\n{log}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Examples that run on their own
 
 #[test]

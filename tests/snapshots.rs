@@ -59,6 +59,11 @@ fn deploy_listing() {
 }
 
 #[test]
+fn layered_listing() {
+    insta::assert_json_snapshot!("layered", listing("layered"));
+}
+
+#[test]
 fn conformance_server_listing() {
     insta::assert_json_snapshot!("conformance_server", listing(common::FIXTURE));
 }

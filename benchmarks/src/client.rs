@@ -12,6 +12,12 @@
 //! its connection: round 1 (no state), round 2 answering the first question with the
 //! `requestState` round 1 returned, round 3 answering the second with round 2's state, each
 //! a new JSON-RPC id. A failed round abandons its flow; the next flow starts from round 1.
+//!
+//! In the [`Workload::Session`] scenario (the 2025-11-25 era) each worker opens a session when
+//! it connects (`initialize`, then `notifications/initialized`, neither of them counted) and
+//! then sends the `echo` call back to back on it, with the session's `Mcp-Session-Id` and
+//! `MCP-Protocol-Version: 2025-11-25`; after a transport error it reconnects and opens a new
+//! session.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -29,7 +35,8 @@ use tokio::net::TcpStream;
 
 use crate::protocol::{
     self, ACCEPT, CONTENT_TYPE_JSON, FLOW_TOOL_NAME, FlowRound, HEADER_METHOD, HEADER_NAME,
-    HEADER_PROTOCOL_VERSION, MCP_PATH, METHOD, PROTOCOL_VERSION, ReplyError, TOOL_NAME,
+    HEADER_PROTOCOL_VERSION, HEADER_SESSION_ID, INITIALIZE_BODY, INITIALIZED_BODY,
+    LEGACY_PROTOCOL_VERSION, MCP_PATH, METHOD, PROTOCOL_VERSION, ReplyError, TOOL_NAME,
 };
 use crate::stats::{CellStats, Recorder, Window};
 
@@ -40,6 +47,8 @@ pub enum Workload {
     Echo,
     /// Three-round `tools/call` flows of the `flow` tool, echoing `requestState`.
     Flow,
+    /// One `tools/call` of `echo` per request on a 2025-11-25 session opened per connection.
+    Session,
 }
 
 /// Parameters of one HTTP cell.
@@ -67,6 +76,8 @@ pub struct HttpCell {
 struct Connection {
     sender: SendRequest<Full<Bytes>>,
     host: String,
+    /// The `Mcp-Session-Id` of the 2025-11-25 session opened on this connection, if any.
+    session: Option<http::HeaderValue>,
 }
 
 impl Connection {
@@ -85,7 +96,77 @@ impl Connection {
         Ok(Self {
             sender,
             host: addr.to_string(),
+            session: None,
         })
+    }
+
+    /// Opens a connection and a 2025-11-25 session on it: `initialize` (its reply checked
+    /// in full), then `notifications/initialized` under the new `Mcp-Session-Id`.
+    async fn open_session(addr: SocketAddr) -> anyhow::Result<Self> {
+        let mut connection = Self::open(addr).await?;
+        let response = connection
+            .post(Bytes::from_static(INITIALIZE_BODY.as_bytes()), None)
+            .await?;
+        let session = response
+            .headers()
+            .get(HEADER_SESSION_ID)
+            .cloned()
+            .context("the initialize reply carries no Mcp-Session-Id")?;
+        let body = read_reply(response).await?;
+        protocol::check_initialize_reply(&body).context("initialize")?;
+        connection.session = Some(session);
+        let response = connection
+            .post(Bytes::from_static(INITIALIZED_BODY.as_bytes()), None)
+            .await?;
+        let status = response.status();
+        let _ = response.into_body().collect().await;
+        if !status.is_success() {
+            anyhow::bail!("notifications/initialized answered HTTP {status}");
+        }
+        Ok(connection)
+    }
+
+    /// POSTs `body` and returns the response head. On a session (after [`Self::open_session`])
+    /// the request carries the session's id and the 2025-11-25 version; otherwise the 2026
+    /// headers of a `tools/call` of `tool`, when one is given.
+    async fn post(
+        &mut self,
+        body: Bytes,
+        tool: Option<&'static str>,
+    ) -> Result<http::Response<Incoming>, ReplyError> {
+        let mut request = Request::post(MCP_PATH)
+            .header(header::HOST, &self.host)
+            .header(header::CONTENT_TYPE, CONTENT_TYPE_JSON)
+            .header(header::ACCEPT, ACCEPT);
+        if let Some(session) = &self.session {
+            request = request
+                .header(HEADER_SESSION_ID, session)
+                .header(HEADER_PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSION);
+        } else if let Some(tool) = tool {
+            request = request
+                .header(HEADER_PROTOCOL_VERSION, PROTOCOL_VERSION)
+                .header(HEADER_METHOD, METHOD)
+                .header(HEADER_NAME, tool);
+        }
+        let request = request
+            .body(Full::new(body))
+            .map_err(|e| ReplyError::Transport(e.to_string()))?;
+        self.sender
+            .ready()
+            .await
+            .map_err(|e| ReplyError::Transport(e.to_string()))?;
+        self.sender
+            .send_request(request)
+            .await
+            .map_err(|e| ReplyError::Transport(e.to_string()))
+    }
+
+    /// Sends echo request `id` on this connection's session and returns the JSON-RPC reply.
+    async fn call_session(&mut self, id: u64) -> Result<Bytes, ReplyError> {
+        let response = self
+            .post(Bytes::from(protocol::session_request_body(id)), None)
+            .await?;
+        read_reply(response).await
     }
 
     /// Sends echo request `id` and returns the response head; the body is still to be read.
@@ -137,28 +218,33 @@ impl Connection {
     /// Sends a `tools/call` of `tool` and returns the JSON-RPC reply body.
     async fn call_body(&mut self, tool: &'static str, body: Vec<u8>) -> Result<Bytes, ReplyError> {
         let response = self.send_body(tool, body).await?;
-        let status = response.status();
-        let content_type = response
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        let body = response
-            .into_body()
-            .collect()
-            .await
-            .map_err(|e| ReplyError::Transport(e.to_string()))?
-            .to_bytes();
-        if status != http::StatusCode::OK {
-            return Err(ReplyError::Status(
-                status.as_u16(),
-                protocol::truncate(&String::from_utf8_lossy(&body)),
-            ));
-        }
-        match protocol::json_payload(content_type.as_deref(), &body) {
-            std::borrow::Cow::Borrowed(_) => Ok(body),
-            std::borrow::Cow::Owned(json) => Ok(Bytes::from(json)),
-        }
+        read_reply(response).await
+    }
+}
+
+/// Reads a reply: the JSON-RPC message of a 200 response (unpacked from an event stream).
+async fn read_reply(response: http::Response<Incoming>) -> Result<Bytes, ReplyError> {
+    let status = response.status();
+    let content_type = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let body = response
+        .into_body()
+        .collect()
+        .await
+        .map_err(|e| ReplyError::Transport(e.to_string()))?
+        .to_bytes();
+    if status != http::StatusCode::OK {
+        return Err(ReplyError::Status(
+            status.as_u16(),
+            protocol::truncate(&String::from_utf8_lossy(&body)),
+        ));
+    }
+    match protocol::json_payload(content_type.as_deref(), &body) {
+        std::borrow::Cow::Borrowed(_) => Ok(body),
+        std::borrow::Cow::Owned(json) => Ok(Bytes::from(json)),
     }
 }
 
@@ -185,6 +271,21 @@ pub async fn preflight(addr: SocketAddr, timeout: Duration) -> anyhow::Result<()
         .context("connect timed out")??;
     for id in 1..=2 {
         let body = tokio::time::timeout(timeout, connection.call(id))
+            .await
+            .context("request timed out")??;
+        protocol::check_reply_full(&body, id)?;
+    }
+    Ok(())
+}
+
+/// Opens a 2025-11-25 session on a fresh connection and sends two requests on it, each
+/// validated in full: the pre-flight check of the session scenario.
+pub async fn preflight_session(addr: SocketAddr, timeout: Duration) -> anyhow::Result<()> {
+    let mut connection = tokio::time::timeout(timeout, Connection::open_session(addr))
+        .await
+        .context("opening a session timed out")??;
+    for id in 1..=2 {
+        let body = tokio::time::timeout(timeout, connection.call_session(id))
             .await
             .context("request timed out")??;
         protocol::check_reply_full(&body, id)?;
@@ -248,7 +349,9 @@ pub async fn run(cell: HttpCell) -> anyhow::Result<CellStats> {
         let first_id = (worker as u64) << 40;
         workers.push(tokio::spawn(async move {
             match cell.workload {
-                Workload::Echo => worker_loop(cell, window, budget, first_id).await,
+                Workload::Echo | Workload::Session => {
+                    worker_loop(cell, window, budget, first_id).await
+                }
                 Workload::Flow => flow_worker_loop(cell, window, budget, first_id).await,
             }
         }));
@@ -260,6 +363,15 @@ pub async fn run(cell: HttpCell) -> anyhow::Result<CellStats> {
     Ok(CellStats::merge(&window, recorders))
 }
 
+/// A new connection, with a 2025-11-25 session on it when `session` is set.
+async fn open(addr: SocketAddr, session: bool) -> anyhow::Result<Connection> {
+    if session {
+        Connection::open_session(addr).await
+    } else {
+        Connection::open(addr).await
+    }
+}
+
 async fn worker_loop(
     cell: HttpCell,
     window: Window,
@@ -269,11 +381,12 @@ async fn worker_loop(
     let mut recorder = Recorder::default();
     let mut connection = None;
     let mut id = first_id;
+    let session = cell.workload == Workload::Session;
     while Instant::now() < window.end && budget.fetch_add(1, Ordering::Relaxed) < cell.max_requests
     {
         let conn = match connection.as_mut() {
             Some(conn) => conn,
-            None => match Connection::open(cell.addr).await {
+            None => match open(cell.addr, session).await {
                 Ok(conn) => connection.insert(conn),
                 Err(e) => {
                     recorder.error(&ReplyError::Transport(format!("{e:#}")));
@@ -285,7 +398,14 @@ async fn worker_loop(
         };
         id += 1;
         let sent = Instant::now();
-        let outcome = match tokio::time::timeout(cell.timeout, conn.call(id)).await {
+        let call = async {
+            if session {
+                conn.call_session(id).await
+            } else {
+                conn.call(id).await
+            }
+        };
+        let outcome = match tokio::time::timeout(cell.timeout, call).await {
             Ok(result) => result,
             Err(_) => Err(ReplyError::Transport(format!(
                 "no reply within {:?}",

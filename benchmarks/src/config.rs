@@ -6,6 +6,7 @@
 //! | `LOAD_MEASURE_MS` | `5000` | measuring window per cell |
 //! | `LOAD_HTTP_CONCURRENCY` | `1,64` | HTTP workers per cell, one keep-alive connection each (`none`: skip HTTP) |
 //! | `LOAD_FLOW_CONCURRENCY` | `1,64` | HTTP workers of the three-round flow scenario (`none`: skip it) |
+//! | `LOAD_SESSION_CONCURRENCY` | `1,64` | HTTP workers of the 2025-11-25 session scenario, one session per connection (`none`: skip it) |
 //! | `LOAD_STDIO_IN_FLIGHT` | `1,64` | stdio requests pipelined per cell (`none`: skip stdio) |
 //! | `LOAD_SERVER_THREADS` | `2` | worker threads of the servers' runtime |
 //! | `LOAD_CLIENT_THREADS` | `2` | worker threads of the load generator's runtime |
@@ -29,6 +30,8 @@ pub struct LoadConfig {
     pub http_concurrency: Vec<usize>,
     /// Concurrency levels of the three-round flow scenario (HTTP).
     pub flow_concurrency: Vec<usize>,
+    /// Concurrency levels of the 2025-11-25 session scenario (HTTP).
+    pub session_concurrency: Vec<usize>,
     /// Pipelining depths of the stdio scenarios.
     pub stdio_in_flight: Vec<usize>,
     /// Worker threads given to the servers' runtime.
@@ -52,6 +55,7 @@ impl Default for LoadConfig {
             measure: Duration::from_millis(5_000),
             http_concurrency: vec![1, 64],
             flow_concurrency: vec![1, 64],
+            session_concurrency: vec![1, 64],
             stdio_in_flight: vec![1, 64],
             server_threads: 2,
             client_threads: 2,
@@ -95,6 +99,7 @@ impl LoadConfig {
             measure: millis("LOAD_MEASURE_MS", defaults.measure)?,
             http_concurrency: list("LOAD_HTTP_CONCURRENCY", &defaults.http_concurrency)?,
             flow_concurrency: list("LOAD_FLOW_CONCURRENCY", &defaults.flow_concurrency)?,
+            session_concurrency: list("LOAD_SESSION_CONCURRENCY", &defaults.session_concurrency)?,
             stdio_in_flight: list("LOAD_STDIO_IN_FLIGHT", &defaults.stdio_in_flight)?,
             server_threads: to_usize(number("LOAD_SERVER_THREADS", 2)?)?,
             client_threads: to_usize(number("LOAD_CLIENT_THREADS", 2)?)?,
@@ -163,6 +168,7 @@ mod tests {
         assert_eq!(config.measure, Duration::from_secs(5));
         assert_eq!(config.http_concurrency, vec![1, 64]);
         assert_eq!(config.flow_concurrency, vec![1, 64]);
+        assert_eq!(config.session_concurrency, vec![1, 64]);
         assert!(config.wants("rmcp"));
         Ok(())
     }
@@ -175,8 +181,10 @@ mod tests {
             "LOAD_HTTP_CONCURRENCY" => Some("2, 8".into()),
             "LOAD_TARGETS" => Some("bare-hyper".into()),
             "LOAD_FLOW_CONCURRENCY" => Some("none".into()),
+            "LOAD_SESSION_CONCURRENCY" => Some("64".into()),
             _ => None,
         })?;
+        assert_eq!(config.session_concurrency, vec![64]);
         assert!(config.flow_concurrency.is_empty());
         assert_eq!(config.warmup, Duration::from_millis(10));
         assert_eq!(config.measure, Duration::from_millis(20));

@@ -19,6 +19,12 @@
 //! `redis-server` the harness starts itself, see [`redis`]) is reported as a ratio to the
 //! flow without it.
 //!
+//! A third HTTP scenario, the session mode (`session http`), is the older protocol era
+//! (2025-11-25) on ours and on rmcp's stateful configuration (`rmcp-session`): each
+//! connection opens a session (`initialize`, `notifications/initialized`) and then sends the
+//! same `echo` call on it under its `Mcp-Session-Id`. It is reported as a ratio to bare
+//! hyper's and to the same SDK's 2026-wire rate at the same concurrency.
+//!
 //! Servers run on their own multi-thread tokio runtime, the load generators on
 //! another ([`runner`]); traffic stays on `127.0.0.1` and every cell is bounded
 //! in time and in request count ([`config`]). The bench target

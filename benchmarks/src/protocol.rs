@@ -14,6 +14,10 @@
 //! The three-round flow sends [`flow_request_body`] (tool `flow`, clientCapabilities
 //! declaring `elicitation`) and checks each reply with [`check_flow_reply`], which also
 //! hands back the `requestState` to echo.
+//!
+//! The session mode (2025-11-25) opens a session per connection with [`INITIALIZE_BODY`] and
+//! [`INITIALIZED_BODY`], then sends [`session_request_body`]: the same `echo` call without
+//! `_meta`, under the session's `Mcp-Session-Id` and `MCP-Protocol-Version: 2025-11-25`.
 
 use std::borrow::Cow;
 
@@ -165,6 +169,47 @@ pub fn json_payload<'a>(content_type: Option<&str>, body: &'a [u8]) -> Cow<'a, [
         }
     }
     Cow::Owned(found.map(String::into_bytes).unwrap_or_default())
+}
+
+// ----- The 2025-11-25 session mode ------------------------------------------------------
+
+/// The older protocol revision, whose HTTP transport keeps a session per client.
+pub const LEGACY_PROTOCOL_VERSION: &str = "2025-11-25";
+/// Header carrying the session id of the 2025-11-25 Streamable HTTP transport.
+pub const HEADER_SESSION_ID: &str = "mcp-session-id";
+
+/// The `initialize` request that opens a session (id 0; every later request of the
+/// connection has an id of its own).
+pub const INITIALIZE_BODY: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcp-benchmarks","version":"0.1.0"}}}"#;
+/// The notification that completes the handshake.
+pub const INITIALIZED_BODY: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+const SESSION_SUFFIX: &str =
+    r#","method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}"#;
+
+/// The JSON-RPC body of request `id` on a 2025-11-25 session: the same `echo` call, with no
+/// `_meta` (the session carries the protocol version and the client's capabilities).
+pub fn session_request_body(id: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(BODY_PREFIX.len() + SESSION_SUFFIX.len() + 20);
+    out.extend_from_slice(BODY_PREFIX.as_bytes());
+    out.extend_from_slice(id.to_string().as_bytes());
+    out.extend_from_slice(SESSION_SUFFIX.as_bytes());
+    out
+}
+
+/// Checks the reply to [`INITIALIZE_BODY`]: a success whose `protocolVersion` is
+/// [`LEGACY_PROTOCOL_VERSION`].
+pub fn check_initialize_reply(json: &[u8]) -> Result<(), ReplyError> {
+    check_reply(json, 0)?;
+    let value: serde_json::Value =
+        serde_json::from_slice(json).map_err(|e| ReplyError::Malformed(e.to_string()))?;
+    let version = value["result"]["protocolVersion"].as_str();
+    if version != Some(LEGACY_PROTOCOL_VERSION) {
+        return Err(ReplyError::Malformed(format!(
+            "initialize negotiated {version:?}, expected {LEGACY_PROTOCOL_VERSION:?}"
+        )));
+    }
+    Ok(())
 }
 
 // ----- The three-round flow -----------------------------------------------------------
@@ -401,6 +446,25 @@ mod tests {
         assert!(check_reply(tool_error, 3).is_ok());
         assert!(check_reply_full(tool_error, 3).is_err());
         assert!(check_reply(b"not json", 3).is_err());
+    }
+
+    #[test]
+    fn session_requests_are_the_specified_bodies() -> anyhow::Result<()> {
+        let call: serde_json::Value = serde_json::from_slice(&session_request_body(8))?;
+        assert_eq!(
+            call,
+            serde_json::json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+                "params": {"name": "echo", "arguments": {"text": "hello"}}})
+        );
+        let init: serde_json::Value = serde_json::from_str(INITIALIZE_BODY)?;
+        assert_eq!(init["params"]["protocolVersion"], LEGACY_PROTOCOL_VERSION);
+        let initialized: serde_json::Value = serde_json::from_str(INITIALIZED_BODY)?;
+        assert!(initialized.get("id").is_none());
+        let good = br#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25"}}"#;
+        assert_eq!(check_initialize_reply(good), Ok(()));
+        let older = br#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18"}}"#;
+        assert!(check_initialize_reply(older).is_err());
+        Ok(())
     }
 
     #[test]

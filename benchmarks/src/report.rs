@@ -18,6 +18,11 @@
 //! single-call basis is its baseline's, and a section of its own gives its flows/s divided
 //! by the baseline's flows/s at the same concurrency in the same run: the share of the flow
 //! rate that survives the variant's extra work (1.00x: it costs nothing).
+//!
+//! The 2025-11-25 session scenario (`session http`) sends the same `echo` call on a session
+//! opened per connection. It has no ceiling of its own: in the main table its ratio is to
+//! bare hyper's 2026-wire rate at the same concurrency in the same run, and its own section
+//! also divides it by the same SDK's 2026-wire rate (ours by ours, `rmcp-session` by rmcp).
 
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -66,7 +71,13 @@ pub fn render(report: &RunReport) -> String {
     );
     let _ = writeln!(
         out,
-        "ceiling: bare-hyper for http, echo-stdio for stdio; ratio = target / ceiling\n"
+        "session http: initialize + notifications/initialized once per connection, then the same \
+         echo call without _meta, Mcp-Session-Id + MCP-Protocol-Version: 2025-11-25"
+    );
+    let _ = writeln!(
+        out,
+        "ceiling: bare-hyper for http (its 2026-wire cell for session http), echo-stdio for \
+         stdio; ratio = target / ceiling\n"
     );
     let _ = writeln!(
         out,
@@ -75,10 +86,7 @@ pub fn render(report: &RunReport) -> String {
     );
     let groups = by_scenario(&report.cells);
     for (scenario, cells) in &groups {
-        let ceiling = cells
-            .iter()
-            .find(|c| c.kind == TargetKind::Ceiling)
-            .and_then(|c| c.healthy_rps());
+        let ceiling = ceiling_rps(report, *scenario);
         for cell in cells {
             let _ = writeln!(out, "{}", row(&scenario.to_string(), cell, ceiling));
         }
@@ -105,9 +113,98 @@ pub fn render(report: &RunReport) -> String {
         };
         let _ = writeln!(out, "{:<18} {text}", scenario.to_string());
     }
+    session_section(&mut out, report);
     flow_section(&mut out, report);
     variant_section(&mut out, report);
     out
+}
+
+/// The healthy rate of the target called `target` on the 2026 wire (single call over HTTP,
+/// or the scenario's own transport) at `scenario`'s depth.
+fn twin_rps(report: &RunReport, scenario: Scenario, target: &str) -> Option<f64> {
+    let twin = match scenario.transport {
+        Transport::Http => Scenario {
+            workload: Workload::Echo,
+            ..scenario
+        },
+        Transport::Stdio => scenario,
+    };
+    report
+        .cells
+        .iter()
+        .find(|c| c.scenario == twin && c.target == target)
+        .and_then(Cell::healthy_rps)
+}
+
+/// The ceiling's healthy rate for `scenario`: its own ceiling cell, or for the session
+/// scenario bare hyper's 2026-wire cell at the same concurrency.
+fn ceiling_rps(report: &RunReport, scenario: Scenario) -> Option<f64> {
+    let twin = match scenario.workload {
+        Workload::Session => Scenario {
+            workload: Workload::Echo,
+            ..scenario
+        },
+        _ => scenario,
+    };
+    report
+        .cells
+        .iter()
+        .find(|c| c.scenario == twin && c.kind == TargetKind::Ceiling)
+        .and_then(Cell::healthy_rps)
+}
+
+/// The 2025-11-25 session section (nothing when the scenario did not run).
+fn session_section(out: &mut String, report: &RunReport) {
+    let sessions: Vec<&Cell> = report
+        .cells
+        .iter()
+        .filter(|c| c.scenario.workload == Workload::Session)
+        .collect();
+    if sessions.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\n2025-11-25 session mode (one session per connection, opened before the window; the \
+         same echo call on it)"
+    );
+    let _ = writeln!(
+        out,
+        "vs bare-hyper = req/s / bare-hyper's 2026-wire req/s; vs 2026 wire = req/s / the same \
+         SDK's 2026-wire req/s (ours: ours, rmcp-session: rmcp), same concurrency, same run\n"
+    );
+    let _ = writeln!(
+        out,
+        "{:<18} {:<12} {:>11} {:>13} {:>12} {:>10} {:>10}",
+        "scenario", "target", "req/s", "vs bare-hyper", "vs 2026 wire", "p50", "p99"
+    );
+    for cell in sessions {
+        let scenario = cell.scenario.to_string();
+        let Some(rps) = cell.healthy_rps() else {
+            let _ = writeln!(
+                out,
+                "{scenario:<18} {:<12} BROKEN: see the table above",
+                cell.target
+            );
+            continue;
+        };
+        let ratio = |basis: Option<f64>| match basis {
+            Some(basis) if basis > 0.0 => format!("{:.2}x", rps / basis),
+            _ => "-".to_owned(),
+        };
+        let modern = twin_rps(report, cell.scenario, cell.baseline.unwrap_or(cell.target));
+        let (p50, p99) = match &cell.outcome {
+            Outcome::Measured(stats) => (latency(stats.p50), latency(stats.p99)),
+            Outcome::Broken(_) => ("-".to_owned(), "-".to_owned()),
+        };
+        let _ = writeln!(
+            out,
+            "{scenario:<18} {:<12} {rps:>11.0} {:>13} {:>12} {p50:>10} {p99:>10}",
+            cell.target,
+            ratio(ceiling_rps(report, cell.scenario)),
+            ratio(modern),
+        );
+    }
 }
 
 /// The variants' flows against their baselines' (nothing when no variant ran).
@@ -292,7 +389,7 @@ fn row(scenario: &str, cell: &Cell, ceiling: Option<f64>) -> String {
             };
             let status = if healthy {
                 let what = match cell.scenario.workload {
-                    Workload::Echo => "replies",
+                    Workload::Echo | Workload::Session => "replies",
                     Workload::Flow => "flows",
                 };
                 format!("ok ({} {what} fully validated)", stats.validated)
@@ -437,6 +534,50 @@ mod tests {
             .find(|l| l.contains("ours-redis") && l.contains("single-call: 600"))
             .unwrap_or_default();
         assert!(flow.contains("0.38x"), "{text}");
+    }
+
+    #[test]
+    fn session_cells_are_ratios_to_bare_hyper_and_to_the_2026_wire() {
+        let session = |target: &'static str, kind, baseline, requests| {
+            let mut cell = measured(target, kind, requests, 0);
+            cell.scenario.workload = Workload::Session;
+            cell.baseline = baseline;
+            cell
+        };
+        let report = RunReport {
+            config: LoadConfig::default(),
+            cores: 2,
+            load_average: (None, None),
+            cells: vec![
+                measured("bare-hyper", TargetKind::Ceiling, 1000, 0),
+                measured("rmcp", TargetKind::Rmcp, 400, 0),
+                measured("ours", TargetKind::Ours, 800, 0),
+                session("rmcp-session", TargetKind::Rmcp, Some("rmcp"), 200),
+                session("ours", TargetKind::Ours, None, 600),
+            ],
+        };
+        let text = render(&report);
+        let line = |target: &str| {
+            text.lines()
+                .rfind(|l| l.starts_with("session http c=1") && l.contains(target))
+                .map(str::to_owned)
+                .unwrap_or_default()
+        };
+        // ours: 600 / 1000 against bare hyper, 600 / 800 against its own 2026 wire.
+        assert!(line("ours").contains("0.60x"), "{text}");
+        assert!(line("ours").contains("0.75x"), "{text}");
+        // rmcp-session: 200 / 1000, and 200 / rmcp's 400.
+        assert!(line("rmcp-session").contains("0.20x"), "{text}");
+        assert!(line("rmcp-session").contains("0.50x"), "{text}");
+        // The main table divides by bare hyper's 2026-wire cell too.
+        assert!(
+            text.lines().any(|l| l.starts_with("session http c=1")
+                && l.contains("ok (1 replies")
+                && l.contains("0.60x")),
+            "{text}"
+        );
+        // ours vs rmcp on the session scenario: 600 / 200.
+        assert!(text.contains("session http c=1   3.00x"), "{text}");
     }
 
     #[test]

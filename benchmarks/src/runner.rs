@@ -14,9 +14,12 @@
 //! Cells run scenario by scenario, all targets of one scenario back to back,
 //! so slow drift of the machine affects them alike. The three-round flow
 //! scenario at a concurrency runs right after the single-call HTTP scenario at
-//! the same concurrency, so the two can be compared. A target that cannot run on
+//! the same concurrency, so the two can be compared; so does the 2025-11-25 session scenario
+//! (each connection opens a session, then calls on it), compared with the single-call
+//! 2026-wire cells of the same concurrency. A target that cannot run on
 //! this machine (the single-use flow without `redis-server`) is skipped, saying
-//! why; a flow-only target (a variant of another) runs no single-call cells.
+//! why; a flow-only target (a variant of another) runs no single-call cells, and a
+//! session-only target (a peer's stateful configuration) only the session cells.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -60,6 +63,7 @@ impl std::fmt::Display for Scenario {
         match (self.transport, self.workload) {
             (Transport::Http, Workload::Flow) => write!(f, "flow3 http c={}", self.depth),
             (Transport::Http, Workload::Echo) => write!(f, "http c={}", self.depth),
+            (Transport::Http, Workload::Session) => write!(f, "session http c={}", self.depth),
             (Transport::Stdio, _) => write!(f, "stdio inflight={}", self.depth),
         }
     }
@@ -158,10 +162,14 @@ pub fn run(
 
     // HTTP: start every server once, check it, then measure scenario by scenario.
     let mut http: Vec<(&dyn Target, Result<SocketAddr, String>)> = Vec::new();
-    let run_http = !config.http_concurrency.is_empty() || !config.flow_concurrency.is_empty();
+    let run_http = !config.http_concurrency.is_empty()
+        || !config.flow_concurrency.is_empty()
+        || !config.session_concurrency.is_empty();
     let runs_http = |t: &dyn Target| {
         let measured = if t.flow_only() {
             t.has_flow() && !config.flow_concurrency.is_empty()
+        } else if t.session_only() {
+            t.has_session() && !config.session_concurrency.is_empty()
         } else {
             run_http
         };
@@ -169,8 +177,13 @@ pub fn run(
     };
     for &target in targets.iter().filter(|t| runs_http(**t)) {
         let started = start_http(&servers, target, shutdown.child_token()).and_then(|addr| {
-            load.block_on(client::preflight(addr, config.request_timeout))
-                .with_context(|| format!("pre-flight request to {addr} failed"))?;
+            if target.session_only() {
+                load.block_on(client::preflight_session(addr, config.request_timeout))
+                    .with_context(|| format!("session pre-flight to {addr} failed"))?;
+            } else {
+                load.block_on(client::preflight(addr, config.request_timeout))
+                    .with_context(|| format!("pre-flight request to {addr} failed"))?;
+            }
             Ok(addr)
         });
         let started = started.map_err(|e| format!("{e:#}"));
@@ -195,11 +208,32 @@ pub fn run(
             flow_ready.insert(target.name(), ready);
         }
     }
+    // Sessions: one opened, and called on twice, fully validated, per target.
+    let mut session_ready: HashMap<&'static str, Result<(), String>> = HashMap::new();
+    if !config.session_concurrency.is_empty() {
+        for (target, started) in http.iter().filter(|(t, _)| t.has_session()) {
+            let ready = match started {
+                Err(why) => Err(why.clone()),
+                Ok(addr) => load
+                    .block_on(client::preflight_session(*addr, config.request_timeout))
+                    .map_err(|e| format!("session pre-flight to {addr} failed: {e:#}")),
+            };
+            if let Err(why) = &ready {
+                eprintln!("[session] {} is BROKEN: {why}", target.name());
+            }
+            session_ready.insert(target.name(), ready);
+        }
+    }
     for scenario in http_scenarios(config) {
         for (target, started) in &http {
             let started = match scenario.workload {
-                Workload::Echo if target.flow_only() => continue,
+                Workload::Echo if target.flow_only() || target.session_only() => continue,
                 Workload::Echo => started.clone(),
+                Workload::Session => match session_ready.get(target.name()) {
+                    None => continue,
+                    Some(Err(why)) => Err(why.clone()),
+                    Some(Ok(())) => started.clone(),
+                },
                 Workload::Flow => match flow_ready.get(target.name()) {
                     None => continue,
                     Some(Err(why)) => Err(why.clone()),
@@ -301,10 +335,15 @@ pub fn run(
 }
 
 /// The HTTP scenarios in run order: for each concurrency (single-call levels first, then
-/// flow-only ones), the single-call scenario, then the flow scenario.
+/// session-only and flow-only ones), the single-call scenario, then the session scenario,
+/// then the flow scenario.
 pub fn http_scenarios(config: &LoadConfig) -> Vec<Scenario> {
     let mut depths: Vec<usize> = config.http_concurrency.clone();
-    for &depth in &config.flow_concurrency {
+    for &depth in config
+        .session_concurrency
+        .iter()
+        .chain(&config.flow_concurrency)
+    {
         if !depths.contains(&depth) {
             depths.push(depth);
         }
@@ -313,6 +352,7 @@ pub fn http_scenarios(config: &LoadConfig) -> Vec<Scenario> {
     for depth in depths {
         for (levels, workload) in [
             (&config.http_concurrency, Workload::Echo),
+            (&config.session_concurrency, Workload::Session),
             (&config.flow_concurrency, Workload::Flow),
         ] {
             if levels.contains(&depth) {
@@ -395,6 +435,7 @@ mod tests {
         let config = LoadConfig {
             http_concurrency: vec![1, 64],
             flow_concurrency: vec![64, 8],
+            session_concurrency: vec![64, 4],
             ..LoadConfig::default()
         };
         let names: Vec<String> = http_scenarios(&config)
@@ -403,10 +444,18 @@ mod tests {
             .collect();
         assert_eq!(
             names,
-            ["http c=1", "http c=64", "flow3 http c=64", "flow3 http c=8"]
+            [
+                "http c=1",
+                "http c=64",
+                "session http c=64",
+                "flow3 http c=64",
+                "session http c=4",
+                "flow3 http c=8"
+            ]
         );
         let none = LoadConfig {
             flow_concurrency: Vec::new(),
+            session_concurrency: Vec::new(),
             ..LoadConfig::default()
         };
         assert!(

@@ -40,7 +40,9 @@
 //! Layout: [`context`] (what a handler knows about its request), [`handler`] (extractors and
 //! return types), [`registry`] (routes for tools, prompts, resources and templates),
 //! `dispatch` (validation and routing), [`server`] (the server and its builder),
-//! [`transport`] (stdio and HTTP).
+//! [`service`] (the transport-agnostic `tower::Service` every transport hands its requests
+//! to, and which your tower layers wrap: [`ServerBuilder::layer`]), [`transport`] (stdio and
+//! HTTP).
 
 // Lets the macros' absolute `::mcp_server` paths resolve inside this crate too.
 extern crate self as mcp_server;
@@ -51,6 +53,7 @@ pub mod handler;
 mod macro_support;
 pub mod registry;
 pub mod server;
+pub mod service;
 pub mod state;
 pub mod transport;
 

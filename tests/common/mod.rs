@@ -460,9 +460,10 @@ pub struct ExampleServer {
 type Str = &'static str;
 
 /// Every example that is a server (the others run on their own: see `tests/examples.rs`).
-pub const EXAMPLE_SERVERS: [ExampleServer; 3] = [
+pub const EXAMPLE_SERVERS: [ExampleServer; 4] = [
     ExampleServer::new("quickstart", "quickstart", &[], "--http"),
     ExampleServer::new("deploy", "deployer", &[], "--http"),
+    ExampleServer::new("layered", "layered", &[], "--http"),
     ExampleServer::new(FIXTURE, FIXTURE_NAME, &["--stdio"], "--port"),
 ];
 

@@ -4,13 +4,18 @@
 //! spawns its server on the servers' runtime) and/or over stdio (it names a
 //! `[[bin]]` of this crate that speaks newline-delimited JSON on stdin/stdout).
 //!
-//! | target | HTTP | three-round flow (HTTP) | stdio |
-//! | --- | --- | --- | --- |
-//! | [`bare_hyper`] | ceiling | – | – |
-//! | [`echo_stdio`] | – | – | ceiling |
-//! | [`rmcp`] | yes | yes (`RequestStateCodec`) | yes |
-//! | [`ours`] | yes | yes (`Round` / `Step`) | yes |
-//! | [`ours_redis`] | – | yes, single use over Redis (ratio to [`ours`]) | – |
+//! | target | HTTP | three-round flow (HTTP) | 2025-11-25 session (HTTP) | stdio |
+//! | --- | --- | --- | --- | --- |
+//! | [`bare_hyper`] | ceiling | – | – | – |
+//! | [`echo_stdio`] | – | – | – | ceiling |
+//! | [`rmcp`] | yes | yes (`RequestStateCodec`) | – | yes |
+//! | `rmcp-session` ([`rmcp::RmcpSession`]) | – | – | yes (`LocalSessionManager`) | – |
+//! | [`ours`] | yes | yes (`Round` / `Step`) | yes (the same server) | yes |
+//! | [`ours_redis`] | – | yes, single use over Redis (ratio to [`ours`]) | – | – |
+//!
+//! The session scenario has no ceiling of its own: its rates are divided by bare hyper's
+//! 2026-wire rate at the same concurrency, and by the same SDK's 2026-wire rate (rmcp's
+//! stateless target for `rmcp-session`, [`Target::baseline`]).
 //!
 //! Adding a target is: implement [`Target`] in a new module and list it in
 //! [`all`]. HTTP targets that expose a hyper service ([`spawn_http1`]) or a
@@ -70,6 +75,17 @@ pub trait Target: Send + Sync {
         false
     }
 
+    /// Whether its HTTP server serves 2025-11-25 sessions (`initialize`, `Mcp-Session-Id`)
+    /// with the `echo` tool.
+    fn has_session(&self) -> bool {
+        false
+    }
+
+    /// Whether it runs only the session scenario over HTTP (a peer's stateful configuration).
+    fn session_only(&self) -> bool {
+        false
+    }
+
     /// Whether [`Target::spawn_http`] serves anything.
     fn has_http(&self) -> bool {
         false
@@ -102,6 +118,7 @@ pub fn all() -> Vec<Box<dyn Target>> {
         Box::new(bare_hyper::BareHyper),
         Box::new(echo_stdio::EchoStdio),
         Box::new(rmcp::Rmcp),
+        Box::new(rmcp::RmcpSession),
         Box::new(ours::Ours),
         Box::new(ours_redis::OursRedis::default()),
     ]
@@ -185,7 +202,9 @@ mod tests {
             .build()?;
         let shutdown = CancellationToken::new();
         let targets = all().into_iter();
-        for target in targets.filter(|t| t.has_http() && t.unavailable().is_none()) {
+        for target in
+            targets.filter(|t| t.has_http() && !t.session_only() && t.unavailable().is_none())
+        {
             let listener = runtime.block_on(TcpListener::bind("127.0.0.1:0"))?;
             let addr = listener.local_addr()?;
             {
@@ -244,6 +263,35 @@ mod tests {
                 "{}: a forged state must be refused: {tampered}",
                 target.name()
             );
+        }
+        shutdown.cancel();
+        Ok(())
+    }
+
+    /// Every target that says it serves sessions opens one and answers on it, fully validated.
+    #[test]
+    fn session_targets_answer_on_a_session() -> anyhow::Result<()> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?;
+        let shutdown = CancellationToken::new();
+        let session_targets: Vec<_> = all().into_iter().filter(|t| t.has_session()).collect();
+        let names: Vec<&str> = session_targets.iter().map(|t| t.name()).collect();
+        assert_eq!(names, ["rmcp-session", "ours"], "who serves sessions");
+        for target in session_targets {
+            let listener = runtime.block_on(TcpListener::bind("127.0.0.1:0"))?;
+            let addr = listener.local_addr()?;
+            {
+                let _entered = runtime.enter();
+                target.spawn_http(listener, shutdown.child_token())?;
+            }
+            runtime
+                .block_on(client::preflight_session(
+                    addr,
+                    std::time::Duration::from_secs(5),
+                ))
+                .map_err(|e| anyhow::anyhow!("{}: {e:#}", target.name()))?;
         }
         shutdown.cancel();
         Ok(())

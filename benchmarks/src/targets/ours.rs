@@ -4,7 +4,9 @@
 //! HTTP: `Server::http_service()` is an axum `Router` answering at its root, so
 //! it is nested at `/mcp` and driven through the same hyper HTTP/1.1 plumbing
 //! as the other targets ([`super::spawn_tower_http1`]); its default `HttpConfig`
-//! accepts the loopback `Host` the harness sends. stdio: `Server::serve_stdio`.
+//! accepts the loopback `Host` the harness sends. The same service serves the 2025-11-25
+//! session scenario: requests are routed to an era by what they carry, and `initialize`
+//! opens a session in the endpoint's table (default limits). stdio: `Server::serve_stdio`.
 //!
 //! `flow` is the typed multi-round API as an application would write it (the same shape as
 //! `test_input_required_result_multi_round` of the conformance server): a state enum
@@ -48,6 +50,10 @@ impl Target for Ours {
     }
 
     fn has_flow(&self) -> bool {
+        true
+    }
+
+    fn has_session(&self) -> bool {
         true
     }
 

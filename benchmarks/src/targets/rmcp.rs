@@ -19,6 +19,11 @@
 //! The service runs on the same hyper HTTP/1.1 plumbing as the ceiling
 //! ([`super::spawn_http1`]).
 //!
+//! Sessions (2025-11-25, target `rmcp-session`, [`RmcpSession`]): the same `EchoServer` behind
+//! a second `StreamableHttpService` in rmcp's stateful mode (`legacy_session_mode = true`,
+//! `LocalSessionManager`, no keep-alive pings); replies to requests on a session come as a
+//! `text/event-stream` (rmcp's stateful mode has no JSON replies), which the harness unpacks.
+//!
 //! stdio: the `rmcp_stdio_server` bin runs [`serve_stdio`], rmcp's stdio
 //! transport. rmcp 3.1.4 serves a first request that carries the `2026-07-28`
 //! `_meta` without an `initialize` handshake, then keeps serving the stream.
@@ -55,6 +60,7 @@ use rmcp::model::{
 };
 use rmcp::transport::StreamableHttpServerConfig;
 use rmcp::transport::StreamableHttpService;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use serde::{Deserialize, Serialize};
@@ -99,6 +105,49 @@ impl Target for Rmcp {
 
     fn stdio_bin(&self) -> Option<&'static str> {
         Some("rmcp_stdio_server")
+    }
+}
+
+/// rmcp serving 2025-11-25 sessions: only the session scenario runs on it.
+#[derive(Debug, Clone, Copy)]
+pub struct RmcpSession;
+
+impl Target for RmcpSession {
+    fn name(&self) -> &'static str {
+        "rmcp-session"
+    }
+
+    fn kind(&self) -> TargetKind {
+        TargetKind::Rmcp
+    }
+
+    fn baseline(&self) -> Option<&'static str> {
+        Some("rmcp")
+    }
+
+    fn has_http(&self) -> bool {
+        true
+    }
+
+    fn spawn_http(&self, listener: TcpListener, shutdown: CancellationToken) -> anyhow::Result<()> {
+        let service = session_http_service(shutdown.child_token());
+        super::spawn_http1(
+            listener,
+            shutdown,
+            service_fn(move |request| {
+                let service = service.clone();
+                async move { Ok::<_, Infallible>(service.handle(request).await) }
+            }),
+        );
+        Ok(())
+    }
+
+    fn has_session(&self) -> bool {
+        true
+    }
+
+    fn session_only(&self) -> bool {
+        true
     }
 }
 
@@ -294,6 +343,22 @@ pub fn http_service(
     StreamableHttpService::new(
         move || Ok(server.clone()),
         Arc::new(NeverSessionManager::default()),
+        config,
+    )
+}
+
+/// The stateful (2025-11-25 sessions) Streamable HTTP service described in the module docs.
+pub fn session_http_service(
+    cancellation: CancellationToken,
+) -> StreamableHttpService<EchoServer, LocalSessionManager> {
+    let server = EchoServer::default();
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(true)
+        .with_sse_keep_alive(None)
+        .with_cancellation_token(cancellation);
+    StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
         config,
     )
 }

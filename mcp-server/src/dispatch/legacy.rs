@@ -31,7 +31,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::{Reply, ReplyStatus, Session, parse_params};
+use super::{Reply, Session, parse_params};
 use crate::context::{Outbound, TransportInfo};
 use crate::{RequestContext, Server};
 
@@ -62,13 +62,7 @@ impl Server {
             instructions: self.instructions().map(str::to_owned),
         };
         match serialize(&id, &result) {
-            Ok(body) => Ok((
-                Reply {
-                    body,
-                    status: ReplyStatus::Ok,
-                },
-                session,
-            )),
+            Ok(body) => Ok((Reply::answered(body), session)),
             Err(error) => {
                 session.close();
                 Err(Reply::error(Some(id), error))
@@ -137,10 +131,7 @@ impl Server {
             }
         };
         match answered.and_then(|()| serialize(&id, &json!({}))) {
-            Ok(body) => Reply {
-                body,
-                status: ReplyStatus::Ok,
-            },
+            Ok(body) => Reply::answered(body),
             Err(error) => Reply::error(Some(id), error),
         }
     }

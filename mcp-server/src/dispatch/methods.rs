@@ -6,8 +6,8 @@ use std::panic::AssertUnwindSafe;
 use futures_util::FutureExt;
 use mcp_core::McpError;
 use mcp_core::protocol::{
-    CallToolParams, CallToolResult, ClientCapabilities, CompleteParams, CompleteResult,
-    CompletionReference, DiscoverResult, GetPromptParams, GetPromptResult, ListPromptsResult,
+    CallToolParams, CallToolResult, CompleteParams, CompleteResult, CompletionReference,
+    DiscoverResult, GetPromptParams, GetPromptResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Outcome, PaginatedParams,
     ProtocolVersion, ReadResourceParams, ReadResourceResult, ServerCapabilities,
 };
@@ -15,82 +15,15 @@ use serde_json::{Map, Value};
 
 use std::sync::Arc;
 
-use super::gate::check_input_requests;
+use super::guard::Rounds;
 use super::page::page;
 use super::parse_params;
-use crate::handler::Invocation;
 use crate::registry::CompletionRequest;
-use crate::state::{
-    BindingContext, StateContext, check_input_responses, check_outgoing, verify_incoming,
-};
 use crate::{RequestContext, Server};
 
 type Params = Map<String, Value>;
 
 impl Server {
-    /// Before a handler that may take part in a multi-round request: `inputResponses` must be
-    /// an object, and an echoed state must verify under this request's binding (and, with
-    /// single use, is consumed).
-    async fn prepare_state(
-        &self,
-        ctx: &RequestContext,
-        target: &str,
-        arguments: &Value,
-        input_responses: &Option<Value>,
-        request_state: Option<&str>,
-    ) -> Result<Option<StateContext>, McpError> {
-        check_input_responses(input_responses.as_ref())?;
-        let Some(signer) = &self.config().state_signer else {
-            return Ok(None);
-        };
-        let binding = signer.bind_for(&BindingContext {
-            request: ctx,
-            target,
-            arguments,
-        });
-        let incoming = verify_incoming(signer, &binding, request_state, target).await?;
-        let (payload, consumed) = match incoming {
-            Some(incoming) => (Some(incoming.payload), incoming.consumed),
-            None => (None, None),
-        };
-        Ok(Some(StateContext {
-            signer: Arc::clone(signer),
-            binding,
-            target: target.to_owned(),
-            payload,
-            consumed,
-        }))
-    }
-
-    /// The invocation of a handler that may take part in a multi-round request, with its
-    /// state context and the client's capabilities (for the checks after it runs).
-    async fn invocation(
-        &self,
-        ctx: RequestContext,
-        target: &str,
-        arguments: Value,
-        input_responses: Option<Value>,
-        request_state: Option<String>,
-    ) -> Result<(Invocation, Option<StateContext>, ClientCapabilities), McpError> {
-        let state = self
-            .prepare_state(
-                &ctx,
-                target,
-                &arguments,
-                &input_responses,
-                request_state.as_deref(),
-            )
-            .await?;
-        let caps = ctx.client_capabilities().clone();
-        let invocation = Invocation {
-            input_responses,
-            request_state,
-            state: state.clone(),
-            ..Invocation::new(ctx, arguments)
-        };
-        Ok((invocation, state, caps))
-    }
-
     /// One page of a list, with the list caching hints.
     fn list_page<T: Clone>(
         &self,
@@ -146,21 +79,16 @@ impl Server {
             .get(&params.name)
             .ok_or_else(|| McpError::invalid_params(format!("Unknown tool: {}", params.name)))?;
         let arguments = Value::Object(params.arguments.unwrap_or_default());
-        let (invocation, state, caps) = self
-            .invocation(
-                ctx,
-                &params.name,
-                arguments,
-                params.input_responses,
-                params.request_state,
-            )
-            .await?;
+        let rounds = Rounds {
+            arguments,
+            input_responses: params.input_responses,
+            request_state: params.request_state,
+        };
+        let (invocation, guard) = self.guard(ctx, &params.name, rounds).await?;
         if let Err(message) = route.check_arguments(&invocation.arguments) {
             return Ok(Outcome::Complete(CallToolResult::error(message)));
         }
-        let outcome = route.call(invocation).await?;
-        finish(&outcome, state.as_ref(), &caps)?;
-        Ok(outcome)
+        guard.run(route.call(invocation)).await
     }
 
     pub(super) fn list_prompts(&self, params: Params) -> Result<ListPromptsResult, McpError> {
@@ -190,18 +118,13 @@ impl Server {
             .get(&params.name)
             .ok_or_else(|| McpError::invalid_params(format!("Unknown prompt: {}", params.name)))?;
         let arguments = Value::Object(params.arguments.unwrap_or_default());
-        let (invocation, state, caps) = self
-            .invocation(
-                ctx,
-                &params.name,
-                arguments,
-                params.input_responses,
-                params.request_state,
-            )
-            .await?;
-        let outcome = route.get(invocation).await?;
-        finish(&outcome, state.as_ref(), &caps)?;
-        Ok(outcome)
+        let rounds = Rounds {
+            arguments,
+            input_responses: params.input_responses,
+            request_state: params.request_state,
+        };
+        let (invocation, guard) = self.guard(ctx, &params.name, rounds).await?;
+        guard.run(route.get(invocation)).await
     }
 
     pub(super) fn list_resources(&self, params: Params) -> Result<ListResourcesResult, McpError> {
@@ -253,32 +176,31 @@ impl Server {
         } else {
             return Err(McpError::resource_not_found(&params.uri));
         };
-        let (mut invocation, state, caps) = self
-            .invocation(
-                ctx,
-                &params.uri,
-                Value::Object(Map::new()),
-                params.input_responses,
-                params.request_state,
-            )
-            .await?;
+        let rounds = Rounds {
+            arguments: Value::Object(Map::new()),
+            input_responses: params.input_responses,
+            request_state: params.request_state,
+        };
+        let (mut invocation, guard) = self.guard(ctx, &params.uri, rounds).await?;
         invocation.uri = Some(params.uri.clone());
         invocation.uri_params = uri_params;
-        let mut outcome = match route {
-            ReadRoute::Static(route) => route.read(invocation).await?,
-            ReadRoute::Template(route) => route.read(invocation).await?,
-        };
-        if let Outcome::Complete(result) = &mut outcome {
-            if result.contents.is_empty() {
-                // An existing resource never reads as empty contents: that means "not found".
-                return Err(McpError::resource_not_found(&params.uri));
+        let read = async {
+            let mut outcome = match route {
+                ReadRoute::Static(route) => route.read(invocation).await?,
+                ReadRoute::Template(route) => route.read(invocation).await?,
+            };
+            if let Outcome::Complete(result) = &mut outcome {
+                if result.contents.is_empty() {
+                    // An existing resource never reads as empty contents: "not found".
+                    return Err(McpError::resource_not_found(&params.uri));
+                }
+                let cache = self.config().read_cache;
+                result.ttl_ms = cache.ttl_ms();
+                result.cache_scope = cache.scope();
             }
-            let cache = self.config().read_cache;
-            result.ttl_ms = cache.ttl_ms();
-            result.cache_scope = cache.scope();
-        }
-        finish(&outcome, state.as_ref(), &caps)?;
-        Ok(outcome)
+            Ok(outcome)
+        };
+        guard.run(read).await
     }
 
     pub(super) async fn complete(
@@ -332,19 +254,6 @@ impl Server {
         result.completion = completion;
         Ok(result)
     }
-}
-
-/// After such a handler: a returned state must verify under the request's binding, and every
-/// input request must be one the client declared it can answer.
-fn finish<T>(
-    outcome: &Outcome<T>,
-    state: Option<&StateContext>,
-    caps: &ClientCapabilities,
-) -> Result<(), McpError> {
-    if let Some(state) = state {
-        check_outgoing(outcome, state)?;
-    }
-    check_input_requests(outcome, caps)
 }
 
 /// The route that reads a URI.

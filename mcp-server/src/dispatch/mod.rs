@@ -6,9 +6,13 @@
 //! then protocol version (`-32022`), then method (`-32601`), then the handler.
 //!
 //! Before that, [`route`] decides the era of each request: 2026-07-28 (stateless, as above),
-//! or a session of the 2025-11-25 era ([`legacy`], [`session`]).
+//! or a session of the 2025-11-25 era ([`legacy`], [`session`]). Transports reach the
+//! dispatcher only through the MCP service (`crate::service`). Around every handler that may
+//! take part in a multi-round request runs one guard ([`guard`]). A reply says what it reports
+//! ([`Outcome`]); mapping that onto an HTTP status is the HTTP transport's business.
 
 mod gate;
+mod guard;
 mod legacy;
 mod listen;
 mod meta;
@@ -33,55 +37,57 @@ use crate::context::{Outbound, TransportInfo};
 use crate::{RequestContext, Server};
 
 pub(crate) use meta::take_meta;
-pub(crate) use route::{Routed, Scope, SessionHeader};
+#[cfg(feature = "http")]
+pub(crate) use route::SessionHeader;
+pub(crate) use route::{Routed, Scope};
 pub(crate) use session::Session;
 
-/// How a reply maps onto HTTP.
+/// What a reply reports, for a transport that maps it onto its own framing (the HTTP
+/// transport turns it into a status: see `transport::http::status`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ReplyStatus {
-    /// 200.
-    Ok,
-    /// 400: malformed message, `_meta`, headers, version, or missing client capability.
-    BadRequest,
-    /// 404: unknown or unadvertised method.
-    NotFound,
+pub(crate) enum Outcome {
+    /// A result (or nothing to send).
+    Answered,
+    /// A JSON-RPC error with this code.
+    Error(ErrorCode),
+    /// Refused before any method ran, because the message itself is wrong: invalid `_meta`,
+    /// a missing session id, or a session header naming a revision the session does not serve.
+    Malformed,
+    /// The request names a session that does not exist (any more).
+    UnknownSession,
 }
 
-/// A serialized JSON-RPC response and its HTTP mapping.
+/// A serialized JSON-RPC response and what it reports.
 #[derive(Debug, Clone)]
 pub(crate) struct Reply {
     pub(crate) body: Bytes,
     #[cfg_attr(not(feature = "http"), allow(dead_code))] // Read by the HTTP transport.
-    pub(crate) status: ReplyStatus,
+    pub(crate) outcome: Outcome,
 }
 
 impl Reply {
-    /// An error response. The status follows the code.
-    pub(crate) fn error(id: Option<RequestId>, error: McpError) -> Self {
-        let status = match error.code {
-            ErrorCode::METHOD_NOT_FOUND => ReplyStatus::NotFound,
-            ErrorCode::PARSE_ERROR
-            | ErrorCode::INVALID_REQUEST
-            | ErrorCode::HEADER_MISMATCH
-            | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
-            | ErrorCode::UNSUPPORTED_PROTOCOL_VERSION => ReplyStatus::BadRequest,
-            _ => ReplyStatus::Ok,
-        };
-        Self::error_with_status(id, error, status)
+    /// A serialized result.
+    pub(crate) fn answered(body: Bytes) -> Self {
+        Self {
+            body,
+            outcome: Outcome::Answered,
+        }
     }
 
-    /// An error response with an explicit status (invalid `_meta` is `-32602` with 400).
-    pub(crate) fn error_with_status(
-        id: Option<RequestId>,
-        error: McpError,
-        status: ReplyStatus,
-    ) -> Self {
+    /// An error response.
+    pub(crate) fn error(id: Option<RequestId>, error: McpError) -> Self {
+        let outcome = Outcome::Error(error.code);
+        Self::error_as(id, error, outcome)
+    }
+
+    /// An error response reporting `outcome` (invalid `_meta` is `-32602`, and malformed).
+    pub(crate) fn error_as(id: Option<RequestId>, error: McpError, outcome: Outcome) -> Self {
         let body = serde_json::to_vec(&ErrorResponse::new(id, error)).unwrap_or_else(|_| {
             br#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}"#.to_vec()
         });
         Self {
             body: Bytes::from(body),
-            status,
+            outcome,
         }
     }
 }
@@ -94,15 +100,11 @@ pub(crate) struct CheckedRequest {
 }
 
 impl Server {
-    /// Reads the request's `_meta`. On failure, the reply to send (HTTP 400).
+    /// Reads the request's `_meta`. On failure, the reply to send (malformed).
     pub(crate) fn check_meta(&self, mut request: IncomingRequest) -> Result<CheckedRequest, Reply> {
         match take_meta(&mut request.params) {
             Ok(meta) => Ok(CheckedRequest { request, meta }),
-            Err(error) => Err(Reply::error_with_status(
-                Some(request.id),
-                error,
-                ReplyStatus::BadRequest,
-            )),
+            Err(error) => Err(Reply::error_as(Some(request.id), error, Outcome::Malformed)),
         }
     }
 
@@ -142,10 +144,7 @@ impl Server {
         let id = request.id.clone();
         let run = AssertUnwindSafe(self.run_method(context, request)).catch_unwind();
         match run.await {
-            Ok(Ok(body)) => Reply {
-                body,
-                status: ReplyStatus::Ok,
-            },
+            Ok(Ok(body)) => Reply::answered(body),
             Ok(Err(error)) => Reply::error(Some(id), error),
             Err(_) => {
                 tracing::error!(request_id = %id, "a handler panicked");

@@ -1,7 +1,8 @@
 //! Era routing: the one place that decides whether a request is served statelessly under
 //! 2026-07-28, opens a 2025-11-25 session (`initialize`), or belongs to an open one. Every
-//! transport calls [`Server::route`], then [`Server::serve`] (HTTP checks its mirrored
-//! headers on a modern request in between).
+//! transport calls [`Server::route`], then hands the routed request to the MCP service
+//! (`crate::service`, which ends in [`Server::serve`]); HTTP checks its mirrored headers on a
+//! modern request in between, and a transport that keeps sessions opens one on `initialize`.
 //!
 //! The order follows the recommended dispatch of a dual-era server (spec notes §4.3), so that a
 //! modern client never falls back by mistake:
@@ -28,7 +29,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::{CheckedRequest, Reply, ReplyStatus, Session};
+use super::{CheckedRequest, Outcome, Reply, Session};
 use crate::Server;
 use crate::context::{Outbound, TransportInfo};
 
@@ -40,6 +41,7 @@ pub(crate) enum Scope<'a> {
     /// stdio: the process's session, once `initialize` has been served.
     Process(Option<&'a Arc<Session>>),
     /// Streamable HTTP: what `Mcp-Session-Id` names, and the `MCP-Protocol-Version` header.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))] // Used by the HTTP transport.
     Http {
         session: SessionHeader<'a>,
         version: Option<&'a str>,
@@ -48,6 +50,7 @@ pub(crate) enum Scope<'a> {
 
 /// What an HTTP request's `Mcp-Session-Id` header names.
 #[derive(Debug, Clone, Copy)]
+#[cfg_attr(not(feature = "http"), allow(dead_code))] // Used by the HTTP transport.
 pub(crate) enum SessionHeader<'a> {
     /// No header.
     Absent,
@@ -92,14 +95,14 @@ impl Server {
                 if let Some(version) = version
                     && !LegacyVersion::SUPPORTED.contains(&version)
                 {
-                    return Err(Reply::error_with_status(
+                    return Err(Reply::error_as(
                         Some(request.id),
                         McpError::invalid_request(format!(
                             "Bad Request: unsupported MCP-Protocol-Version {version} on a \
                              session (supported: {})",
                             LegacyVersion::SUPPORTED.join(", ")
                         )),
-                        ReplyStatus::BadRequest,
+                        Outcome::Malformed,
                     ));
                 }
                 return Ok(Routed::Legacy(request, Arc::clone(session)));
@@ -108,12 +111,12 @@ impl Server {
                 session: SessionHeader::Unknown,
                 ..
             } if !modern_meta => {
-                return Err(Reply::error_with_status(
+                return Err(Reply::error_as(
                     Some(request.id),
                     McpError::invalid_request(
                         "Session not found: it ended or expired; send initialize again",
                     ),
-                    ReplyStatus::NotFound,
+                    Outcome::UnknownSession,
                 ));
             }
             Scope::Process(Some(session)) if !modern_meta => {
@@ -138,12 +141,12 @@ impl Server {
             && LegacyVersion::is_legacy(version)
             && !modern_meta
         {
-            return Err(Reply::error_with_status(
+            return Err(Reply::error_as(
                 Some(request.id),
                 McpError::invalid_request(
                     "Bad Request: Mcp-Session-Id header is required (send initialize first)",
                 ),
-                ReplyStatus::BadRequest,
+                Outcome::Malformed,
             ));
         }
         self.check_meta(request)

@@ -124,6 +124,7 @@ impl Session {
 
     /// Routes notifications outside any request to `sink` from now on (a new GET stream
     /// replaces the previous one).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))] // Used by the HTTP transport.
     pub(crate) fn set_sink(&self, sink: mpsc::Sender<Bytes>) {
         *lock(&self.sink) = Some(sink);
     }
@@ -134,6 +135,7 @@ impl Session {
     }
 
     /// When the session was last used.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))] // Used by the HTTP transport.
     pub(crate) fn last_used(&self) -> Instant {
         *lock(&self.last_used)
     }
@@ -191,12 +193,14 @@ impl Session {
 
     /// `notifications/cancelled` from the client: cancels the request it names, if it is
     /// still being served. Returns whether one was.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))] // Used by the HTTP transport.
     pub(crate) fn cancel(&self, id: &RequestId) -> bool {
         let token = lock(&self.in_flight).remove(id);
         token.map(|token| token.cancel()).is_some()
     }
 
     /// Fires when the session ends.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))] // Used by the HTTP transport.
     pub(crate) fn closed(&self) -> &CancellationToken {
         &self.closed
     }

@@ -6,11 +6,13 @@ use std::time::Duration;
 use mcp_core::protocol::{CacheScope, Implementation};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
+use tower::{Layer, Service};
 
 use super::{CachePolicy, Server, ServerConfig, Shared};
 use crate::registry::{
     AnyResourceRoute, IntoPromptRoute, IntoResourceRoute, IntoToolRoute, Registry,
 };
+use crate::service::{BoxError, BoxMcpService, McpRequest, McpResponse};
 
 /// Why a server could not be built, or a route could not be added to a running one: a
 /// configuration mistake, found once at start-up instead of failing every call.
@@ -114,6 +116,7 @@ pub struct ServerBuilder {
     state: http::Extensions,
     config: ServerConfig,
     unsigned_state: bool,
+    service: Option<BoxMcpService>,
 }
 
 impl ServerBuilder {
@@ -305,6 +308,36 @@ impl ServerBuilder {
         self
     }
 
+    /// Wraps the MCP service in a tower layer, for every transport: a timeout, a concurrency
+    /// limit, tracing, metrics, your own authorization. Each call wraps the layers added
+    /// before it, so the last one added sees a request first. A layer's error is answered as
+    /// a JSON-RPC error `-32603` naming it (see [`service`](crate::service)).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_server::{Server, ToolRoute};
+    ///
+    /// let server = Server::builder()
+    ///     .tool(ToolRoute::new("hi", || async { "hello" }).description("Greets."))
+    ///     .layer(tower::timeout::TimeoutLayer::new(Duration::from_secs(30)))
+    ///     .layer(tower::limit::ConcurrencyLimitLayer::new(64))
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: Layer<BoxMcpService>,
+        L::Service: Service<McpRequest, Response = McpResponse> + Clone + Send + 'static,
+        <L::Service as Service<McpRequest>>::Error: Into<BoxError>,
+        <L::Service as Service<McpRequest>>::Future: Send + 'static,
+    {
+        let inner = self.service.take().unwrap_or_default();
+        self.service = Some(BoxMcpService::new(layer.layer(inner)));
+        self
+    }
+
     /// Checks the registrations and builds the server.
     pub fn build(mut self) -> Result<Server, BuildError> {
         if self.config.state_signer.is_none() && !self.unsigned_state {
@@ -324,6 +357,7 @@ impl ServerBuilder {
                 state: self.state,
                 config: self.config,
                 shutdown: CancellationToken::new(),
+                service: self.service,
             }),
         })
     }

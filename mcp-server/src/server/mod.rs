@@ -57,12 +57,19 @@ struct Shared {
     state: http::Extensions,
     config: ServerConfig,
     shutdown: CancellationToken,
+    /// The user's layers around the MCP service; `None` without any.
+    service: Option<crate::service::BoxMcpService>,
 }
 
 impl Server {
     /// Starts building a server.
     pub fn builder() -> ServerBuilder {
         ServerBuilder::new()
+    }
+
+    /// The user's layers around the MCP service, if any were registered.
+    pub(crate) fn service(&self) -> Option<&crate::service::BoxMcpService> {
+        self.shared.service.as_ref()
     }
 
     /// The server's self-description.

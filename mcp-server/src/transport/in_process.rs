@@ -36,7 +36,7 @@ impl Server {
                 Some(match self.route(request, Scope::Stateless) {
                     Err(reply) => reply.body,
                     Ok(routed) => {
-                        self.serve(
+                        self.call_service(
                             routed,
                             transport,
                             Outbound::Discard,

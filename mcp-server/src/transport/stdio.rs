@@ -183,7 +183,7 @@ impl Connection {
         let mut guard = lock(&self.in_flight);
         let handle = self.tasks.spawn(async move {
             let reply = server
-                .serve(routed, TransportInfo::stdio(), outbound, task_token)
+                .call_service(routed, TransportInfo::stdio(), outbound, task_token)
                 .await;
             // A cancelled request was removed from the map: nothing more is written for it.
             let still_wanted = lock(&in_flight).remove(&task_id).is_some();

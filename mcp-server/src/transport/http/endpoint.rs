@@ -24,10 +24,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::origin::{self, Forbidden};
 use super::sessions::{Full, Sessions};
-use super::{HttpConfig, headers, negotiate, stream};
+use super::{HttpConfig, headers, negotiate, status, stream};
 use crate::Server;
 use crate::context::{AuthIdentity, Outbound, TransportInfo};
-use crate::dispatch::{Reply, ReplyStatus, Routed, Scope, Session, SessionHeader};
+use crate::dispatch::{Outcome, Reply, Routed, Scope, Session, SessionHeader};
 
 /// The session header of the 2025-11-25 Streamable HTTP transport.
 const SESSION_ID: &str = "mcp-session-id";
@@ -81,10 +81,8 @@ fn method_not_allowed() -> Response {
 
 /// A transport-level refusal: a status and a JSON-RPC error without id.
 fn refuse(status: StatusCode, message: &'static str) -> Response {
-    let reply = Reply::error_with_status(None, McpError::invalid_request(message), ReplyStatus::Ok);
-    let mut response = stream::json(reply);
-    *response.status_mut() = status;
-    response
+    let reply = Reply::error(None, McpError::invalid_request(message));
+    stream::json_with(reply.body, status)
 }
 
 pub(crate) async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
@@ -235,7 +233,7 @@ impl Endpoint {
             .unwrap_or_default();
         let not_found = || {
             let error = McpError::invalid_request("Session not found: it ended or expired");
-            stream::json(Reply::error_with_status(None, error, ReplyStatus::NotFound))
+            stream::json(Reply::error_as(None, error, Outcome::UnknownSession))
         };
         if parts.method == Method::DELETE {
             return if self.sessions.remove(id, owner(parts)) {
@@ -302,23 +300,26 @@ impl Endpoint {
         };
         let server = self.server.clone();
         let transport = TransportInfo::http(parts);
-        // On a 2025-11-25 session, JSON-RPC errors travel with 200: 404 would tell the client
-        // its session is gone, and 400 that the request was malformed at the transport.
         let legacy = matches!(routed, Routed::Legacy(..));
+        let status = if legacy {
+            status::on_session
+        } else {
+            status::of
+        };
         let cancelled = token.clone();
         let reply = Box::pin(async move {
-            let mut reply = server.serve(routed, transport, outbound, token).await;
-            if legacy {
-                reply.status = ReplyStatus::Ok;
-                // Cancelled by the client's `notifications/cancelled`: no response is sent.
-                if cancelled.is_cancelled() {
-                    reply.body = Bytes::new();
-                }
+            let mut reply = server
+                .call_service(routed, transport, outbound, token)
+                .await;
+            // Cancelled by the client's `notifications/cancelled`: no response is sent.
+            if legacy && cancelled.is_cancelled() {
+                reply.body = Bytes::new();
             }
             reply
         });
         stream::respond(
             reply,
+            status,
             notifications,
             accepts.json,
             id,
@@ -350,17 +351,12 @@ impl Endpoint {
                     Full::TooMany => "Service Unavailable: too many open sessions, try again later",
                     Full::NoRandomness => "Internal error: no session id could be minted",
                 };
-                let reply = Reply::error_with_status(
-                    Some(id),
-                    McpError::internal(message),
-                    ReplyStatus::Ok,
-                );
-                let mut response = stream::json(reply);
-                *response.status_mut() = match full {
+                let reply = Reply::error(Some(id), McpError::internal(message));
+                let status = match full {
                     Full::TooMany => StatusCode::SERVICE_UNAVAILABLE,
                     Full::NoRandomness => StatusCode::INTERNAL_SERVER_ERROR,
                 };
-                response
+                stream::json_with(reply.body, status)
             }
         }
     }

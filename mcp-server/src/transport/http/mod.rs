@@ -24,6 +24,7 @@ mod headers;
 mod negotiate;
 mod origin;
 mod sessions;
+mod status;
 mod stream;
 
 use std::future::Future;

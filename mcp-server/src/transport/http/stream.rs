@@ -20,16 +20,18 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use crate::dispatch::{Reply, ReplyStatus};
+use super::status;
+use crate::dispatch::{Outcome, Reply};
 
-/// A reply as a JSON response.
+/// A reply as a JSON response, its status following what it reports.
 pub(crate) fn json(reply: Reply) -> Response {
-    let status = match reply.status {
-        ReplyStatus::Ok => StatusCode::OK,
-        ReplyStatus::BadRequest => StatusCode::BAD_REQUEST,
-        ReplyStatus::NotFound => StatusCode::NOT_FOUND,
-    };
-    let mut response = (status, reply.body).into_response();
+    let status = status::of(reply.outcome);
+    json_with(reply.body, status)
+}
+
+/// A JSON body with an explicit status.
+pub(crate) fn json_with(body: Bytes, status: StatusCode) -> Response {
+    let mut response = (status, body).into_response();
     response
         .headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -38,19 +40,21 @@ pub(crate) fn json(reply: Reply) -> Response {
 
 /// A reply as a JSON response; an empty body (a request the client cancelled, which gets no
 /// response) as `202 Accepted` without one.
-fn json_or_nothing(reply: Reply) -> Response {
+fn json_or_nothing(reply: Reply, status: fn(Outcome) -> StatusCode) -> Response {
     if reply.body.is_empty() {
         StatusCode::ACCEPTED.into_response()
     } else {
-        json(reply)
+        json_with(reply.body, status(reply.outcome))
     }
 }
 
 type ReplyFuture = Pin<Box<dyn Future<Output = Reply> + Send>>;
 
-/// Runs the request and answers with JSON or SSE, whichever fits.
+/// Runs the request and answers with JSON or SSE, whichever fits; a JSON answer's status is
+/// `status` of what the reply reports.
 pub(crate) async fn respond(
     mut reply: ReplyFuture,
+    status: fn(Outcome) -> StatusCode,
     notifications: Option<mpsc::Receiver<Bytes>>,
     json_allowed: bool,
     id: RequestId,
@@ -58,7 +62,7 @@ pub(crate) async fn respond(
     keep_alive: Duration,
 ) -> Response {
     let Some(mut rx) = notifications else {
-        let response = json_or_nothing(reply.await);
+        let response = json_or_nothing(reply.await, status);
         drop(cancel_on_drop.disarm());
         return response;
     };
@@ -82,7 +86,7 @@ pub(crate) async fn respond(
                 pending.push_back(message);
             }
             if pending.is_empty() {
-                return json_or_nothing(done);
+                return json_or_nothing(done, status);
             }
             if !done.body.is_empty() {
                 pending.push_back(done.body);

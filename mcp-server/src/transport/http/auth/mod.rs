@@ -23,7 +23,7 @@ pub use metadata::{MetadataError, ProtectedResourceMetadata};
 
 use super::stream;
 use crate::AuthIdentity;
-use crate::dispatch::{Reply, ReplyStatus};
+use crate::dispatch::Reply;
 
 /// What [`Authenticator::authenticate`] returns: the caller's identity, `None` to let the
 /// request through without one, or a refusal (HTTP 401).
@@ -290,10 +290,8 @@ impl Guard {
                 )
             }
         };
-        let reply =
-            Reply::error_with_status(None, McpError::invalid_request(message), ReplyStatus::Ok);
-        let mut response = stream::json(reply);
-        *response.status_mut() = StatusCode::UNAUTHORIZED;
+        let reply = Reply::error(None, McpError::invalid_request(message));
+        let mut response = stream::json_with(reply.body, StatusCode::UNAUTHORIZED);
         response
             .headers_mut()
             .insert(WWW_AUTHENTICATE, challenge.clone());

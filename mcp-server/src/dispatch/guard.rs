@@ -1,0 +1,131 @@
+//! The multi-round guard, in one place: around every handler that may take part in a
+//! multi-round request (`tools/call`, `prompts/get`, `resources/read`, on either era, and on
+//! every round the server pushes to an older client), in this order:
+//!
+//! 1. `inputResponses` must be an object, and an echoed `requestState` must verify under this
+//!    request's binding (with single use, it is consumed) — [`Server::guard`];
+//! 2. the handler runs — [`Guard::run`];
+//! 3. a state it returns must verify under the same binding, and
+//! 4. every input request it asks must be one the client declared it can answer (the
+//!    capability gate, [`super::gate`]).
+//!
+//! The checks themselves live in `crate::state` (verification) and [`super::gate`]; this
+//! module only puts them in order, so that no method can skip one.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use mcp_core::McpError;
+use mcp_core::protocol::{ClientCapabilities, Outcome};
+use serde_json::Value;
+
+use super::gate::check_input_requests;
+use crate::handler::Invocation;
+use crate::state::{
+    BindingContext, StateContext, check_input_responses, check_outgoing, verify_incoming,
+};
+use crate::{RequestContext, Server};
+
+/// What the guard keeps between the handler's invocation and its outcome.
+#[derive(Debug)]
+pub(super) struct Guard {
+    /// The request's state context (`None` when the server keeps no state).
+    state: Option<StateContext>,
+    /// The capabilities the client declared for this request.
+    caps: ClientCapabilities,
+}
+
+/// What a multi-round request carries besides its target.
+pub(super) struct Rounds {
+    pub(super) arguments: Value,
+    pub(super) input_responses: Option<Value>,
+    pub(super) request_state: Option<String>,
+}
+
+impl Server {
+    /// Steps 1 of the guard: checks `inputResponses` and verifies an echoed state for
+    /// `target`, and returns the handler's invocation with the guard for the steps after it.
+    pub(super) async fn guard(
+        &self,
+        ctx: RequestContext,
+        target: &str,
+        rounds: Rounds,
+    ) -> Result<(Invocation, Guard), McpError> {
+        let Rounds {
+            arguments,
+            input_responses,
+            request_state,
+        } = rounds;
+        let state = self
+            .prepare_state(
+                &ctx,
+                target,
+                &arguments,
+                &input_responses,
+                request_state.as_deref(),
+            )
+            .await?;
+        let caps = ctx.client_capabilities().clone();
+        let invocation = Invocation {
+            input_responses,
+            request_state,
+            state: state.clone(),
+            ..Invocation::new(ctx, arguments)
+        };
+        Ok((invocation, Guard { state, caps }))
+    }
+
+    /// `inputResponses` must be an object, and an echoed state must verify under this
+    /// request's binding (and, with single use, is consumed).
+    async fn prepare_state(
+        &self,
+        ctx: &RequestContext,
+        target: &str,
+        arguments: &Value,
+        input_responses: &Option<Value>,
+        request_state: Option<&str>,
+    ) -> Result<Option<StateContext>, McpError> {
+        check_input_responses(input_responses.as_ref())?;
+        let Some(signer) = &self.config().state_signer else {
+            return Ok(None);
+        };
+        let binding = signer.bind_for(&BindingContext {
+            request: ctx,
+            target,
+            arguments,
+        });
+        let incoming = verify_incoming(signer, &binding, request_state, target).await?;
+        let (payload, consumed) = match incoming {
+            Some(incoming) => (Some(incoming.payload), incoming.consumed),
+            None => (None, None),
+        };
+        Ok(Some(StateContext {
+            signer: Arc::clone(signer),
+            binding,
+            target: target.to_owned(),
+            payload,
+            consumed,
+        }))
+    }
+}
+
+impl Guard {
+    /// Steps 2 to 4: runs the handler, then checks its outcome.
+    pub(super) async fn run<T>(
+        self,
+        handler: impl Future<Output = Result<Outcome<T>, McpError>>,
+    ) -> Result<Outcome<T>, McpError> {
+        let outcome = handler.await?;
+        self.finish(&outcome)?;
+        Ok(outcome)
+    }
+
+    /// After the handler: a returned state must verify under the request's binding, and
+    /// every input request must be one the client declared it can answer.
+    fn finish<T>(&self, outcome: &Outcome<T>) -> Result<(), McpError> {
+        if let Some(state) = &self.state {
+            check_outgoing(outcome, state)?;
+        }
+        check_input_requests(outcome, &self.caps)
+    }
+}

@@ -1,0 +1,89 @@
+//! The MCP service: one transport-agnostic [`tower::Service`] that every transport (stdio,
+//! Streamable HTTP, in-process) hands its decoded requests to.
+//!
+//! A transport reads a message, decides its era (2026-07-28, or an open 2025-11-25 session),
+//! and builds an [`McpRequest`]: the JSON-RPC request plus what the transport knows of the
+//! caller (its [`TransportInfo`](crate::TransportInfo), the authenticated identity, the
+//! session). [`McpService`] serves it (method routing, the multi-round guard, handlers) and
+//! answers an [`McpResponse`]: the serialized JSON-RPC response. Notifications and, on an
+//! older session, the server's own requests to the client go out through the request's stream
+//! while it runs.
+//!
+//! Because the boundary is an ordinary `tower::Service`, ordinary tower layers apply to
+//! every transport at once: register them with [`ServerBuilder::layer`](crate::ServerBuilder::layer).
+//! Timeouts, concurrency limits, tracing, metrics and per-tool authorization can be written
+//! once, outside the handlers. A layer reads the method and tool name from the request
+//! ([`McpRequest::method`], [`McpRequest::tool_name`]) and may answer by itself
+//! ([`McpResponse::error`]).
+//!
+//! An error returned by a layer (such as `tower::timeout::error::Elapsed`) never reaches the
+//! transport as a failure: it becomes a JSON-RPC error `-32603` (internal error) whose message
+//! names the cause, e.g. `Internal error: request timed out`, and the server keeps serving.
+//! MCP defines no dedicated code for a timed-out or refused request. A layer that panics is
+//! answered the same way.
+//!
+//! `initialize` (which opens a 2025-11-25 session, a transport concern) and messages that are
+//! not requests (notifications, the client's answers) do not pass through the service.
+
+mod boxed;
+mod request;
+mod response;
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+pub use boxed::BoxMcpService;
+pub use request::McpRequest;
+pub use response::McpResponse;
+
+/// The error type layers may return; see the module documentation for how it is answered.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The innermost MCP service: serves one request of either era, never fails.
+///
+/// It is the service your layers wrap ([`ServerBuilder::layer`](crate::ServerBuilder::layer));
+/// it needs no state of its own, since each [`McpRequest`] carries the server it is for.
+///
+/// ```
+/// use mcp_server::service::{McpRequest, McpResponse, McpService};
+///
+/// fn assert_service<S: tower::Service<McpRequest, Response = McpResponse>>(_: S) {}
+/// assert_service(McpService);
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct McpService;
+
+impl tower::Service<McpRequest> for McpService {
+    type Response = McpResponse;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<McpResponse, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: McpRequest) -> Self::Future {
+        Box::pin(async move { Ok(request.serve().await) })
+    }
+}
+
+impl crate::Server {
+    /// Hands a routed request to the service stack: the user's layers, then [`McpService`].
+    /// Every transport serves its requests through here.
+    pub(crate) async fn call_service(
+        &self,
+        routed: crate::dispatch::Routed,
+        transport: crate::TransportInfo,
+        outbound: crate::context::Outbound,
+        cancellation: tokio_util::sync::CancellationToken,
+    ) -> crate::dispatch::Reply {
+        let request = McpRequest::new(self.clone(), routed, transport, outbound, cancellation);
+        let response = match self.service() {
+            Some(stack) => stack.serve(request).await,
+            None => request.serve().await,
+        };
+        response.into_reply()
+    }
+}
