@@ -5,7 +5,10 @@
 //! their notifications, the session header, GET stream and DELETE. Modern requests keep being
 //! served statelessly beside a session, and a modern `initialize` is still refused.
 
+mod support;
+
 use std::time::Duration;
+use support::stdio_pipe::StdioPipe as Stdio;
 
 use axum::Router;
 use axum::body::Body;
@@ -17,7 +20,6 @@ use mcp_server::mcp_core::protocol::{
 use mcp_server::transport::http::HttpConfig;
 use mcp_server::{RequestContext, ResourceRoute, Server, ToolRoute};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
 use tower::ServiceExt;
 
 const URI: &str = "test://watched";
@@ -97,46 +99,6 @@ fn assert_no_2026_fields(result: &Value) {
 }
 
 // ----- stdio -----
-
-struct Stdio {
-    input: DuplexStream,
-    output: Lines<BufReader<DuplexStream>>,
-}
-
-impl Stdio {
-    fn start(server: Server) -> Self {
-        let (input, server_in) = tokio::io::duplex(1 << 16);
-        let (server_out, output) = tokio::io::duplex(1 << 16);
-        tokio::spawn(server.serve_io(server_in, server_out));
-        Self {
-            input,
-            output: BufReader::new(output).lines(),
-        }
-    }
-
-    async fn send(&mut self, message: &Value) {
-        let mut line = message.to_string();
-        line.push('\n');
-        self.input
-            .write_all(line.as_bytes())
-            .await
-            .unwrap_or_else(|e| panic!("{e}"));
-    }
-
-    async fn next(&mut self) -> Value {
-        let line = tokio::time::timeout(Duration::from_secs(5), self.output.next_line())
-            .await
-            .unwrap_or_else(|_| panic!("no line within 5 s"))
-            .unwrap_or_else(|e| panic!("{e}"))
-            .unwrap_or_else(|| panic!("the server closed stdout"));
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
-    }
-
-    async fn call(&mut self, message: Value) -> Value {
-        self.send(&message).await;
-        self.next().await
-    }
-}
 
 #[tokio::test]
 async fn stdio_serves_a_legacy_session_beside_modern_requests() {

@@ -13,9 +13,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use support::stdio_pipe::StdioPipe as Stdio;
 
 use axum::Router;
 use axum::body::Body;
@@ -36,7 +39,7 @@ use mcp_server::state::{
 use mcp_server::{ElicitForm, RequestContext, Server, State, prompt, tool};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tower::ServiceExt;
 
 // ----- Handlers -----
@@ -273,58 +276,21 @@ fn assert_elicitation(message: &Value) {
 
 // ----- stdio -----
 
-struct Stdio {
-    input: DuplexStream,
-    output: Lines<BufReader<DuplexStream>>,
-}
-
-impl Stdio {
-    async fn start(server: &Server, version: &str, capabilities: Value) -> Self {
-        let (input, server_in) = tokio::io::duplex(1 << 16);
-        let (server_out, output) = tokio::io::duplex(1 << 16);
-        tokio::spawn(server.clone().serve_io(server_in, server_out));
-        let mut io = Self {
-            input,
-            output: BufReader::new(output).lines(),
-        };
-        let opened = io.call(initialize(version, capabilities)).await;
-        assert_eq!(opened["result"]["protocolVersion"], version, "{opened}");
-        io.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .await;
-        io
-    }
-
-    async fn send(&mut self, message: &Value) {
-        let mut line = message.to_string();
-        line.push('\n');
-        self.input.write_all(line.as_bytes()).await.unwrap();
-    }
-
-    async fn next(&mut self) -> Value {
-        let line = tokio::time::timeout(Duration::from_secs(5), self.output.next_line())
-            .await
-            .expect("no line within 5 s")
-            .unwrap()
-            .expect("the server closed stdout");
-        serde_json::from_str(&line).unwrap()
-    }
-
-    /// Nothing is written within a short while.
-    async fn silent(&mut self) {
-        let line = tokio::time::timeout(Duration::from_millis(150), self.output.next_line()).await;
-        assert!(line.is_err(), "unexpected output: {line:?}");
-    }
-
-    async fn call(&mut self, message: Value) -> Value {
-        self.send(&message).await;
-        self.next().await
-    }
+/// A 2025-11-25 session over stdio pipes: `initialize` at `version` with `capabilities`,
+/// then `notifications/initialized`.
+async fn open_stdio(server: &Server, version: &str, capabilities: Value) -> Stdio {
+    let mut io = Stdio::start(server.clone());
+    let opened = io.call(initialize(version, capabilities)).await;
+    assert_eq!(opened["result"]["protocolVersion"], version, "{opened}");
+    io.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    io
 }
 
 #[tokio::test]
 async fn stdio_completes_the_two_question_flow_through_pushed_elicitation() {
     let app = app();
-    let mut io = Stdio::start(&app.server, "2025-11-25", json!({"elicitation": {}})).await;
+    let mut io = open_stdio(&app.server, "2025-11-25", json!({"elicitation": {}})).await;
     let first = io.call(call(1, "deploy", json!({"target": "prod"}))).await;
     assert_elicitation(&first);
     assert_eq!(first["params"]["message"], "Deploy prod?");
@@ -367,7 +333,7 @@ async fn stdio_completes_the_two_question_flow_through_pushed_elicitation() {
 #[tokio::test]
 async fn stdio_spells_forms_for_a_2025_06_18_session() {
     let app = app();
-    let mut io = Stdio::start(&app.server, "2025-06-18", json!({"elicitation": {}})).await;
+    let mut io = open_stdio(&app.server, "2025-06-18", json!({"elicitation": {}})).await;
     let first = io.call(call(1, "deploy", json!({"target": "qa"}))).await;
     assert_elicitation(&first);
     assert!(first["params"].get("mode").is_none(), "{first}");
@@ -395,7 +361,7 @@ async fn stdio_spells_forms_for_a_2025_06_18_session() {
 async fn prompts_and_the_deprecated_kinds_are_pushed_too() {
     let app = app();
     let caps = json!({"elicitation": {}, "sampling": {}, "roots": {}});
-    let mut io = Stdio::start(&app.server, "2025-11-25", caps).await;
+    let mut io = open_stdio(&app.server, "2025-11-25", caps).await;
     let asked = io
         .call(json!({"jsonrpc": "2.0", "id": 1, "method": "prompts/get",
                      "params": {"name": "plan"}}))
@@ -440,7 +406,7 @@ async fn prompts_and_the_deprecated_kinds_are_pushed_too() {
 async fn url_questions_carry_an_elicitation_id_and_are_reported_complete() {
     let app = app();
     let caps = json!({"elicitation": {"url": {}}});
-    let mut io = Stdio::start(&app.server, "2025-11-25", caps).await;
+    let mut io = open_stdio(&app.server, "2025-11-25", caps).await;
     let asked = io.call(call(1, "approve", json!({}))).await;
     assert_elicitation(&asked);
     assert_eq!(asked["params"]["mode"], "url", "{asked}");
@@ -460,7 +426,7 @@ async fn url_questions_carry_an_elicitation_id_and_are_reported_complete() {
 #[tokio::test]
 async fn decline_and_cancel_reach_the_handler() {
     let app = app();
-    let mut io = Stdio::start(&app.server, "2025-11-25", json!({"elicitation": {}})).await;
+    let mut io = open_stdio(&app.server, "2025-11-25", json!({"elicitation": {}})).await;
     for (id, action) in [(1, "decline"), (2, "cancel")] {
         let asked = io.call(call(id, "deploy", json!({"target": "prod"}))).await;
         assert_elicitation(&asked);
@@ -479,7 +445,7 @@ async fn decline_and_cancel_reach_the_handler() {
 #[tokio::test]
 async fn the_round_limit_stops_a_handler_that_never_finishes() {
     let app = app_with(|b| b.pushed_rounds(3));
-    let mut io = Stdio::start(&app.server, "2025-11-25", json!({"elicitation": {}})).await;
+    let mut io = open_stdio(&app.server, "2025-11-25", json!({"elicitation": {}})).await;
     io.send(&call(1, "endless", json!({}))).await;
     for _ in 0..2 {
         let asked = io.next().await;
@@ -501,7 +467,7 @@ async fn the_round_limit_stops_a_handler_that_never_finishes() {
 #[tokio::test]
 async fn an_unanswered_pushed_request_times_out() {
     let app = app_with(|b| b.pushed_answer_timeout(Duration::from_millis(100)));
-    let mut io = Stdio::start(&app.server, "2025-11-25", json!({"elicitation": {}})).await;
+    let mut io = open_stdio(&app.server, "2025-11-25", json!({"elicitation": {}})).await;
     let asked = io.call(call(1, "deploy", json!({"target": "prod"}))).await;
     assert_elicitation(&asked);
     let failed = io.next().await;
@@ -529,7 +495,7 @@ async fn an_unanswered_pushed_request_times_out() {
 #[tokio::test]
 async fn a_client_without_elicitation_gets_the_capability_error() {
     let app = app();
-    let mut io = Stdio::start(&app.server, "2025-11-25", json!({"sampling": {}})).await;
+    let mut io = open_stdio(&app.server, "2025-11-25", json!({"sampling": {}})).await;
     let refused = io.call(call(1, "deploy", json!({"target": "prod"}))).await;
     assert_eq!(refused["id"], 1, "{refused}");
     assert_eq!(refused["error"]["code"], -32021, "{refused}");
@@ -543,7 +509,7 @@ async fn a_client_without_elicitation_gets_the_capability_error() {
 #[tokio::test]
 async fn states_are_verified_every_round_even_though_the_client_never_sees_them() {
     let app = app();
-    let mut io = Stdio::start(&app.server, "2025-11-25", json!({"elicitation": {}})).await;
+    let mut io = open_stdio(&app.server, "2025-11-25", json!({"elicitation": {}})).await;
     // A state offered by the client itself is verified like any other, and refused.
     let mut forged = call(1, "deploy", json!({"target": "prod"}));
     forged["params"]["requestState"] = json!("forged-state");
@@ -563,7 +529,7 @@ async fn states_are_verified_every_round_even_though_the_client_never_sees_them(
 #[tokio::test]
 async fn cancelling_the_original_request_abandons_the_pushed_ones() {
     let app = app();
-    let mut io = Stdio::start(&app.server, "2025-11-25", json!({"elicitation": {}})).await;
+    let mut io = open_stdio(&app.server, "2025-11-25", json!({"elicitation": {}})).await;
     let asked = io.call(call(7, "deploy", json!({"target": "prod"}))).await;
     assert_elicitation(&asked);
     io.send(
@@ -617,7 +583,7 @@ async fn end_of_input_ends_the_waits_for_answers() {
 #[tokio::test]
 async fn stray_responses_are_dropped_and_the_server_keeps_serving() {
     let app = app();
-    let mut io = Stdio::start(&app.server, "2025-11-25", json!({"elicitation": {}})).await;
+    let mut io = open_stdio(&app.server, "2025-11-25", json!({"elicitation": {}})).await;
     io.send(&json!({"jsonrpc": "2.0", "id": "mcp-server-999", "result": {}}))
         .await;
     io.send(&json!({"jsonrpc": "2.0", "id": 42, "error": {"code": -1, "message": "?"}}))
@@ -632,7 +598,7 @@ async fn stray_responses_are_dropped_and_the_server_keeps_serving() {
 #[tokio::test]
 async fn stdio_the_server_pings_the_client() {
     let app = app();
-    let mut io = Stdio::start(&app.server, "2025-11-25", json!({})).await;
+    let mut io = open_stdio(&app.server, "2025-11-25", json!({})).await;
     let ping = io.call(call(1, "pinger", json!({}))).await;
     assert_eq!(ping["method"], "ping", "{ping}");
     let done = io.call(answer(&ping, json!({}))).await;

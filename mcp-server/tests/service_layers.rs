@@ -3,12 +3,15 @@
 //! serving; a concurrency limit of one serialises two calls; a custom layer refuses one tool
 //! by name; a layer's panic is answered; layers see the requests of both protocol eras.
 
+mod support;
+
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
+use support::stdio_pipe::StdioPipe as Stdio;
 
 use axum::Router;
 use axum::body::Body;
@@ -17,7 +20,6 @@ use http_body_util::BodyExt;
 use mcp_server::service::{McpRequest, McpResponse};
 use mcp_server::{McpError, Server, ServerBuilder, ToolRoute, TransportInfo};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
 use tower::layer::layer_fn;
 use tower::limit::ConcurrencyLimitLayer;
 use tower::timeout::TimeoutLayer;
@@ -89,46 +91,6 @@ fn text(reply: &Value) -> &str {
 }
 
 // ----- stdio -----
-
-struct Stdio {
-    input: DuplexStream,
-    output: Lines<BufReader<DuplexStream>>,
-}
-
-impl Stdio {
-    fn start(server: Server) -> Self {
-        let (input, server_in) = tokio::io::duplex(1 << 16);
-        let (server_out, output) = tokio::io::duplex(1 << 16);
-        tokio::spawn(server.serve_io(server_in, server_out));
-        Self {
-            input,
-            output: BufReader::new(output).lines(),
-        }
-    }
-
-    async fn send(&mut self, message: &Value) {
-        let mut line = message.to_string();
-        line.push('\n');
-        self.input
-            .write_all(line.as_bytes())
-            .await
-            .unwrap_or_else(|e| panic!("{e}"));
-    }
-
-    async fn next(&mut self) -> Value {
-        let line = tokio::time::timeout(Duration::from_secs(5), self.output.next_line())
-            .await
-            .unwrap_or_else(|_| panic!("no line within 5 s"))
-            .unwrap_or_else(|e| panic!("{e}"))
-            .unwrap_or_else(|| panic!("the server closed stdout"));
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
-    }
-
-    async fn call(&mut self, message: Value) -> Value {
-        self.send(&message).await;
-        self.next().await
-    }
-}
 
 // ----- HTTP (the endpoint as a tower Service, in process) -----
 

@@ -4,3 +4,4 @@
 #![allow(dead_code, unreachable_pub)]
 
 pub mod log_capture;
+pub mod stdio_pipe;
