@@ -33,7 +33,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 mod support;
+
 use support::log_capture::{capture_logs, clear_log, log_lines};
+use support::replies::{state_of, text_of};
 
 // ----- The server under test -----
 
@@ -360,23 +362,6 @@ impl Harness {
         tokens.iter().for_each(|t| assert_no_secrets(t));
         self.assert_still_serves().await;
     }
-}
-
-/// The `requestState` of an input-required reply.
-#[track_caller]
-fn state_of(reply: &Value) -> String {
-    assert_eq!(reply["result"]["resultType"], "input_required", "{reply}");
-    let state = reply["result"]["requestState"].as_str();
-    state.expect("a requestState").to_owned()
-}
-
-/// The text of a complete tool result.
-#[track_caller]
-fn text_of(reply: &Value) -> String {
-    assert!(reply.get("error").is_none(), "unexpected error: {reply}");
-    assert_ne!(reply["result"]["resultType"], "input_required", "{reply}");
-    let text = reply["result"]["content"][0]["text"].as_str();
-    text.unwrap_or_else(|| panic!("no text in {reply}")).into()
 }
 
 /// What the `raw` tool reports.

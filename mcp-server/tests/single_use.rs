@@ -23,7 +23,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 mod support;
+
 use support::log_capture::{capture_logs, clear_log, log_lines};
+use support::replies::{state_of, text_of};
 
 // ----- Handlers -----
 
@@ -188,27 +190,6 @@ async fn deploy_call(server: &Server, answers: Option<Value>, state: Option<&str
         params["requestState"] = json!(state);
     }
     send(server, "tools/call", params).await
-}
-
-/// The `requestState` of an input-required reply.
-#[track_caller]
-fn state_of(reply: &Value) -> String {
-    assert_eq!(reply["result"]["resultType"], "input_required", "{reply}");
-    reply["result"]["requestState"]
-        .as_str()
-        .expect("a state")
-        .to_owned()
-}
-
-/// The text of a complete result.
-#[track_caller]
-fn text_of(reply: &Value) -> String {
-    assert!(reply.get("error").is_none(), "unexpected error: {reply}");
-    assert_eq!(reply["result"]["resultType"], "complete", "{reply}");
-    reply["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap()
-        .to_owned()
 }
 
 /// Asserts `reply` is the refusal every bad state gets.

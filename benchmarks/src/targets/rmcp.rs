@@ -87,16 +87,7 @@ impl Target for Rmcp {
     }
 
     fn spawn_http(&self, listener: TcpListener, shutdown: CancellationToken) -> anyhow::Result<()> {
-        let service = http_service(shutdown.child_token());
-        super::spawn_http1(
-            listener,
-            shutdown,
-            service_fn(move |request| {
-                let service = service.clone();
-                async move { Ok::<_, Infallible>(service.handle(request).await) }
-            }),
-        );
-        Ok(())
+        serve(listener, shutdown, http_service)
     }
 
     fn has_flow(&self) -> bool {
@@ -130,16 +121,7 @@ impl Target for RmcpSession {
     }
 
     fn spawn_http(&self, listener: TcpListener, shutdown: CancellationToken) -> anyhow::Result<()> {
-        let service = session_http_service(shutdown.child_token());
-        super::spawn_http1(
-            listener,
-            shutdown,
-            service_fn(move |request| {
-                let service = service.clone();
-                async move { Ok::<_, Infallible>(service.handle(request).await) }
-            }),
-        );
-        Ok(())
+        serve(listener, shutdown, session_http_service)
     }
 
     fn has_session(&self) -> bool {
@@ -328,6 +310,28 @@ impl ServerHandler for EchoServer {
     fn get_info(&self) -> ServerInfo {
         ServerInfo::new(ServerCapabilities::builder().enable_tools().build())
     }
+}
+
+/// Serves the rmcp service `make` builds (with a child of `shutdown`) over HTTP/1.1 on
+/// `listener`, until `shutdown`.
+fn serve<M>(
+    listener: TcpListener,
+    shutdown: CancellationToken,
+    make: fn(CancellationToken) -> StreamableHttpService<EchoServer, M>,
+) -> anyhow::Result<()>
+where
+    M: rmcp::transport::streamable_http_server::SessionManager,
+{
+    let service = make(shutdown.child_token());
+    super::spawn_http1(
+        listener,
+        shutdown,
+        service_fn(move |request| {
+            let service = service.clone();
+            async move { Ok::<_, Infallible>(service.handle(request).await) }
+        }),
+    );
+    Ok(())
 }
 
 /// The stateless, JSON-response Streamable HTTP service described in the module docs.

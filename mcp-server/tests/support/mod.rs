@@ -4,4 +4,5 @@
 #![allow(dead_code, unreachable_pub)]
 
 pub mod log_capture;
+pub mod replies;
 pub mod stdio_pipe;
