@@ -523,8 +523,24 @@ fn layered_times_out_its_slow_tool_and_audits_every_request_over_both_transports
     let mut http = HttpClient::new(server.url());
     let listing = list_everything(&mut http, layered);
     check_layered(&mut |message| http.send(message), "HTTP", listing);
+    // A 2025-11-25 client passes through the same layers, from its `initialize` on.
+    let initialize = json!({"jsonrpc": "2.0", "id": 9, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "old-client", "version": "1.0"}
+    }});
+    let opened = reqwest::blocking::Client::new()
+        .post(server.url())
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .body(initialize.to_string())
+        .send()
+        .expect("initialize is answered");
+    assert_eq!(opened.status().as_u16(), 200);
+    assert!(opened.headers().contains_key("mcp-session-id"));
     let log = server.output();
     for line in [
+        "audit: initialize",
         "audit: server/discover",
         "audit: tools/list",
         "audit: tools/call tool=sleep",

@@ -1,7 +1,10 @@
 //! Tower layers around the MCP service (`ServerBuilder::layer`), on every transport: a
 //! timeout turns a slow tool into a JSON-RPC error over stdio and HTTP and the server keeps
 //! serving; a concurrency limit of one serialises two calls; a custom layer refuses one tool
-//! by name; a layer's panic is answered; layers see the requests of both protocol eras.
+//! by name; a layer's panic is answered; layers see the requests of both protocol eras,
+//! `initialize` included, and can refuse to open a session; the client's answers to pushed
+//! requests bypass the layers, so a concurrency limit of one cannot wait on itself; a stack
+//! built by hand around `McpService` serves an `McpRequest` built from a message.
 
 mod support;
 
@@ -17,8 +20,12 @@ use axum::Router;
 use axum::body::Body;
 use http::{Method, Request, StatusCode};
 use http_body_util::BodyExt;
-use mcp_server::service::{McpRequest, McpResponse};
-use mcp_server::{McpError, Server, ServerBuilder, ToolRoute, TransportInfo};
+use mcp_server::service::{McpRequest, McpResponse, McpService};
+use mcp_server::state::{Continuation, Reply, Round, Step};
+use mcp_server::{
+    AuthIdentity, ElicitForm, McpError, Server, ServerBuilder, ToolRoute, TransportInfo, tool,
+};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tower::layer::layer_fn;
 use tower::limit::ConcurrencyLimitLayer;
@@ -364,9 +371,245 @@ async fn layers_see_the_requests_of_both_eras() {
     assert_eq!(
         seen,
         [
+            ("initialize".to_owned(), "2025-11-25".to_owned(), false),
             legacy("tools/call"),
             legacy("ping"),
             ("tools/call".to_owned(), MODERN.to_owned(), false),
         ]
     );
+}
+
+// ----- initialize through the layers -----
+
+/// Refuses `initialize` from a caller no authentication layer vouched for.
+#[derive(Clone)]
+struct SessionsNeedAuth<S>(S);
+
+impl<S> Service<McpRequest> for SessionsNeedAuth<S>
+where
+    S: Service<McpRequest, Response = McpResponse>,
+    S::Future: Send + 'static,
+{
+    type Response = McpResponse;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<McpResponse, S::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: McpRequest) -> Self::Future {
+        if request.method() == "initialize" && request.auth().is_none() {
+            let refused = McpResponse::error(
+                request.id().clone(),
+                McpError::invalid_request("Unauthorized: sessions need a signed-in caller"),
+            );
+            return Box::pin(async move { Ok(refused) });
+        }
+        Box::pin(self.0.call(request))
+    }
+}
+
+fn initialize(id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"elicitation": {"form": {}}},
+        "clientInfo": {"name": "old-client", "version": "0.9"}
+    }})
+}
+
+fn assert_unauthorized(reply: &Value) {
+    assert_eq!(reply["error"]["code"], -32600, "{reply}");
+    assert_eq!(
+        reply["error"]["message"], "Unauthorized: sessions need a signed-in caller",
+        "{reply}"
+    );
+}
+
+#[tokio::test]
+async fn a_layer_can_refuse_to_open_a_session_over_stdio() {
+    let server = builder(&Arc::default())
+        .layer(layer_fn(SessionsNeedAuth))
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut io = Stdio::start(server);
+    assert_unauthorized(&io.call(initialize(1)).await);
+    // No session was opened: a request without modern `_meta` is still refused as such…
+    let old = io
+        .call(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                     "params": {"name": "fast"}}))
+        .await;
+    assert_eq!(old["error"]["code"], -32602, "{old}");
+    // …and the modern wire is served as before.
+    assert_eq!(text(&io.call(modern_call(3, "fast")).await), "quick");
+}
+
+/// POSTs an `initialize` (no session yet) and returns the status, session id and reply.
+async fn post_initialize(app: &Router, body: &Value) -> (StatusCode, Option<String>, Value) {
+    let request = Request::builder()
+        .method(Method::POST)
+        .uri("http://localhost/")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(Body::from(body.to_string()))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let response = app
+        .clone()
+        .oneshot(request)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let status = response.status();
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let bytes = response
+        .into_body()
+        .collect()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .to_bytes();
+    let json = serde_json::from_slice(&bytes)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&bytes)));
+    (status, session, json)
+}
+
+#[tokio::test]
+async fn a_layer_can_refuse_to_open_a_session_over_http() {
+    let server = builder(&Arc::default())
+        .layer(layer_fn(SessionsNeedAuth))
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let app = server.http_service();
+    let (_, session, reply) = post_initialize(&app, &initialize(1)).await;
+    assert_unauthorized(&reply);
+    assert_eq!(session, None, "a refused initialize opens no session");
+
+    // The same server without the layer opens one.
+    let open = builder(&Arc::default())
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"))
+        .http_service();
+    let (status, session, reply) = post_initialize(&open, &initialize(1)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(reply["result"]["protocolVersion"], "2025-11-25", "{reply}");
+    assert!(session.is_some_and(|id| !id.is_empty()));
+}
+
+// ----- answers to pushed requests bypass the layers -----
+
+/// Whether to go ahead.
+#[derive(ElicitForm)]
+struct GoAhead {
+    /// Go ahead?
+    ok: bool,
+}
+
+/// One question.
+#[derive(Serialize, Deserialize, Clone, Continuation)]
+enum Ask {
+    #[awaits(answer: GoAhead)]
+    Asking,
+}
+
+/// Asks one question, then says what the answer was.
+#[tool]
+async fn confirm(round: Round<Ask>) -> Step<Ask, String> {
+    match round.resume() {
+        None => round.ask(Ask::Asking, "Go ahead?"),
+        Some(AskAnswered::Asking {
+            answer: Reply::Accepted(GoAhead { ok }),
+        }) => Step::done(format!("ok={ok}")),
+        Some(AskAnswered::Asking { .. }) => Step::done("no answer".to_owned()),
+    }
+}
+
+#[tokio::test]
+async fn a_concurrency_limit_of_one_does_not_hold_back_the_answer_a_handler_waits_for() {
+    // The `tools/call` holds the only permit while its handler waits for the client's answer
+    // to the pushed `elicitation/create`; the answer reaches it without one.
+    let server = Server::builder()
+        .tool(confirm)
+        .layer(ConcurrencyLimitLayer::new(1))
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut io = Stdio::start(server);
+    let opened = io.call(initialize(1)).await;
+    assert_eq!(
+        opened["result"]["protocolVersion"], "2025-11-25",
+        "{opened}"
+    );
+    io.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    let asked = io
+        .call(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                     "params": {"name": "confirm"}}))
+        .await;
+    assert_eq!(asked["method"], "elicitation/create", "{asked}");
+    let done = io
+        .call(json!({"jsonrpc": "2.0", "id": asked["id"].clone(),
+                     "result": {"action": "accept", "content": {"ok": true}}}))
+        .await;
+    assert_eq!(done["id"], 2, "{done}");
+    assert_eq!(text(&done), "ok=true");
+}
+
+// ----- a stack built by hand -----
+
+#[tokio::test]
+async fn a_hand_built_stack_serves_a_request_built_from_a_message() {
+    let server = builder(&Arc::default())
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let stack = tower::ServiceBuilder::new()
+        .layer(layer_fn(|inner| DenyTool {
+            inner,
+            tool: "slow",
+        }))
+        .service(McpService);
+    let request = |id, tool| {
+        let message = modern_call(id, tool).to_string();
+        let caller = TransportInfo::in_process().with_auth(AuthIdentity::new("alice"));
+        McpRequest::from_message(&server, message.as_bytes(), caller)
+            .unwrap_or_else(|response| panic!("{:?}", response.body()))
+    };
+    let built = request(1, "fast");
+    assert_eq!(built.tool_name(), Some("fast"));
+    assert_eq!(built.auth().map(AuthIdentity::subject), Some("alice"));
+    assert_eq!(built.protocol_version(), MODERN);
+    assert!(!built.is_legacy_session());
+    let response = stack.clone().oneshot(built).await;
+    let json: Value = match response {
+        Ok(response) => serde_json::from_slice(response.body()).unwrap_or_else(|e| panic!("{e}")),
+        Err(never) => match never {},
+    };
+    assert_eq!(text(&json), "quick");
+    let refused = match stack.oneshot(request(2, "slow")).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    };
+    let json: Value = serde_json::from_slice(refused.body()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(json["error"]["code"], -32602, "{json}");
+
+    // What is not a request to serve is answered instead of built.
+    for (message, code) in [
+        (&b"{not json"[..], -32700),
+        (
+            br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            -32600,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}}"#,
+            -32602,
+        ),
+    ] {
+        let refused = McpRequest::from_message(&server, message, TransportInfo::in_process())
+            .err()
+            .unwrap_or_else(|| panic!("built a request from {}", String::from_utf8_lossy(message)));
+        let json: Value = serde_json::from_slice(refused.body()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(json["error"]["code"], code, "{json}");
+        assert!(!refused.opens_session());
+    }
 }

@@ -91,7 +91,7 @@ impl Server {
                 .and_then(|token| serde_json::from_value(token.clone()).ok()),
             _ => None,
         };
-        let caps = self.capabilities();
+        let caps = self.caps();
         let answered = match method.as_str() {
             legacy_methods::PING => Ok(()),
             legacy_methods::SET_LEVEL if caps.logging.is_some() => {

@@ -41,14 +41,14 @@ impl Server {
         })
     }
 
-    pub(super) fn discover(&self, capabilities: ServerCapabilities) -> DiscoverResult {
+    pub(super) fn discover(&self, capabilities: &ServerCapabilities) -> DiscoverResult {
         let cache = self.config().list_cache;
         let mut result = DiscoverResult::default();
         result.supported_versions = ProtocolVersion::SUPPORTED
             .iter()
             .map(|v| (*v).to_owned())
             .collect();
-        result.capabilities = capabilities;
+        result.capabilities = capabilities.clone();
         result.instructions = self.instructions().map(str::to_owned);
         result.ttl_ms = cache.ttl_ms();
         result.cache_scope = cache.scope();

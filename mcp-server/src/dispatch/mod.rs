@@ -158,11 +158,11 @@ impl Server {
         ctx: RequestContext,
         request: IncomingRequest,
     ) -> Result<Bytes, McpError> {
-        let caps = self.capabilities();
+        let caps = self.caps();
         let IncomingRequest { id, method, params } = request;
         let legacy = ctx.is_legacy_session();
         match method.as_str() {
-            m::DISCOVER if !legacy => self.respond(&id, legacy, self.discover(caps)),
+            m::DISCOVER if !legacy => self.respond(&id, legacy, self.discover(&caps)),
             m::TOOLS_LIST if caps.tools.is_some() => {
                 self.respond(&id, legacy, self.list_tools(params)?)
             }

@@ -1,8 +1,10 @@
 //! Era routing: the one place that decides whether a request is served statelessly under
 //! 2026-07-28, opens a 2025-11-25 session (`initialize`), or belongs to an open one. Every
-//! transport calls [`Server::route`], then hands the routed request to the MCP service
-//! (`crate::service`, which ends in [`Server::serve`]); HTTP checks its mirrored headers on a
-//! modern request in between, and a transport that keeps sessions opens one on `initialize`.
+//! transport calls [`Server::route`], then hands the routed request (`initialize` included)
+//! to the MCP service (`crate::service`, which ends in [`Server::serve`]); HTTP checks its
+//! mirrored headers on a modern request in between. The answer to `initialize` carries the
+//! session it opened, which the transport keeps (stdio for the process, HTTP under a new
+//! `Mcp-Session-Id`).
 //!
 //! The order follows the recommended dispatch of a dual-era server (spec notes §4.3), so that a
 //! modern client never falls back by mistake:
@@ -32,14 +34,19 @@ use tokio_util::sync::CancellationToken;
 use super::{CheckedRequest, Outcome, Reply, Session};
 use crate::Server;
 use crate::context::{Outbound, TransportInfo};
+use crate::service::McpResponse;
 
 /// What the transport knows of sessions for one request.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Scope<'a> {
     /// No session can be kept (in-process calls): every request is modern.
     Stateless,
-    /// stdio: the process's session, once `initialize` has been served.
-    Process(Option<&'a Arc<Session>>),
+    /// stdio: the process's session, once `initialize` has been served, and where a new
+    /// session's notifications outside any request go (stdout).
+    Process {
+        session: Option<&'a Arc<Session>>,
+        sink: &'a mpsc::Sender<Bytes>,
+    },
     /// Streamable HTTP: what `Mcp-Session-Id` names, and the `MCP-Protocol-Version` header.
     #[cfg_attr(not(feature = "http"), allow(dead_code))] // Used by the HTTP transport.
     Http {
@@ -65,10 +72,21 @@ pub(crate) enum SessionHeader<'a> {
 pub(crate) enum Routed {
     /// Served statelessly under 2026-07-28, `_meta` checked.
     Modern(Box<CheckedRequest>),
-    /// `initialize`: the transport opens a session with [`Server::initialize`].
-    Initialize(IncomingRequest),
+    /// `initialize`: the service opens a session (with [`Server::initialize`]) whose
+    /// notifications outside any request go to the sink, and the transport keeps it.
+    Initialize(IncomingRequest, Option<mpsc::Sender<Bytes>>),
     /// A request of an open 2025-11-25 session.
     Legacy(IncomingRequest, Arc<Session>),
+}
+
+impl Routed {
+    /// The request, whatever its era.
+    pub(crate) fn request(&self) -> &IncomingRequest {
+        match self {
+            Self::Modern(checked) => &checked.request,
+            Self::Legacy(request, _) | Self::Initialize(request, _) => request,
+        }
+    }
 }
 
 /// Whether the params carry modern per-request `_meta` (a protocol version in it).
@@ -119,20 +137,23 @@ impl Server {
                     Outcome::UnknownSession,
                 ));
             }
-            Scope::Process(Some(session)) if !modern_meta => {
+            Scope::Process {
+                session: Some(session),
+                ..
+            } if !modern_meta => {
                 return Ok(Routed::Legacy(request, Arc::clone(session)));
             }
             _ => {}
         }
-        let (can_open, header) = match scope {
-            Scope::Stateless => (false, None),
-            Scope::Process(_) => (true, None),
-            Scope::Http { version, .. } => (true, version),
+        let (can_open, sink, header) = match scope {
+            Scope::Stateless => (false, None, None),
+            Scope::Process { sink, .. } => (true, Some(sink.clone()), None),
+            Scope::Http { version, .. } => (true, None, version),
         };
         let legacy_header = header.is_none_or(LegacyVersion::is_legacy);
         if request.method == legacy_methods::INITIALIZE && can_open && !modern_meta && legacy_header
         {
-            return Ok(Routed::Initialize(request));
+            return Ok(Routed::Initialize(request, sink));
         }
         if let Scope::Http {
             session: SessionHeader::Absent,
@@ -153,33 +174,28 @@ impl Server {
             .map(|checked| Routed::Modern(Box::new(checked)))
     }
 
-    /// Serves a routed request of either era. An `initialize` reaching here (a transport
-    /// that keeps no session) is answered, and its session closed at once.
+    /// Serves a routed request of either era: `initialize` opens a session, which the
+    /// answer carries to the transport (see [`McpResponse`]).
     pub(crate) async fn serve(
         &self,
         routed: Routed,
         transport: TransportInfo,
         outbound: Outbound,
         cancellation: CancellationToken,
-    ) -> Reply {
+    ) -> McpResponse {
         match routed {
-            Routed::Modern(checked) => {
+            Routed::Modern(checked) => McpResponse::from_reply(
                 self.dispatch(*checked, transport, outbound, cancellation)
-                    .await
-            }
-            Routed::Legacy(request, session) => {
+                    .await,
+            ),
+            Routed::Legacy(request, session) => McpResponse::from_reply(
                 self.dispatch_legacy(request, session, transport, outbound, cancellation)
-                    .await
-            }
-            Routed::Initialize(request) => {
-                match self.initialize(request, None::<mpsc::Sender<Bytes>>) {
-                    Ok((reply, session)) => {
-                        session.close();
-                        reply
-                    }
-                    Err(reply) => reply,
-                }
-            }
+                    .await,
+            ),
+            Routed::Initialize(request, sink) => match self.initialize(request, sink) {
+                Ok((reply, session)) => McpResponse::opening(reply, session),
+                Err(reply) => McpResponse::from_reply(reply),
+            },
         }
     }
 }

@@ -251,7 +251,7 @@ async fn forward_changes(
             () = server.shutdown_token().cancelled() => return session.close(),
             change = changes.recv() => change,
         };
-        let caps = server.capabilities();
+        let caps = server.caps();
         let changes_now = match change {
             Ok(change) => vec![change],
             Err(RecvError::Lagged(_)) => vec![

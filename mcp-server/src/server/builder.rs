@@ -1,14 +1,13 @@
 //! Building a server: identity, what it offers, and settings.
 
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_core::protocol::{CacheScope, Implementation};
-use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 use tower::{Layer, Service};
 
-use super::{CachePolicy, Server, ServerConfig, Shared};
+use super::{CachePolicy, Catalog, Server, ServerConfig, Shared};
 use crate::registry::{
     AnyResourceRoute, IntoPromptRoute, IntoResourceRoute, IntoToolRoute, Registry,
 };
@@ -346,14 +345,12 @@ impl ServerBuilder {
         }
         let registry = self.registry()?;
         let info_value = serde_json::to_value(&self.info).unwrap_or_default();
-        let (changes, _) = broadcast::channel(256);
         Ok(Server {
             shared: Arc::new(Shared {
                 info: self.info,
                 info_value,
                 instructions: self.instructions,
-                registry: RwLock::new(Arc::new(registry)),
-                changes,
+                catalog: Catalog::new(registry, self.config.enabled.clone(), self.config.logging),
                 state: self.state,
                 config: self.config,
                 shutdown: CancellationToken::new(),

@@ -1,16 +1,22 @@
-//! The server: what it offers (a registry that can change while it runs), who it is, and
-//! the hub that tells `subscriptions/listen` streams about changes.
+//! The server, as a handle its transports and handlers share. It is put together from parts
+//! with one job each:
+//! - who it is (`info`, `instructions`), and the settings fixed when it is built ([`config`]);
+//! - what it offers, which can change while it runs, with the capabilities derived from it
+//!   and the hub announcing each change ([`catalog`]);
+//! - the user's tower layers around the MCP service (`crate::service`);
+//! - the shutdown signal.
+//!
+//! Serving a request is not its job: that is the dispatcher's (`crate::dispatch`), reached
+//! through the MCP service.
 
 mod builder;
+mod catalog;
 mod changes;
 mod config;
 
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
-use mcp_core::protocol::{
-    CompletionsCapability, Implementation, LoggingCapability, PromptsCapability,
-    ResourcesCapability, ServerCapabilities, ToolsCapability,
-};
+use mcp_core::protocol::{Implementation, ServerCapabilities};
 use serde_json::Value;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
@@ -20,6 +26,7 @@ use crate::registry::{
 };
 
 pub use builder::{BuildError, ServerBuilder};
+pub(crate) use catalog::Catalog;
 pub(crate) use changes::Change;
 pub use config::CachePolicy;
 pub(crate) use config::ServerConfig;
@@ -52,8 +59,7 @@ struct Shared {
     info: Implementation,
     info_value: Value,
     instructions: Option<String>,
-    registry: RwLock<Arc<Registry>>,
-    changes: broadcast::Sender<Change>,
+    catalog: Catalog,
     state: http::Extensions,
     config: ServerConfig,
     shutdown: CancellationToken,
@@ -84,25 +90,12 @@ impl Server {
 
     /// Capabilities, derived from what is registered now (and what the builder enabled).
     pub fn capabilities(&self) -> ServerCapabilities {
-        let registry = self.snapshot();
-        let enabled = &self.shared.config.enabled;
-        let has_resources = !registry.resources.is_empty() || !registry.templates.is_empty();
-        let mut tools = ToolsCapability::default();
-        tools.list_changed = Some(true);
-        let mut prompts = PromptsCapability::default();
-        prompts.list_changed = Some(true);
-        let mut resources = ResourcesCapability::default();
-        resources.subscribe = Some(true);
-        resources.list_changed = Some(true);
+        ServerCapabilities::clone(&self.shared.catalog.capabilities())
+    }
 
-        let mut capabilities = ServerCapabilities::default();
-        capabilities.tools = (enabled.tools || !registry.tools.is_empty()).then_some(tools);
-        capabilities.prompts = (enabled.prompts || !registry.prompts.is_empty()).then_some(prompts);
-        capabilities.resources = (enabled.resources || has_resources).then_some(resources);
-        capabilities.completions =
-            (enabled.completions || registry.completes()).then(CompletionsCapability::default);
-        capabilities.logging = self.shared.config.logging.then(LoggingCapability::default);
-        capabilities
+    /// The capabilities, shared rather than copied (the dispatcher's view).
+    pub(crate) fn caps(&self) -> Arc<ServerCapabilities> {
+        self.shared.catalog.capabilities()
     }
 
     /// Registers (or replaces) a tool while the server runs, and notifies listeners. Fails,
@@ -230,14 +223,11 @@ impl Server {
     }
 
     pub(crate) fn snapshot(&self) -> Arc<Registry> {
-        match self.shared.registry.read() {
-            Ok(guard) => Arc::clone(&guard),
-            Err(poisoned) => Arc::clone(&poisoned.into_inner()),
-        }
+        self.shared.catalog.registry()
     }
 
     pub(crate) fn subscribe_changes(&self) -> broadcast::Receiver<Change> {
-        self.shared.changes.subscribe()
+        self.shared.catalog.subscribe()
     }
 
     pub(crate) fn config(&self) -> &ServerConfig {
@@ -252,20 +242,11 @@ impl Server {
         self.shared.config.logging
     }
 
-    /// Applies a copy-on-write change to the registry.
     fn update<R>(&self, change: impl FnOnce(&mut Registry) -> R) -> R {
-        let mut guard = match self.shared.registry.write() {
-            Ok(guard) => guard,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        let mut next = Registry::clone(&guard);
-        let out = change(&mut next);
-        *guard = Arc::new(next);
-        out
+        self.shared.catalog.update(change)
     }
 
     fn notify(&self, change: Change) {
-        // No receivers simply means nobody is listening.
-        let _ = self.shared.changes.send(change);
+        self.shared.catalog.notify(change);
     }
 }

@@ -22,8 +22,17 @@
 //! MCP defines no dedicated code for a timed-out or refused request. A layer that panics is
 //! answered the same way.
 //!
-//! `initialize` (which opens a 2025-11-25 session, a transport concern) and messages that are
-//! not requests (notifications, the client's answers) do not pass through the service.
+//! Every request passes through the service, `initialize` included: a layer can refuse to
+//! open a 2025-11-25 session (an authentication layer, say), and the session an `initialize`
+//! opens travels back in its [`McpResponse`] to the transport that keeps it.
+//!
+//! Messages that are not requests do not pass through the layers: `notifications/initialized`
+//! and `notifications/cancelled`, and the client's answers to the server's own requests (the
+//! elicitations pushed to a 2025-11-25 client). The transport hands them straight to the
+//! session they belong to. This is deliberate: a handler waiting for the client's answer
+//! holds its place in every layer around it, so a concurrency limit (or a rate limit) that
+//! also held back the answer would wait on itself forever. A cancellation, likewise, must
+//! reach a request however busy the server is.
 
 mod boxed;
 mod request;
@@ -78,12 +87,16 @@ impl crate::Server {
         transport: crate::TransportInfo,
         outbound: crate::context::Outbound,
         cancellation: tokio_util::sync::CancellationToken,
-    ) -> crate::dispatch::Reply {
+    ) -> McpResponse {
         let request = McpRequest::new(self.clone(), routed, transport, outbound, cancellation);
-        let response = match self.service() {
+        self.call_request(request).await
+    }
+
+    /// Hands a built request to the service stack.
+    pub(crate) async fn call_request(&self, request: McpRequest) -> McpResponse {
+        match self.service() {
             Some(stack) => stack.serve(request).await,
             None => request.serve().await,
-        };
-        response.into_reply()
+        }
     }
 }

@@ -1,15 +1,15 @@
 //! [`McpRequest`]: one decoded JSON-RPC request and what the transport knows of its caller.
 
-use mcp_core::RequestId;
-use mcp_core::jsonrpc::IncomingRequest;
+use mcp_core::jsonrpc::{IncomingMessage, IncomingRequest, parse_message};
 use mcp_core::protocol::methods;
+use mcp_core::{McpError, RequestId};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::McpResponse;
 use crate::Server;
 use crate::context::{AuthIdentity, Outbound, TransportInfo};
-use crate::dispatch::Routed;
+use crate::dispatch::{Reply, Routed, Scope};
 
 /// A request on its way to the [`McpService`](super::McpService), as a transport built it.
 ///
@@ -51,11 +51,87 @@ impl McpRequest {
         }
     }
 
+    /// A request for `server` from one serialized JSON-RPC message, as the in-process
+    /// transport builds it: served on the stateless 2026-07-28 wire, with what `transport`
+    /// says of the caller (such as [`TransportInfo::in_process`] with an identity from
+    /// [`TransportInfo::with_auth`]). Notifications the request emits are dropped.
+    ///
+    /// Use it to drive your layers without a transport, in a test:
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use mcp_server::service::{McpRequest, McpService};
+    /// use mcp_server::{Server, ToolRoute, TransportInfo};
+    /// use tower::ServiceExt;
+    ///
+    /// let server = Server::builder()
+    ///     .tool(ToolRoute::new("hi", || async { "hello" }).description("Greets."))
+    ///     .build()
+    ///     .unwrap();
+    /// let message = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hi",
+    ///     "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+    ///              "io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    /// let request = McpRequest::from_message(&server, message, TransportInfo::in_process())
+    ///     .unwrap();
+    /// assert_eq!(request.tool_name(), Some("hi"));
+    ///
+    /// let stack = tower::ServiceBuilder::new()
+    ///     .concurrency_limit(8)
+    ///     .service(McpService);
+    /// let response = stack.oneshot(request).await.unwrap();
+    /// let json: serde_json::Value = serde_json::from_slice(response.body()).unwrap();
+    /// assert_eq!(json["result"]["content"][0]["text"], "hello");
+    /// # });
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The response to send instead when the message is not a request that can be served:
+    /// malformed JSON (`-32700`), not a JSON-RPC request (`-32600`: notifications and
+    /// responses included), invalid `_meta` (`-32602`).
+    pub fn from_message(
+        server: &Server,
+        message: &[u8],
+        transport: TransportInfo,
+    ) -> Result<Self, McpResponse> {
+        let request = match parse_message(message) {
+            Ok(IncomingMessage::Request(request)) => request,
+            Ok(IncomingMessage::Notification(_) | IncomingMessage::Response { .. }) => {
+                return Err(McpResponse::from_reply(Reply::error(
+                    None,
+                    McpError::invalid_request("Invalid request: not a JSON-RPC request"),
+                )));
+            }
+            Err(error) => {
+                return Err(McpResponse::from_reply(Reply::error(
+                    error.id.clone(),
+                    error.error,
+                )));
+            }
+        };
+        Self::stateless(server, request, transport)
+    }
+
+    /// A parsed request for `server` on the stateless wire (the in-process transport).
+    pub(crate) fn stateless(
+        server: &Server,
+        request: IncomingRequest,
+        transport: TransportInfo,
+    ) -> Result<Self, McpResponse> {
+        let routed = server
+            .route(request, Scope::Stateless)
+            .map_err(McpResponse::from_reply)?;
+        Ok(Self::new(
+            server.clone(),
+            routed,
+            transport,
+            Outbound::Discard,
+            CancellationToken::new(),
+        ))
+    }
+
     fn request(&self) -> &IncomingRequest {
-        match &self.routed {
-            Routed::Modern(checked) => &checked.request,
-            Routed::Legacy(request, _) | Routed::Initialize(request) => request,
-        }
+        self.routed.request()
     }
 
     /// The JSON-RPC request id.
@@ -82,12 +158,17 @@ impl McpRequest {
     }
 
     /// The protocol revision the request is served under: its `_meta` version on the
-    /// 2026-07-28 wire, the session's negotiated one on the 2025-11-25 era.
+    /// 2026-07-28 wire, the session's negotiated one on the 2025-11-25 era, and for
+    /// `initialize` the revision the client asks for (empty if it names none).
     pub fn protocol_version(&self) -> &str {
         match &self.routed {
             Routed::Modern(checked) => &checked.meta.protocol_version,
             Routed::Legacy(_, session) => session.version(),
-            Routed::Initialize(_) => "",
+            Routed::Initialize(request, _) => request
+                .params
+                .get("protocolVersion")
+                .and_then(Value::as_str)
+                .unwrap_or_default(),
         }
     }
 
@@ -126,10 +207,8 @@ impl McpRequest {
             outbound,
             cancellation,
         } = self;
-        McpResponse::from_reply(
-            server
-                .serve(routed, transport, outbound, cancellation)
-                .await,
-        )
+        server
+            .serve(routed, transport, outbound, cancellation)
+            .await
     }
 }

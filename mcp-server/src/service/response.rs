@@ -1,9 +1,12 @@
-//! [`McpResponse`]: the transport-agnostic answer to one request.
+//! [`McpResponse`]: the transport-agnostic answer to one request, and the session an
+//! `initialize` opened, on its way to the transport that keeps it.
+
+use std::sync::Arc;
 
 use bytes::Bytes;
 use mcp_core::{McpError, RequestId};
 
-use crate::dispatch::Reply;
+use crate::dispatch::{Reply, Session};
 
 /// The serialized JSON-RPC response to one [`McpRequest`](super::McpRequest). Its HTTP status,
 /// if any, is the HTTP transport's business.
@@ -22,18 +25,41 @@ use crate::dispatch::Reply;
 /// let json: serde_json::Value = serde_json::from_slice(refused.body()).unwrap();
 /// assert_eq!(json["error"]["code"], -32602);
 /// ```
-#[derive(Debug, Clone)]
+///
+/// The answer to a 2025-11-25 `initialize` also carries the session it opened. The transport
+/// keeps it; if the response is dropped on the way (a layer answering something else, a
+/// timeout), the session ends with it.
+#[derive(Debug)]
 pub struct McpResponse {
     reply: Reply,
+    opened: Option<OpenedSession>,
 }
 
 impl McpResponse {
     pub(crate) fn from_reply(reply: Reply) -> Self {
-        Self { reply }
+        Self {
+            reply,
+            opened: None,
+        }
     }
 
+    /// The answer to an `initialize` that opened `session`.
+    pub(crate) fn opening(reply: Reply, session: Arc<Session>) -> Self {
+        Self {
+            reply,
+            opened: Some(OpenedSession(Some(session))),
+        }
+    }
+
+    /// The reply, and the session it opened (which the caller now keeps, or closes).
+    pub(crate) fn into_parts(self) -> (Reply, Option<Arc<Session>>) {
+        let Self { reply, opened } = self;
+        (reply, opened.and_then(|mut opened| opened.0.take()))
+    }
+
+    /// The reply alone; a session it opened ends here.
     pub(crate) fn into_reply(self) -> Reply {
-        self.reply
+        self.into_parts().0
     }
 
     /// A JSON-RPC error response to the request `id`.
@@ -45,5 +71,24 @@ impl McpResponse {
     /// client cancelled).
     pub fn body(&self) -> &Bytes {
         &self.reply.body
+    }
+
+    /// Whether this answers an `initialize` that opened a 2025-11-25 session.
+    pub fn opens_session(&self) -> bool {
+        self.opened
+            .as_ref()
+            .is_some_and(|opened| opened.0.is_some())
+    }
+}
+
+/// A session opened by `initialize` that no transport has taken yet: ends it when dropped.
+#[derive(Debug)]
+struct OpenedSession(Option<Arc<Session>>);
+
+impl Drop for OpenedSession {
+    fn drop(&mut self) {
+        if let Some(session) = self.0.take() {
+            session.close();
+        }
     }
 }

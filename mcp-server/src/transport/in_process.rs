@@ -5,11 +5,11 @@
 
 use bytes::Bytes;
 use mcp_core::jsonrpc::{IncomingMessage, parse_message};
-use tokio_util::sync::CancellationToken;
 
 use crate::Server;
-use crate::context::{Outbound, TransportInfo};
-use crate::dispatch::{Reply, Scope};
+use crate::context::TransportInfo;
+use crate::dispatch::Reply;
+use crate::service::McpRequest;
 
 impl Server {
     /// Handles one serialized JSON-RPC message and returns the serialized response
@@ -29,24 +29,16 @@ impl Server {
     /// # fn tokio_test_block<F: std::future::Future>(f: F) { tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f); }
     /// ```
     pub async fn handle_message(&self, message: &[u8], transport: TransportInfo) -> Option<Bytes> {
-        match parse_message(message) {
-            Err(error) => Some(Reply::error(error.id.clone(), error.error).body),
-            Ok(IncomingMessage::Notification(_) | IncomingMessage::Response { .. }) => None,
+        let response = match parse_message(message) {
+            Err(error) => return Some(Reply::error(error.id.clone(), error.error).body),
+            Ok(IncomingMessage::Notification(_) | IncomingMessage::Response { .. }) => return None,
             Ok(IncomingMessage::Request(request)) => {
-                Some(match self.route(request, Scope::Stateless) {
-                    Err(reply) => reply.body,
-                    Ok(routed) => {
-                        self.call_service(
-                            routed,
-                            transport,
-                            Outbound::Discard,
-                            CancellationToken::new(),
-                        )
-                        .await
-                        .body
-                    }
-                })
+                match McpRequest::stateless(self, request, transport) {
+                    Ok(request) => self.call_request(request).await,
+                    Err(response) => response,
+                }
             }
-        }
+        };
+        Some(response.into_reply().body)
     }
 }

@@ -149,20 +149,12 @@ impl Connection {
             self.send(Reply::error(Some(id), error).body).await;
             return;
         }
-        let routed = match self
-            .server
-            .route(request, Scope::Process(self.session.as_ref()))
-        {
-            Ok(Routed::Initialize(request)) => {
-                let reply = match self.server.initialize(request, Some(self.out.clone())) {
-                    Ok((reply, session)) => {
-                        self.session = Some(session);
-                        reply
-                    }
-                    Err(reply) => reply,
-                };
-                return self.send(reply.body).await;
-            }
+        let scope = Scope::Process {
+            session: self.session.as_ref(),
+            sink: &self.out,
+        };
+        let routed = match self.server.route(request, scope) {
+            Ok(routed @ Routed::Initialize(..)) => return self.initialize(routed).await,
             Ok(routed) => routed,
             Err(reply) => return self.send(reply.body).await,
         };
@@ -184,7 +176,8 @@ impl Connection {
         let handle = self.tasks.spawn(async move {
             let reply = server
                 .call_service(routed, TransportInfo::stdio(), outbound, task_token)
-                .await;
+                .await
+                .into_reply();
             // A cancelled request was removed from the map: nothing more is written for it.
             let still_wanted = lock(&in_flight).remove(&task_id).is_some();
             if still_wanted {
@@ -192,6 +185,26 @@ impl Connection {
             }
         });
         guard.insert(id, (token, Some(handle)));
+    }
+
+    /// `initialize`, through the service like every request, but awaited here rather than
+    /// spawned: the next line must find the session it opens.
+    async fn initialize(&mut self, routed: Routed) {
+        let outbound = Outbound::Channel(self.out.clone());
+        let response = self
+            .server
+            .call_service(
+                routed,
+                TransportInfo::stdio(),
+                outbound,
+                CancellationToken::new(),
+            )
+            .await;
+        let (reply, opened) = response.into_parts();
+        if let Some(session) = opened {
+            self.session = Some(session);
+        }
+        self.send(reply.body).await;
     }
 
     fn on_notification(&mut self, notification: IncomingNotification) {

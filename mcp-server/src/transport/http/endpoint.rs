@@ -275,21 +275,16 @@ impl Endpoint {
             .and_then(|v| v.to_str().ok())
             .map(str::trim);
         let routed = match self.server.route(request, Scope::Http { session, version }) {
-            Ok(Routed::Initialize(request)) => {
-                return self.initialize(request, owner(&parts).map(str::to_owned));
-            }
+            Ok(routed @ Routed::Initialize(..)) => return self.initialize(parts, routed).await,
             Ok(routed) => routed,
             Err(reply) => return stream::json(reply),
         };
-        let id = match &routed {
-            Routed::Modern(checked) => {
-                if let Err(error) = headers::check(&parts.headers, checked) {
-                    return stream::json(Reply::error(Some(checked.request.id.clone()), error));
-                }
-                checked.request.id.clone()
-            }
-            Routed::Legacy(request, _) | Routed::Initialize(request) => request.id.clone(),
-        };
+        if let Routed::Modern(checked) = &routed
+            && let Err(error) = headers::check(&parts.headers, checked)
+        {
+            return stream::json(Reply::error(Some(checked.request.id.clone()), error));
+        }
+        let id = routed.request().id.clone();
         let token = CancellationToken::new();
         let cancel_on_drop = token.clone().drop_guard();
         let (outbound, notifications) = if accepts.sse {
@@ -310,7 +305,8 @@ impl Endpoint {
         let reply = Box::pin(async move {
             let mut reply = server
                 .call_service(routed, transport, outbound, token)
-                .await;
+                .await
+                .into_reply();
             // Cancelled by the client's `notifications/cancelled`: no response is sent.
             if legacy && cancelled.is_cancelled() {
                 reply.body = Bytes::new();
@@ -329,13 +325,24 @@ impl Endpoint {
         .await
     }
 
-    /// `initialize`: a new session of `owner` (the authenticated subject), its id in
-    /// `Mcp-Session-Id`.
-    fn initialize(&self, request: IncomingRequest, owner: Option<String>) -> Response {
-        let id = request.id.clone();
-        let (reply, session) = match self.server.initialize(request, None) {
-            Ok(opened) => opened,
-            Err(reply) => return stream::json(reply),
+    /// `initialize`, through the service like every request: the session it opens is kept
+    /// for the authenticated subject, if any, under a new `Mcp-Session-Id`.
+    async fn initialize(&self, parts: http::request::Parts, routed: Routed) -> Response {
+        let id = routed.request().id.clone();
+        let owner = owner(&parts).map(str::to_owned);
+        let response = self
+            .server
+            .call_service(
+                routed,
+                TransportInfo::http(parts),
+                Outbound::Discard,
+                CancellationToken::new(),
+            )
+            .await;
+        let (reply, session) = match response.into_parts() {
+            (reply, Some(session)) => (reply, session),
+            // Refused (by a layer, or for malformed params): no session.
+            (reply, None) => return stream::json(reply),
         };
         match self.sessions.insert(Arc::clone(&session), owner) {
             Ok(session_id) => {
