@@ -55,6 +55,54 @@ async fn the_spawned_example_answers_then_exits_cleanly_at_end_of_input() {
     assert_eq!(output, None, "stdout is closed");
 }
 
+#[tokio::test]
+async fn the_spawned_example_frames_its_real_stdin_through_bad_lines_and_bursts() {
+    // `serve_stdio` reads the process's stdin and writes its stdout on threads of its own:
+    // the same framing rules hold there as on any reader.
+    let (mut pipe, mut child) = stdio_client::spawn(FIXTURE, &["--stdio"]);
+    pipe.send(r#"{"jsonrpc":"2.0","id":1,"#).await;
+    assert_error(&pipe.next().await, None, PARSE_ERROR, "Parse error");
+    let big = call_tool(
+        "too-big",
+        "test_simple_text",
+        json!({"pad": "x".repeat(5 << 20)}),
+    );
+    pipe.send(&big).await;
+    assert_error(&pipe.next().await, None, INVALID_REQUEST, "too large");
+    pipe.send_bytes(b"{\"jsonrpc\":\"2.0\",\"id\":\xff}\n")
+        .await;
+    assert_error(&pipe.next().await, None, PARSE_ERROR, "UTF-8");
+    pipe.assert_still_serving().await;
+
+    // A burst, written at once: every request is answered once, under its own id.
+    let burst = 2_000;
+    let mut lines = String::new();
+    for n in 0..burst {
+        let call = call_tool(format!("burst-{n}"), "test_simple_text", json!({}));
+        lines.push_str(&call.to_string());
+        lines.push('\n');
+    }
+    pipe.send_bytes(lines.as_bytes()).await;
+    let mut seen = std::collections::HashSet::new();
+    while seen.len() < burst {
+        let reply = pipe.next().await;
+        let id = reply["id"].as_str().unwrap_or_default().to_owned();
+        assert!(id.starts_with("burst-"), "{reply}");
+        assert_eq!(
+            tool_text(&reply["result"]),
+            "This is a simple text response for testing.",
+            "{reply}"
+        );
+        assert!(seen.insert(id), "answered twice: {reply}");
+    }
+
+    // End of input ends the process cleanly.
+    pipe.close();
+    let status = tokio::time::timeout(READ_TIMEOUT, child.wait()).await;
+    let status = status.expect("it exits after end of input").unwrap();
+    assert!(status.success(), "exit status {status}");
+}
+
 // ----- Notifications ahead of the response -----
 
 #[tokio::test]

@@ -288,6 +288,52 @@ async fn open_stdio(server: &Server, version: &str, capabilities: Value) -> Stdi
 }
 
 #[tokio::test]
+async fn a_stdio_budget_of_one_still_serves_three_pushed_flows_at_once() {
+    // Each flow's request gives its one place back while it waits for the client's answer,
+    // so the reader goes on reading: the other requests and the answers.
+    let app = app_with(|b| b.max_in_flight(1));
+    let mut io = open_stdio(&app.server, "2025-11-25", json!({"elicitation": {}})).await;
+    let mut asked = Vec::new();
+    for (id, target) in [(1, "alpha"), (2, "beta"), (3, "gamma")] {
+        let first = io.call(call(id, "deploy", json!({"target": target}))).await;
+        assert_elicitation(&first);
+        assert_eq!(first["params"]["message"], format!("Deploy {target}?"));
+        asked.push(first);
+    }
+    // Answered in reverse order; each flow goes on to its second question.
+    let mut second = Vec::new();
+    for first in asked.iter().rev() {
+        let next = io
+            .call(answer(
+                first,
+                json!({"action": "accept", "content": {"ok": true}}),
+            ))
+            .await;
+        assert_elicitation(&next);
+        second.push(next);
+    }
+    let mut done = Vec::new();
+    for (next, region) in second.iter().zip(["eu", "us", "eu"]) {
+        let reply = io
+            .call(answer(
+                next,
+                json!({"action": "accept", "content": {"region": region}}),
+            ))
+            .await;
+        done.push((reply["id"].clone(), text(&reply).to_owned()));
+    }
+    done.sort_by_key(|(id, _)| id.as_u64());
+    assert_eq!(
+        done,
+        [
+            (json!(1), "deployed alpha to eu".to_owned()),
+            (json!(2), "deployed beta to us".to_owned()),
+            (json!(3), "deployed gamma to eu".to_owned()),
+        ]
+    );
+}
+
+#[tokio::test]
 async fn stdio_completes_the_two_question_flow_through_pushed_elicitation() {
     let app = app();
     let mut io = open_stdio(&app.server, "2025-11-25", json!({"elicitation": {}})).await;

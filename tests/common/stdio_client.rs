@@ -57,6 +57,22 @@ impl<W: AsyncWrite + Unpin, R: AsyncRead + Unpin> Pipe<W, R> {
         }
     }
 
+    /// Writes raw bytes as they are (no newline added), such as a line that is not UTF-8.
+    pub async fn send_bytes(&mut self, bytes: &[u8]) {
+        let Some(input) = self.input.as_mut() else {
+            self.fail("its input is closed")
+        };
+        let write = async {
+            input.write_all(bytes).await?;
+            input.flush().await
+        };
+        match timeout(READ_TIMEOUT, write).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => self.fail(&format!("cannot write to it ({e})")),
+            Err(_) => self.fail(&format!("it read nothing within {READ_TIMEOUT:?}")),
+        }
+    }
+
     /// Closes its input: end of input for the server.
     pub fn close(&mut self) {
         drop(self.input.take());

@@ -43,6 +43,7 @@ pub(crate) enum Scope<'a> {
     Stateless,
     /// stdio: the process's session, once `initialize` has been served, and where a new
     /// session's notifications outside any request go (stdout).
+    #[cfg_attr(not(feature = "stdio"), allow(dead_code))] // Used by the stdio transport.
     Process {
         session: Option<&'a Arc<Session>>,
         sink: &'a mpsc::Sender<Bytes>,

@@ -159,16 +159,17 @@ impl Session {
         timeout: Duration,
         cancellation: &CancellationToken,
     ) -> Result<serde_json::Value, PushError> {
-        self.outgoing
-            .request(
-                outbound,
-                method,
-                params,
-                timeout,
-                cancellation,
-                &self.closed,
-            )
-            .await
+        // The answer comes in on the transport's input: the request's place in the
+        // transport's budget is given back while it waits (see `transport::budget`).
+        crate::transport::budget::waiting_for_client(self.outgoing.request(
+            outbound,
+            method,
+            params,
+            timeout,
+            cancellation,
+            &self.closed,
+        ))
+        .await
     }
 
     /// A fresh id for a URL elicitation's `elicitationId`.

@@ -234,6 +234,23 @@ impl ServerBuilder {
         self
     }
 
+    /// How many stdio requests are served at once (default 1024). With every place taken,
+    /// the server stops reading until one is free, so a client that writes without reading
+    /// holds back its own writes instead of growing the server. A request waiting for the
+    /// client's answer to a pushed request gives its place back while it waits. Over HTTP,
+    /// bound concurrency with a layer ([`ServerBuilder::layer`] and
+    /// `tower::limit::ConcurrencyLimitLayer`).
+    ///
+    /// ```
+    /// let server = mcp_server::Server::builder().max_in_flight(64).build().unwrap();
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn max_in_flight(mut self, requests: usize) -> Self {
+        self.config.max_in_flight = requests.max(1);
+        self
+    }
+
     /// Signs and verifies `requestState` with this signer (a key from configuration, so
     /// states survive restarts and verify on every instance). Without this call the server
     /// generates a key for its own lifetime.

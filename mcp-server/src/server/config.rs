@@ -60,6 +60,8 @@ pub(crate) struct ServerConfig {
     pub(crate) server_info_in_results: bool,
     /// The largest message accepted on stdio (HTTP has its own body limit).
     pub(crate) max_message_bytes: usize,
+    /// How many stdio requests are served at once; reading waits for a free place.
+    pub(crate) max_in_flight: usize,
     /// The most rounds one multi-round request may take.
     pub(crate) max_rounds: u32,
     /// The most times a handler runs for one request of a 2025-11-25 session whose input
@@ -81,6 +83,7 @@ impl Default for ServerConfig {
             logging: true,
             server_info_in_results: true,
             max_message_bytes: crate::transport::DEFAULT_MAX_MESSAGE_BYTES,
+            max_in_flight: crate::transport::DEFAULT_MAX_IN_FLIGHT,
             max_rounds: 16,
             pushed_rounds: 8,
             pushed_answer_timeout: Duration::from_secs(300),

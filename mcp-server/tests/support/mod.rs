@@ -3,6 +3,7 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+pub mod abuse;
 pub mod log_capture;
 pub mod replies;
 pub mod stdio_pipe;

@@ -12,24 +12,34 @@
 //! served statelessly beside it. On that session the server may send requests of its own
 //! (pushed input requests, `ping`) on stdout; the client's responses read from stdin are
 //! routed back to them.
+//!
+//! Lines are framed in [`framing`]. The process's own stdin and stdout ([`Server::serve_stdio`])
+//! are each served by a thread of their own ([`process`]); any other reader and writer
+//! ([`Server::serve_io`]) by tokio.
+
+mod framing;
+mod process;
 
 use std::collections::HashMap;
 use std::io;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use mcp_core::jsonrpc::{IncomingMessage, IncomingNotification, IncomingRequest, parse_message};
 use mcp_core::protocol::{CancelledParams, methods};
 use mcp_core::{McpError, RequestId};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufWriter};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::sync::mpsc;
 use tokio::task::{AbortHandle, JoinSet};
-use tokio_util::codec::{Decoder, LinesCodec, LinesCodecError};
 use tokio_util::sync::CancellationToken;
+
+use framing::{AsyncLines, Line};
+use process::StdinLines;
 
 use crate::Server;
 use crate::context::{Outbound, TransportInfo};
 use crate::dispatch::{Reply, Routed, Scope, Session};
+use crate::transport::budget::Budget;
 
 type InFlight = Arc<Mutex<HashMap<RequestId, (CancellationToken, Option<AbortHandle>)>>>;
 
@@ -42,8 +52,16 @@ fn lock(
 
 impl Server {
     /// Serves this server over the process's stdin and stdout until stdin closes.
+    ///
+    /// Each of the two is served by a thread of its own doing blocking, buffered I/O (see
+    /// `process`), which costs less per message than tokio's stdio.
     pub async fn serve_stdio(self) -> io::Result<()> {
-        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+        let (out_tx, out_rx) = mpsc::channel::<Bytes>(OUT_BACKLOG);
+        let input = StdinLines::spawn(self.config().max_message_bytes)?;
+        let written = process::spawn_stdout_writer(out_rx)?;
+        let written = async move { written.await.unwrap_or(Ok(())) };
+        self.serve_lines(Input::<tokio::io::Empty>::Stdin(input), out_tx, written)
+            .await
     }
 
     /// Serves newline-delimited JSON-RPC over any reader and writer (a socket, a pipe, an
@@ -53,20 +71,55 @@ impl Server {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let (out_tx, out_rx) = mpsc::channel::<Bytes>(256);
+        let (out_tx, out_rx) = mpsc::channel::<Bytes>(OUT_BACKLOG);
         let writer_task = tokio::spawn(write_lines(writer, out_rx));
+        let written = async move {
+            writer_task
+                .await
+                .unwrap_or_else(|join| Err(io::Error::other(join)))
+        };
+        let input = AsyncLines::new(reader, self.config().max_message_bytes);
+        self.serve_lines(Input::Async(input), out_tx, written).await
+    }
+
+    /// Serves the lines of `input`, writing through `out`, until input ends; then waits for
+    /// everything to be `written`.
+    async fn serve_lines<R: AsyncRead + Unpin>(
+        self,
+        input: Input<R>,
+        out: mpsc::Sender<Bytes>,
+        written: impl Future<Output = io::Result<()>>,
+    ) -> io::Result<()> {
         let connection = Connection {
             server: self.clone(),
-            out: out_tx,
+            out,
             in_flight: Arc::default(),
+            budget: Budget::new(self.config().max_in_flight),
             listens: CancellationToken::new(),
             tasks: JoinSet::new(),
             session: None,
         };
-        let result = connection.run(reader).await;
-        match writer_task.await {
-            Ok(write_result) => result.and(write_result),
-            Err(join) => result.and(Err(io::Error::other(join))),
+        let result = connection.run(input).await;
+        result.and(written.await)
+    }
+}
+
+/// How many messages may wait to be written.
+const OUT_BACKLOG: usize = 256;
+
+/// Where the lines come from.
+enum Input<R> {
+    /// An async reader, framed here.
+    Async(AsyncLines<R>),
+    /// The process's stdin, framed on its thread.
+    Stdin(StdinLines),
+}
+
+impl<R: AsyncRead + Unpin> Input<R> {
+    async fn next(&mut self) -> io::Result<Line> {
+        match self {
+            Self::Async(lines) => lines.next().await,
+            Self::Stdin(lines) => lines.next().await,
         }
     }
 }
@@ -75,6 +128,8 @@ struct Connection {
     server: Server,
     out: mpsc::Sender<Bytes>,
     in_flight: InFlight,
+    /// How many requests are served at once.
+    budget: Budget,
     /// Ends open listens when input ends.
     listens: CancellationToken,
     tasks: JoinSet<()>,
@@ -83,9 +138,8 @@ struct Connection {
 }
 
 impl Connection {
-    async fn run<R: AsyncRead + Unpin>(mut self, reader: R) -> io::Result<()> {
+    async fn run<R: AsyncRead + Unpin>(mut self, mut lines: Input<R>) -> io::Result<()> {
         let max = self.server.config().max_message_bytes;
-        let mut lines = Lines::new(reader, max);
         let mut outcome = Ok(());
         loop {
             let next = tokio::select! {
@@ -165,6 +219,13 @@ impl Connection {
         } else {
             CancellationToken::new()
         };
+        // With every place taken, reading waits here (a `subscriptions/listen` stream is not
+        // work in progress and takes none).
+        let place = if is_listen {
+            None
+        } else {
+            self.budget.admit().await
+        };
         let server = self.server.clone();
         let out = self.out.clone();
         let in_flight = Arc::clone(&self.in_flight);
@@ -173,7 +234,9 @@ impl Connection {
         let task_id = id.clone();
         // Hold the lock while spawning so the task cannot finish before it is registered.
         let mut guard = lock(&self.in_flight);
-        let handle = self.tasks.spawn(async move {
+        // The place is held until the answer is handed to the writer, so that a client that
+        // does not read holds back its own requests.
+        let serve = self.budget.run(place, async move {
             let reply = server
                 .call_service(routed, TransportInfo::stdio(), outbound, task_token)
                 .await
@@ -184,6 +247,7 @@ impl Connection {
                 let _ = out.send(reply.body).await;
             }
         });
+        let handle = self.tasks.spawn(serve);
         guard.insert(id, (token, Some(handle)));
     }
 
@@ -229,61 +293,6 @@ impl Connection {
 
     async fn send(&self, body: Bytes) {
         let _ = self.out.send(body).await;
-    }
-}
-
-/// One framed line of input.
-enum Line {
-    Message(String),
-    /// A line over the limit: it was discarded up to its newline, and reading goes on.
-    TooLong,
-    /// A line that is not UTF-8: discarded, and reading goes on.
-    NotUtf8,
-    End,
-}
-
-/// Newline framing with a length limit that survives bad lines. tokio-util's `LinesCodec`
-/// recovers from an over-long line by itself, but `FramedRead` ends the stream at the first
-/// decode error, so the codec is driven here directly.
-struct Lines<R> {
-    reader: R,
-    codec: LinesCodec,
-    buffer: BytesMut,
-    eof: bool,
-}
-
-impl<R: AsyncRead + Unpin> Lines<R> {
-    fn new(reader: R, max: usize) -> Self {
-        Self {
-            reader,
-            codec: LinesCodec::new_with_max_length(max),
-            buffer: BytesMut::with_capacity(8 * 1024),
-            eof: false,
-        }
-    }
-
-    async fn next(&mut self) -> io::Result<Line> {
-        loop {
-            let decoded = if self.eof {
-                self.codec.decode_eof(&mut self.buffer)
-            } else {
-                self.codec.decode(&mut self.buffer)
-            };
-            match decoded {
-                Ok(Some(line)) => return Ok(Line::Message(line)),
-                Err(LinesCodecError::MaxLineLengthExceeded) => return Ok(Line::TooLong),
-                Err(LinesCodecError::Io(err)) if err.kind() == io::ErrorKind::InvalidData => {
-                    return Ok(Line::NotUtf8);
-                }
-                Err(LinesCodecError::Io(err)) => return Err(err),
-                Ok(None) if self.eof => return Ok(Line::End),
-                Ok(None) => {
-                    if self.reader.read_buf(&mut self.buffer).await? == 0 {
-                        self.eof = true;
-                    }
-                }
-            }
-        }
     }
 }
 
