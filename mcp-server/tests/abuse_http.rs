@@ -355,3 +355,88 @@ async fn clients_that_vanish_before_their_answer_starts_cancel_their_handlers() 
     assert_eq!(Probe::get(&probe.finished), 0);
     assert_serving(addr, "after-the-impatient").await;
 }
+
+// ----- Connection limits of `serve_http_on` -----
+
+/// Whether the server closed `conn`: reading gives end of file (or a reset) within 5 s.
+async fn closed_by_server(conn: &mut Conn) -> bool {
+    let mut byte = [0u8; 1];
+    let read = within(
+        5,
+        "the server closing the connection",
+        conn.read_raw(&mut byte),
+    )
+    .await;
+    matches!(read, Ok(0) | Err(_))
+}
+
+#[tokio::test]
+async fn a_client_that_trickles_its_request_head_is_cut_off_and_others_are_served() {
+    let config = HttpConfig::default().request_head_timeout(Duration::from_millis(300));
+    let (addr, _) = start(config).await;
+    let message = call("late", "echo", json!({"text": "late"}));
+    let request = post(&message, JSON_ONLY);
+    // Half a request line, then nothing more.
+    let mut slow = Conn::open(addr).await;
+    slow.write(&request[..10]).await.unwrap();
+    // An idle connection that never starts a request.
+    let mut idle = Conn::open(addr).await;
+    assert_serving(addr, "meanwhile").await;
+    assert!(
+        closed_by_server(&mut slow).await,
+        "a stalled head is cut off"
+    );
+    assert!(
+        closed_by_server(&mut idle).await,
+        "an idle connection is closed"
+    );
+    assert_serving(addr, "after").await;
+}
+
+#[tokio::test]
+async fn a_body_slower_than_the_body_timeout_gets_408_and_the_connection_closes() {
+    let config = HttpConfig::default().body_timeout(Duration::from_millis(300));
+    let (addr, probe) = start(config).await;
+    let message = call("slow-body", "echo", json!({"text": "slow body"}));
+    let request = post(&message, JSON_ONLY);
+    let mut slow = Conn::open(addr).await;
+    // The whole head and part of the body, then a stall longer than the timeout.
+    slow.write(&request[..request.len() - 5]).await.unwrap();
+    let head = within(5, "the 408", slow.head()).await.unwrap();
+    assert_eq!(head.status, 408);
+    assert_eq!(head.header("connection"), Some("close"));
+    let reply: Value = serde_json::from_slice(&slow.body(&head).await.unwrap()).unwrap();
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("Request Timeout")),
+        "{reply}"
+    );
+    assert!(closed_by_server(&mut slow).await);
+    assert_eq!(Probe::get(&probe.entered), 0, "no handler ran for it");
+    assert_serving(addr, "after").await;
+}
+
+#[tokio::test]
+async fn connections_beyond_the_limit_wait_until_one_closes() {
+    let config = HttpConfig::default().max_connections(1);
+    let (addr, _) = start(config).await;
+    // The one place: a keep-alive connection that stays open after its answer.
+    let mut first = Conn::open(addr).await;
+    let (status, reply) = first.call(&call(1, "echo", json!({"text": "one"}))).await;
+    assert_eq!((status, text(&reply)), (200, "one"));
+    // A second connection is accepted by the kernel but not served yet…
+    let mut second = Conn::open(addr).await;
+    second
+        .write(&post(&call(2, "echo", json!({"text": "two"})), JSON_ONLY))
+        .await
+        .unwrap();
+    let waiting = tokio::time::timeout(Duration::from_millis(300), second.head()).await;
+    assert!(waiting.is_err(), "served beyond the limit: {waiting:?}");
+    // …until the first one closes.
+    drop(first);
+    let head = within(5, "the second answer", second.head()).await.unwrap();
+    assert_eq!(head.status, 200);
+    let reply: Value = serde_json::from_slice(&second.body(&head).await.unwrap()).unwrap();
+    assert_eq!(text(&reply), "two");
+}

@@ -1,8 +1,8 @@
 //! The server, as a handle its transports and handlers share. It is put together from parts
 //! with one job each:
-//! - who it is (`info`, `instructions`), and the settings fixed when it is built ([`config`]);
+//! - who it is (`info`, `instructions`), and the settings fixed when it is built (`config`);
 //! - what it offers, which can change while it runs, with the capabilities derived from it
-//!   and the hub announcing each change ([`catalog`]);
+//!   and the hub announcing each change (`catalog`);
 //! - the user's tower layers around the MCP service (`crate::service`);
 //! - the shutdown signal.
 //!

@@ -409,6 +409,11 @@ impl Conn {
         }
     }
 
+    /// Reads whatever bytes come next (0 at end of file).
+    pub async fn read_raw(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+        self.io.read(buffer).await
+    }
+
     /// Writes raw bytes.
     pub async fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.io.get_mut().write_all(bytes).await

@@ -35,6 +35,9 @@ pub struct HttpConfig {
     pub(crate) auth: Option<AuthSettings>,
     pub(crate) max_sessions: usize,
     pub(crate) session_idle: Duration,
+    pub(crate) head_timeout: Duration,
+    pub(crate) body_timeout: Duration,
+    pub(crate) max_connections: usize,
 }
 
 impl Default for HttpConfig {
@@ -47,6 +50,9 @@ impl Default for HttpConfig {
             auth: None,
             max_sessions: 1024,
             session_idle: Duration::from_secs(30 * 60),
+            head_timeout: Duration::from_secs(30),
+            body_timeout: Duration::from_secs(30),
+            max_connections: 4096,
         }
     }
 }
@@ -97,6 +103,32 @@ impl HttpConfig {
     #[must_use]
     pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
         self.session_idle = idle;
+        self
+    }
+
+    /// How long a client has to send a request's head (request line and headers) once it
+    /// starts one or once its connection is idle between requests (default 30 s); then the
+    /// connection is closed. Applies to [`Server::serve_http_on`](crate::Server::serve_http_on)
+    /// (in your own axum application, your server's settings apply).
+    #[must_use]
+    pub fn request_head_timeout(mut self, timeout: Duration) -> Self {
+        self.head_timeout = timeout;
+        self
+    }
+
+    /// How long a client has to send a request's whole body (default 30 s); a slower one
+    /// gets 408 and the connection is closed.
+    #[must_use]
+    pub fn body_timeout(mut self, timeout: Duration) -> Self {
+        self.body_timeout = timeout;
+        self
+    }
+
+    /// How many connections [`Server::serve_http_on`](crate::Server::serve_http_on) serves at
+    /// once (default 4096); further ones wait in the listen queue until one closes.
+    #[must_use]
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections.max(1);
         self
     }
 

@@ -124,9 +124,27 @@ pub(crate) async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Reque
             "Not Acceptable: Accept must include application/json and text/event-stream",
         );
     }
-    let bytes = match read_body(&parts.headers, body, endpoint.config.max_body_bytes).await {
-        Ok(bytes) => bytes,
-        Err(response) => return response,
+    let limit = endpoint.config.max_body_bytes;
+    let read = tokio::time::timeout(
+        endpoint.config.body_timeout,
+        read_body(&parts.headers, body, limit),
+    );
+    let bytes = match read.await {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(response)) => return response,
+        Err(_) => {
+            tracing::debug!("refused a request whose body took too long");
+            let mut response = refuse(
+                StatusCode::REQUEST_TIMEOUT,
+                "Request Timeout: the body took too long to arrive",
+            );
+            // The rest of the body may still be on its way: do not read it as a new request.
+            response.headers_mut().insert(
+                http::header::CONNECTION,
+                http::HeaderValue::from_static("close"),
+            );
+            return response;
+        }
     };
     match parse_message(&bytes) {
         Err(error) => stream::json(Reply::error(error.id.clone(), error.error)),

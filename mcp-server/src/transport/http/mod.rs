@@ -9,13 +9,16 @@
 //! behind authentication, a session belongs to the subject that opened it.
 //!
 //! - [`Server::http_service`] gives an axum [`Router`] to nest inside your own application;
-//! - [`Server::serve_http`] binds an address and serves `/mcp` until Ctrl-C.
+//! - [`Server::serve_http`] binds an address and serves `/mcp` until Ctrl-C, with a time
+//!   limit on each request's head and body and a bound on open connections
+//!   ([`HttpConfig::request_head_timeout`], [`HttpConfig::body_timeout`],
+//!   [`HttpConfig::max_connections`]; see `serve`).
 //!
 //! Every request is checked in this order: method (405), Host/Origin (403), Content-Type
-//! (415), Accept (406), body size (413), JSON-RPC shape (400), `_meta` (400, `-32602`),
-//! `MCP-Protocol-Version`/`Mcp-Method`/`Mcp-Name` headers (400, `-32020`), protocol version
-//! (400, `-32022`), method (404, `-32601`). With [`HttpConfig::authenticate`], authentication
-//! (401) comes first: see [`auth`].
+//! (415), Accept (406), body size (413) and time (408), JSON-RPC shape (400), `_meta` (400,
+//! `-32602`), `MCP-Protocol-Version`/`Mcp-Method`/`Mcp-Name` headers (400, `-32020`),
+//! protocol version (400, `-32022`), method (404, `-32601`). With
+//! [`HttpConfig::authenticate`], authentication (401) comes first: see [`auth`].
 
 pub mod auth;
 mod config;
@@ -23,6 +26,7 @@ mod endpoint;
 mod headers;
 mod negotiate;
 mod origin;
+mod serve;
 mod sessions;
 mod status;
 mod stream;
@@ -91,18 +95,18 @@ impl Server {
             tracing::info!(%addr, "serving MCP over Streamable HTTP at /mcp");
         }
         let metadata = config.auth.as_ref().map(|auth| auth.metadata.router());
+        let limits = config.clone();
         let router = Router::new().nest_service("/mcp", self.http_service_with(config));
         let router = match metadata {
             Some(metadata) => router.merge(metadata),
             None => router,
         };
         let server = self.clone();
-        axum::serve(listener, router)
-            .with_graceful_shutdown(async move {
-                shutdown.await;
-                server.shutdown();
-            })
-            .await
+        serve::serve(listener, router, &limits, async move {
+            shutdown.await;
+            server.shutdown();
+        })
+        .await
     }
 }
 

@@ -1,0 +1,123 @@
+//! Serving the endpoint on a TCP listener ([`Server::serve_http_on`](crate::Server::serve_http_on)):
+//! hyper's connection driver with the limits a server facing the network needs, and
+//! graceful shutdown.
+//!
+//! - A client has [`HttpConfig::request_head_timeout`] to send each request's head (hyper's
+//!   `header_read_timeout`), so a connection that trickles its headers, or sits idle between
+//!   requests, is closed rather than held for good.
+//! - At most [`HttpConfig::max_connections`] connections are served at once; further ones
+//!   wait in the listen queue.
+//! - On shutdown the listener closes, every connection finishes the request it serves and
+//!   closes (open streams end when the server shuts down), and the function returns.
+//!
+//! HTTP/1.1 only, unless the `http2` feature adds HTTP/2 (cleartext, prior knowledge).
+
+use std::future::Future;
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+
+use super::HttpConfig;
+
+/// How long accepting pauses after an error (such as running out of file descriptors).
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
+
+/// Serves `router` on `listener` until `shutdown` resolves, then drains the connections.
+pub(super) async fn serve(
+    listener: TcpListener,
+    router: Router,
+    config: &HttpConfig,
+    shutdown: impl Future<Output = ()>,
+) -> io::Result<()> {
+    let connections = Arc::new(Semaphore::new(config.max_connections));
+    let graceful = GracefulShutdown::new();
+    let driver = Driver::new(config.head_timeout);
+    tokio::pin!(shutdown);
+    loop {
+        let place = tokio::select! {
+            place = Arc::clone(&connections).acquire_owned() => place,
+            () = &mut shutdown => break,
+        };
+        let Ok(place) = place else { break };
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = &mut shutdown => break,
+        };
+        let stream = match accepted {
+            Ok((stream, _peer)) => stream,
+            Err(err) => {
+                tracing::warn!(error = %err, "could not accept a connection");
+                tokio::time::sleep(ACCEPT_BACKOFF).await;
+                continue;
+            }
+        };
+        // Responses are written whole: no need to wait for more to fill a packet.
+        let _ = stream.set_nodelay(true);
+        let service = TowerToHyperService::new(router.clone());
+        driver.spawn(&graceful, TokioIo::new(stream), service, place);
+    }
+    drop(listener);
+    graceful.shutdown().await;
+    Ok(())
+}
+
+/// Builds and runs one connection's HTTP driver.
+struct Driver {
+    #[cfg(not(feature = "http2"))]
+    builder: hyper::server::conn::http1::Builder,
+    #[cfg(feature = "http2")]
+    builder: hyper_util::server::conn::auto::Builder<hyper_util::rt::TokioExecutor>,
+}
+
+type Io = TokioIo<tokio::net::TcpStream>;
+type Service = TowerToHyperService<Router>;
+
+impl Driver {
+    #[cfg(not(feature = "http2"))]
+    fn new(head_timeout: Duration) -> Self {
+        let mut builder = hyper::server::conn::http1::Builder::new();
+        builder
+            .timer(TokioTimer::new())
+            .header_read_timeout(head_timeout);
+        Self { builder }
+    }
+
+    #[cfg(feature = "http2")]
+    fn new(head_timeout: Duration) -> Self {
+        let mut builder =
+            hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
+        builder
+            .http1()
+            .timer(TokioTimer::new())
+            .header_read_timeout(head_timeout);
+        builder.http2().timer(TokioTimer::new());
+        Self { builder }
+    }
+
+    /// Serves one connection in a task of its own, holding `place` until it closes.
+    fn spawn(
+        &self,
+        graceful: &GracefulShutdown,
+        io: Io,
+        service: Service,
+        place: tokio::sync::OwnedSemaphorePermit,
+    ) {
+        #[cfg(not(feature = "http2"))]
+        let connection = graceful.watch(self.builder.serve_connection(io, service));
+        #[cfg(feature = "http2")]
+        let connection = graceful.watch(self.builder.serve_connection(io, service).into_owned());
+        tokio::spawn(async move {
+            if let Err(err) = connection.await {
+                tracing::debug!(error = %err, "a connection ended with an error");
+            }
+            drop(place);
+        });
+    }
+}
