@@ -179,6 +179,7 @@ impl Session {
 
     /// Routes a response the client sent on the session (raw JSON-RPC) to the request
     /// waiting for it; unknown or late ids are logged and dropped.
+    #[cfg_attr(not(any(feature = "stdio", feature = "http")), allow(dead_code))] // Used by the transports that keep sessions.
     pub(crate) fn answer(&self, message: &[u8]) -> bool {
         self.outgoing.answer(message)
     }

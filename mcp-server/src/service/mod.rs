@@ -81,6 +81,7 @@ impl tower::Service<McpRequest> for McpService {
 impl crate::Server {
     /// Hands a routed request to the service stack: the user's layers, then [`McpService`].
     /// Every transport serves its requests through here.
+    #[cfg_attr(not(any(feature = "stdio", feature = "http")), allow(dead_code))] // Used by the stdio and HTTP transports.
     pub(crate) async fn call_service(
         &self,
         routed: crate::dispatch::Routed,
