@@ -76,26 +76,30 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::E
 /// assert_eq!(parse_message(b"[]").unwrap_err().error.code, ErrorCode::INVALID_REQUEST);
 /// ```
 pub fn parse_message(bytes: &[u8]) -> Result<IncomingMessage, Box<ErrorResponse>> {
+    // JSON text is UTF-8 (RFC 8259 §8.1). serde_json checks the strings it decodes, not the
+    // ones it skips (unknown members, `result`, `error`): check the whole text first.
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Err(Box::new(ErrorResponse::new(
+            None,
+            McpError::parse_error("Parse error: invalid JSON"),
+        )));
+    };
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
     if first != Some(b'{') {
         // Not an object: decide between "not JSON at all" and "JSON of the wrong shape".
-        return Err(Box::new(
-            match serde_json::from_slice::<IgnoredAny>(bytes) {
-                Err(_) => {
-                    ErrorResponse::new(None, McpError::parse_error("Parse error: invalid JSON"))
-                }
-                Ok(_) if first == Some(b'[') => ErrorResponse::new(
-                    None,
-                    McpError::invalid_request("Invalid request: batch arrays are not supported"),
-                ),
-                Ok(_) => ErrorResponse::new(
-                    None,
-                    McpError::invalid_request("Invalid request: a message must be a JSON object"),
-                ),
-            },
-        ));
+        return Err(Box::new(match serde_json::from_str::<IgnoredAny>(text) {
+            Err(_) => ErrorResponse::new(None, McpError::parse_error("Parse error: invalid JSON")),
+            Ok(_) if first == Some(b'[') => ErrorResponse::new(
+                None,
+                McpError::invalid_request("Invalid request: batch arrays are not supported"),
+            ),
+            Ok(_) => ErrorResponse::new(
+                None,
+                McpError::invalid_request("Invalid request: a message must be a JSON object"),
+            ),
+        }));
     }
-    let raw: RawMessage = serde_json::from_slice(bytes).map_err(|err| {
+    let raw: RawMessage = serde_json::from_str(text).map_err(|err| {
         let error = if err.is_syntax() || err.is_eof() {
             McpError::parse_error("Parse error: invalid JSON")
         } else {
