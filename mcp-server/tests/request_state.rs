@@ -957,3 +957,57 @@ async fn the_request_state_extractor_sees_the_raw_state_only_without_a_signer() 
     let missing = matches!(err, mcp_server::BuildError::MissingSigner { .. });
     assert!(missing, "{err:?}");
 }
+
+// ----- A handler that takes no part in rounds -----
+
+/// Returns a question with a state it made up, without any state parameter.
+#[tool]
+async fn smuggler(calls: State<Calls>) -> Outcome<CallToolResult> {
+    calls.0.bump("smuggler");
+    let question = form_request::<Confirm>("Confirm?".to_owned());
+    let result = InputRequiredResult::new().with_request("confirm", question);
+    Outcome::InputRequired(
+        result.with_state("mcp3.k.9999999999.bm9uY2U.cGF5bG9hZA.dGFn".to_owned()),
+    )
+}
+
+#[tokio::test]
+async fn a_state_from_a_handler_without_state_parameters_is_refused() {
+    // No binding is derived for a handler without `Round`, `RequestState` or
+    // `InputResponses` on a request that carries no state; a state it returns anyway cannot
+    // be its own, and is refused like any state that does not verify.
+    capture_logs();
+    clear_log();
+    let calls = Calls::default();
+    let server = Server::builder()
+        .state(calls.clone())
+        .tool(smuggler)
+        .tool(hello)
+        .request_state_signer(signer_in(Protection::Signed, [7u8; 32]))
+        .build()
+        .unwrap();
+    let message = encode(&call("smuggler", json!({})), json!({}));
+    let reply = server
+        .handle_message(&message, TransportInfo::in_process())
+        .await
+        .unwrap();
+    let reply: Value = serde_json::from_slice(&reply).unwrap();
+    assert_error(&reply, -32603, "Internal error", "smuggled state");
+    assert!(!reply.to_string().contains("mcp3."), "{reply}");
+    assert_eq!(calls.counts.lock().unwrap().get("smuggler"), Some(&1));
+    assert!(
+        log_lines()
+            .iter()
+            .any(|l| l.contains("returned a requestState") && !l.contains("mcp3.")),
+        "{:?}",
+        log_lines()
+    );
+    // A plain handler on the same server is served as before.
+    let message = encode(&call("hello", json!({})), json!({}));
+    let reply = server
+        .handle_message(&message, TransportInfo::in_process())
+        .await
+        .unwrap();
+    let reply: Value = serde_json::from_slice(&reply).unwrap();
+    assert!(reply.get("result").is_some(), "{reply}");
+}

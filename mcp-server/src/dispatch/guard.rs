@@ -16,7 +16,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use mcp_core::McpError;
-use mcp_core::protocol::{ClientCapabilities, Outcome};
+use mcp_core::protocol::{ClientCapabilities, InputRequiredResult, Outcome};
 use serde_json::Value;
 
 use super::gate::check_input_requests;
@@ -29,8 +29,12 @@ use crate::{RequestContext, Server};
 /// What the guard keeps between the handler's invocation and its outcome.
 #[derive(Debug)]
 pub(super) struct Guard {
-    /// The request's state context (`None` when the server keeps no state).
+    /// The request's state context (`None` when the server keeps no state, or when neither
+    /// the request nor the handler deals in states).
     state: Option<StateContext>,
+    /// Whether a state the handler returns must be refused: the server signs states, but the
+    /// handler takes no part in rounds, so no binding was derived and none can be its own.
+    refuse_states: bool,
     /// The capabilities the client declared for this request.
     caps: ClientCapabilities,
 }
@@ -50,21 +54,24 @@ impl Server {
         ctx: RequestContext,
         target: &str,
         rounds: Rounds,
+        takes_part_in_rounds: bool,
     ) -> Result<(Invocation, Guard), McpError> {
         let Rounds {
             arguments,
             input_responses,
             request_state,
         } = rounds;
-        let state = self
-            .prepare_state(
-                &ctx,
-                target,
-                &arguments,
-                &input_responses,
-                request_state.as_deref(),
-            )
-            .await?;
+        check_input_responses(input_responses.as_ref())?;
+        // Deriving the binding costs a hash of the request: only when a state came in, or the
+        // handler may mint one.
+        let needs_state = takes_part_in_rounds || request_state.is_some();
+        let state = if needs_state {
+            self.prepare_state(&ctx, target, &arguments, request_state.as_deref())
+                .await?
+        } else {
+            None
+        };
+        let refuse_states = state.is_none() && self.config().state_signer.is_some();
         let caps = ctx.client_capabilities().clone();
         let invocation = Invocation {
             input_responses,
@@ -72,20 +79,25 @@ impl Server {
             state: state.clone(),
             ..Invocation::new(ctx, arguments)
         };
-        Ok((invocation, Guard { state, caps }))
+        Ok((
+            invocation,
+            Guard {
+                state,
+                refuse_states,
+                caps,
+            },
+        ))
     }
 
-    /// `inputResponses` must be an object, and an echoed state must verify under this
-    /// request's binding (and, with single use, is consumed).
+    /// An echoed state must verify under this request's binding (and, with single use, is
+    /// consumed).
     async fn prepare_state(
         &self,
         ctx: &RequestContext,
         target: &str,
         arguments: &Value,
-        input_responses: &Option<Value>,
         request_state: Option<&str>,
     ) -> Result<Option<StateContext>, McpError> {
-        check_input_responses(input_responses.as_ref())?;
         let Some(signer) = &self.config().state_signer else {
             return Ok(None);
         };
@@ -125,7 +137,24 @@ impl Guard {
     fn finish<T>(&self, outcome: &Outcome<T>) -> Result<(), McpError> {
         if let Some(state) = &self.state {
             check_outgoing(outcome, state)?;
+        } else if self.refuse_states && returns_state(outcome) {
+            tracing::error!(
+                "a handler without a Round, RequestState or InputResponses parameter returned a \
+                 requestState: it cannot have been minted for this request"
+            );
+            return Err(McpError::internal("Internal error"));
         }
         check_input_requests(outcome, &self.caps)
     }
+}
+
+/// Whether `outcome` hands the client a `requestState`.
+fn returns_state<T>(outcome: &Outcome<T>) -> bool {
+    matches!(
+        outcome,
+        Outcome::InputRequired(InputRequiredResult {
+            request_state: Some(_),
+            ..
+        })
+    )
 }

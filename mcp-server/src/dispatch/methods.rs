@@ -84,7 +84,8 @@ impl Server {
             input_responses: params.input_responses,
             request_state: params.request_state,
         };
-        let (invocation, guard) = self.guard(ctx, &params.name, rounds).await?;
+        let rounds_of = route.requirements().takes_part_in_rounds();
+        let (invocation, guard) = self.guard(ctx, &params.name, rounds, rounds_of).await?;
         if let Err(message) = route.check_arguments(&invocation.arguments) {
             return Ok(Outcome::Complete(CallToolResult::error(message)));
         }
@@ -123,7 +124,8 @@ impl Server {
             input_responses: params.input_responses,
             request_state: params.request_state,
         };
-        let (invocation, guard) = self.guard(ctx, &params.name, rounds).await?;
+        let rounds_of = route.requirements().takes_part_in_rounds();
+        let (invocation, guard) = self.guard(ctx, &params.name, rounds, rounds_of).await?;
         guard.run(route.get(invocation)).await
     }
 
@@ -181,7 +183,11 @@ impl Server {
             input_responses: params.input_responses,
             request_state: params.request_state,
         };
-        let (mut invocation, guard) = self.guard(ctx, &params.uri, rounds).await?;
+        let rounds_of = match &route {
+            ReadRoute::Static(route) => route.requirements().takes_part_in_rounds(),
+            ReadRoute::Template(route) => route.requirements().takes_part_in_rounds(),
+        };
+        let (mut invocation, guard) = self.guard(ctx, &params.uri, rounds, rounds_of).await?;
         invocation.uri = Some(params.uri.clone());
         invocation.uri_params = uri_params;
         let read = async {

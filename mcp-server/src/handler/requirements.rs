@@ -26,6 +26,7 @@ use super::FromInvocation;
 pub struct Requirements {
     states: Vec<StateNeed>,
     signer: Option<&'static str>,
+    reads_request_state: bool,
 }
 
 /// A `State<T>` parameter: the type's name, and how to find it among the registered states.
@@ -43,6 +44,7 @@ impl fmt::Debug for Requirements {
                 &self.states.iter().map(|s| s.type_name).collect::<Vec<_>>(),
             )
             .field("signer", &self.signer)
+            .field("reads_request_state", &self.reads_request_state)
             .finish()
     }
 }
@@ -60,6 +62,20 @@ impl Requirements {
     /// parameter's type for the error message.
     pub fn request_state_signer(&mut self, extractor: &'static str) {
         self.signer.get_or_insert(extractor);
+        self.reads_request_state = true;
+    }
+
+    /// The handler reads the echoed `requestState` or mints one (`RequestState`), so the
+    /// server derives the request's binding for it. A handler without such a parameter, on a
+    /// request that carries no state, skips that work; a state it returns anyway is refused.
+    pub fn reads_request_state(&mut self) {
+        self.reads_request_state = true;
+    }
+
+    /// Whether the handler takes part in multi-round requests (see
+    /// [`reads_request_state`](Self::reads_request_state)).
+    pub(crate) fn takes_part_in_rounds(&self) -> bool {
+        self.reads_request_state
     }
 
     /// Collects the needs of the extractor `T`.

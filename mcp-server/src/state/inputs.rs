@@ -275,6 +275,10 @@ impl RequestState {
 }
 
 impl FromInvocation for RequestState {
+    fn requirements(requirements: &mut crate::handler::Requirements) {
+        requirements.reads_request_state();
+    }
+
     fn from_invocation(invocation: &Invocation) -> Result<Self, Rejection> {
         Ok(Self {
             raw: invocation.request_state.clone(),

@@ -59,7 +59,11 @@ impl Server {
         let (out_tx, out_rx) = mpsc::channel::<Bytes>(OUT_BACKLOG);
         let input = StdinLines::spawn(self.config().max_message_bytes)?;
         let written = process::spawn_stdout_writer(out_rx)?;
-        let written = async move { written.await.unwrap_or(Ok(())) };
+        let written = async move {
+            written
+                .await
+                .unwrap_or_else(|_| Err(io::Error::other("the stdout writer thread stopped")))
+        };
         self.serve_lines(Input::<tokio::io::Empty>::Stdin(input), out_tx, written)
             .await
     }
