@@ -58,6 +58,10 @@ pub struct EmptyResult {
 pub trait HasMeta {
     /// The result's `_meta`, created empty when absent.
     fn meta_mut(&mut self) -> &mut Meta;
+
+    /// Takes the result's `_meta` out (leaving none), so that a caller can write it beside
+    /// the result's other fields with entries of its own.
+    fn take_meta(&mut self) -> Option<Meta>;
 }
 
 macro_rules! has_meta {
@@ -65,6 +69,10 @@ macro_rules! has_meta {
         impl HasMeta for $ty {
             fn meta_mut(&mut self) -> &mut Meta {
                 self.meta.get_or_insert_with(Meta::new)
+            }
+
+            fn take_meta(&mut self) -> Option<Meta> {
+                self.meta.take()
             }
         }
     )*};
@@ -88,6 +96,10 @@ impl HasMeta for super::SubscriptionsListenResult {
     fn meta_mut(&mut self) -> &mut Meta {
         &mut self.meta
     }
+
+    fn take_meta(&mut self) -> Option<Meta> {
+        Some(std::mem::take(&mut self.meta))
+    }
 }
 
 impl<T: HasMeta> HasMeta for super::Outcome<T> {
@@ -95,6 +107,13 @@ impl<T: HasMeta> HasMeta for super::Outcome<T> {
         match self {
             Self::Complete(result) => result.meta_mut(),
             Self::InputRequired(result) => result.meta_mut(),
+        }
+    }
+
+    fn take_meta(&mut self) -> Option<Meta> {
+        match self {
+            Self::Complete(result) => result.take_meta(),
+            Self::InputRequired(result) => result.take_meta(),
         }
     }
 }

@@ -37,8 +37,10 @@ pub struct ListenParams {
 pub struct SubscriptionAcknowledgedParams {
     /// The subset of the filter the server honours.
     pub notifications: SubscriptionFilter,
-    /// Metadata (carries `io.modelcontextprotocol/subscriptionId`).
-    #[serde(rename = "_meta")]
+    /// Metadata (carries `io.modelcontextprotocol/subscriptionId`). Written only when not
+    /// empty: a server that takes it out ([`HasMeta::take_meta`](super::HasMeta::take_meta))
+    /// writes it itself.
+    #[serde(rename = "_meta", skip_serializing_if = "Meta::is_empty")]
     pub meta: Meta,
 }
 
@@ -50,7 +52,9 @@ pub struct SubscriptionsListenResult {
     /// Always `complete`.
     #[serde(default)]
     pub result_type: ResultType,
-    /// Metadata (carries `io.modelcontextprotocol/subscriptionId`).
-    #[serde(rename = "_meta")]
+    /// Metadata (carries `io.modelcontextprotocol/subscriptionId`). Written only when not
+    /// empty: a server that takes it out ([`HasMeta::take_meta`](super::HasMeta::take_meta))
+    /// writes it itself.
+    #[serde(rename = "_meta", skip_serializing_if = "Meta::is_empty")]
     pub meta: Meta,
 }

@@ -22,13 +22,14 @@ mod page;
 mod push;
 mod route;
 mod session;
+mod stamp;
 
 use std::panic::AssertUnwindSafe;
 
 use bytes::Bytes;
 use futures_util::FutureExt;
 use mcp_core::jsonrpc::{ErrorResponse, IncomingRequest, ResultResponse};
-use mcp_core::protocol::{HasMeta, ProtocolVersion, RequestMeta, meta_keys, methods as m};
+use mcp_core::protocol::{HasMeta, ProtocolVersion, RequestMeta, methods as m};
 use mcp_core::{ErrorCode, McpError, RequestId};
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
@@ -226,17 +227,20 @@ impl Server {
                 .map(Bytes::from)
                 .map_err(|_| McpError::internal("Internal error"));
         }
-        if self.config().server_info_in_results {
-            result
-                .meta_mut()
-                .insert(meta_keys::SERVER_INFO.to_owned(), self.info_value().clone());
-        }
-        serde_json::to_vec(&ResultResponse::new(id.clone(), result))
-            .map(Bytes::from)
-            .map_err(|err| {
-                tracing::error!(error = %err, "a result could not be serialized");
-                McpError::internal("Internal error")
-            })
+        let server_info = self
+            .info_json()
+            .filter(|_| self.config().server_info_in_results);
+        let written = if let Some(server_info) = server_info {
+            let mut own = None;
+            let stamped = stamp::Stamped::new(&mut result, &mut own, server_info);
+            serde_json::to_vec(&ResultResponse::new(id.clone(), stamped))
+        } else {
+            serde_json::to_vec(&ResultResponse::new(id.clone(), result))
+        };
+        written.map(Bytes::from).map_err(|err| {
+            tracing::error!(error = %err, "a result could not be serialized");
+            McpError::internal("Internal error")
+        })
     }
 }
 

@@ -361,11 +361,13 @@ impl ServerBuilder {
             self.config.state_signer = Some(std::sync::Arc::new(signer));
         }
         let registry = self.registry()?;
-        let info_value = serde_json::to_value(&self.info).unwrap_or_default();
+        // A self-description of strings always serializes; if it ever did not, results
+        // would go out without it rather than the server failing to build.
+        let info_json = serde_json::value::to_raw_value(&self.info).ok();
         Ok(Server {
             shared: Arc::new(Shared {
                 info: self.info,
-                info_value,
+                info_json,
                 instructions: self.instructions,
                 catalog: Catalog::new(registry, self.config.enabled.clone(), self.config.logging),
                 state: self.state,

@@ -17,7 +17,6 @@ mod config;
 use std::sync::Arc;
 
 use mcp_core::protocol::{Implementation, ServerCapabilities};
-use serde_json::Value;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
@@ -57,7 +56,8 @@ pub struct Server {
 #[derive(Debug)]
 struct Shared {
     info: Implementation,
-    info_value: Value,
+    /// `info`, serialized once for the `_meta` of every result.
+    info_json: Option<Box<serde_json::value::RawValue>>,
     instructions: Option<String>,
     catalog: Catalog,
     state: http::Extensions,
@@ -234,8 +234,8 @@ impl Server {
         &self.shared.config
     }
 
-    pub(crate) fn info_value(&self) -> &Value {
-        &self.shared.info_value
+    pub(crate) fn info_json(&self) -> Option<&serde_json::value::RawValue> {
+        self.shared.info_json.as_deref()
     }
 
     pub(crate) fn logging_enabled(&self) -> bool {
