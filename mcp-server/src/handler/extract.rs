@@ -112,7 +112,9 @@ pub struct Arguments<T>(pub T);
 
 impl<T: ToolInput> FromInvocation for Arguments<T> {
     fn from_invocation(invocation: &Invocation) -> Result<Self, Rejection> {
-        serde_path_to_error::deserialize(&invocation.arguments)
+        // The path of a problem is only needed when there is one: read again to find it.
+        T::deserialize(&invocation.arguments)
+            .or_else(|_| serde_path_to_error::deserialize(&invocation.arguments))
             .map(Arguments)
             .map_err(|err| invalid_arguments(None, &err))
     }
@@ -129,15 +131,18 @@ pub(crate) fn parse_argument<T: DeserializeOwned>(
     name: &str,
     value: &serde_json::Value,
 ) -> Result<T, Rejection> {
-    serde_path_to_error::deserialize(value).map_err(|err| {
-        if value.is_null() {
-            Rejection::InvalidArguments(format!(
-                "Invalid arguments: missing required argument `{name}`"
-            ))
-        } else {
-            invalid_arguments(Some(name), &err)
-        }
-    })
+    // The path of a problem is only needed when there is one: read again to find it.
+    T::deserialize(value)
+        .or_else(|_| serde_path_to_error::deserialize(value))
+        .map_err(|err| {
+            if value.is_null() {
+                Rejection::InvalidArguments(format!(
+                    "Invalid arguments: missing required argument `{name}`"
+                ))
+            } else {
+                invalid_arguments(Some(name), &err)
+            }
+        })
 }
 
 /// `Invalid arguments: at `target.kind`: unknown variant ...`: the path of the first problem

@@ -106,8 +106,14 @@ macro_rules! text_results {
         }
     )*};
 }
+/// The handler's `String` becomes the text as it is (no copy).
+impl IntoToolResult for String {
+    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
+        Ok(Outcome::Complete(CallToolResult::text(self)))
+    }
+}
+
 text_results!(
-    String,
     &'static str,
     bool,
     i8,

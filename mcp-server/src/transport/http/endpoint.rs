@@ -204,10 +204,13 @@ async fn read_body(
         .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
+    // A body that comes in one frame (the usual case) is used as it is, without a copy.
+    let mut first: Option<Bytes> = None;
     let mut collected = BytesMut::new();
     if declared.is_none_or(|len| len <= limit as u64) {
         loop {
             match body.frame().await {
+                None if collected.is_empty() => return Ok(first.unwrap_or_default()),
                 None => return Ok(collected.freeze()),
                 Some(Err(_)) => {
                     return Err(refuse(
@@ -219,10 +222,19 @@ async fn read_body(
                     let Ok(data) = frame.into_data() else {
                         continue;
                     };
-                    if collected.len() + data.len() > limit {
+                    let held = first.as_ref().map_or(0, Bytes::len) + collected.len();
+                    if held + data.len() > limit {
                         break;
                     }
-                    collected.extend_from_slice(&data);
+                    match first.take() {
+                        None if collected.is_empty() => first = Some(data),
+                        earlier => {
+                            if let Some(earlier) = earlier {
+                                collected.extend_from_slice(&earlier);
+                            }
+                            collected.extend_from_slice(&data);
+                        }
+                    }
                 }
             }
         }

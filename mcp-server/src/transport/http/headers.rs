@@ -1,6 +1,8 @@
 //! The mirrored request headers of 2026-07-28: `MCP-Protocol-Version`, `Mcp-Method` and
 //! `Mcp-Name` must be present and agree with the body (`-32020` otherwise).
 
+use std::borrow::Cow;
+
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use http::HeaderMap;
@@ -46,7 +48,7 @@ fn compare(name: &str, header: &str, body: &str) -> Result<(), McpError> {
 
 /// Reads a header: present, visible ASCII, surrounding whitespace ignored, and the
 /// `=?base64?…?=` form decoded.
-fn required(headers: &HeaderMap, name: &str) -> Result<String, McpError> {
+fn required<'h>(headers: &'h HeaderMap, name: &str) -> Result<Cow<'h, str>, McpError> {
     let raw = headers.get(name).ok_or_else(|| {
         McpError::header_mismatch(format!("Header mismatch: missing required {name} header"))
     })?;
@@ -65,17 +67,18 @@ fn required(headers: &HeaderMap, name: &str) -> Result<String, McpError> {
     })
 }
 
-/// Decodes the `=?base64?{…}?=` sentinel; other values pass through.
-fn decode(value: &str) -> Option<String> {
+/// Decodes the `=?base64?{…}?=` sentinel; other values pass through (borrowed).
+fn decode(value: &str) -> Option<Cow<'_, str>> {
     match value
         .strip_prefix("=?base64?")
         .and_then(|v| v.strip_suffix("?="))
     {
-        None => Some(value.to_owned()),
+        None => Some(Cow::Borrowed(value)),
         Some(encoded) => STANDARD
             .decode(encoded)
             .ok()
-            .and_then(|bytes| String::from_utf8(bytes).ok()),
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .map(Cow::Owned),
     }
 }
 

@@ -21,12 +21,12 @@ pub(crate) fn is_json_body(headers: &HeaderMap) -> bool {
 
 /// Reads `Accept`. No header means anything is accepted.
 pub(crate) fn accepts(headers: &HeaderMap) -> Accepts {
-    let values: Vec<&str> = headers
+    let mut values = headers
         .get_all(ACCEPT)
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .collect();
-    if values.is_empty() {
+        .peekable();
+    if values.peek().is_none() {
         return Accepts {
             json: true,
             sse: true,
@@ -36,26 +36,32 @@ pub(crate) fn accepts(headers: &HeaderMap) -> Accepts {
         json: false,
         sse: false,
     };
-    for range in values.iter().flat_map(|v| v.split(',')) {
+    for range in values.flat_map(|v| v.split(',')) {
         let mut parts = range.split(';');
-        let mime = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-        let refused = parts.any(|p| p.trim().replace(' ', "") == "q=0");
-        if refused {
+        let mime = parts.next().unwrap_or("").trim();
+        if parts.any(refuses) {
             continue;
         }
-        match mime.as_str() {
-            "*/*" => {
-                accepts = Accepts {
-                    json: true,
-                    sse: true,
-                }
-            }
-            "application/json" | "application/*" => accepts.json = true,
-            "text/event-stream" | "text/*" => accepts.sse = true,
-            _ => {}
+        let is = |name: &str| mime.eq_ignore_ascii_case(name);
+        if is("*/*") {
+            accepts = Accepts {
+                json: true,
+                sse: true,
+            };
+        } else if is("application/json") || is("application/*") {
+            accepts.json = true;
+        } else if is("text/event-stream") || is("text/*") {
+            accepts.sse = true;
         }
     }
     accepts
+}
+
+/// Whether a media range's parameter is `q=0` (spaces around the `=` allowed).
+fn refuses(parameter: &str) -> bool {
+    parameter
+        .split_once('=')
+        .is_some_and(|(name, value)| name.trim().eq_ignore_ascii_case("q") && value.trim() == "0")
 }
 
 #[cfg(test)]
@@ -110,6 +116,17 @@ mod tests {
             Accepts {
                 json: false,
                 sse: true
+            }
+        );
+        // Media types are case-insensitive; `q = 0` refuses, any other weight accepts.
+        assert_eq!(
+            accepts(&with(
+                ACCEPT,
+                "Application/JSON; q=0.5, TEXT/Event-Stream; q = 0"
+            )),
+            Accepts {
+                json: true,
+                sse: false
             }
         );
     }
