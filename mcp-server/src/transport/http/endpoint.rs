@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use axum::body::Body;
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
 use bytes::{Bytes, BytesMut};
 use http::header::{ALLOW, CONTENT_LENGTH};
@@ -85,7 +85,32 @@ fn refuse(status: StatusCode, message: &'static str) -> Response {
     stream::json_with(reply.body, status)
 }
 
-pub(crate) async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+/// The endpoint as a plain `tower::Service` (no axum handler, extractors or path
+/// parameters around it: one boxed future per request).
+#[derive(Clone)]
+pub(crate) struct EndpointService(pub(crate) Arc<Endpoint>);
+
+impl tower::Service<Request> for EndpointService {
+    type Response = Response;
+    type Error = std::convert::Infallible;
+    type Future = std::pin::Pin<
+        Box<dyn std::future::Future<Output = Result<Response, std::convert::Infallible>> + Send>,
+    >;
+
+    fn poll_ready(
+        &mut self,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Self::Error>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let endpoint = Arc::clone(&self.0);
+        Box::pin(async move { Ok(handle(endpoint, request).await) })
+    }
+}
+
+async fn handle(endpoint: Arc<Endpoint>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     let session_verb = parts.method == Method::GET || parts.method == Method::DELETE;
     if parts.method != Method::POST && !(session_verb && parts.headers.contains_key(SESSION_ID)) {

@@ -36,7 +36,6 @@ use std::io;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::routing::any;
 use tokio::net::{TcpListener, ToSocketAddrs};
 
 use crate::Server;
@@ -65,10 +64,8 @@ impl Server {
     pub fn http_service_with(&self, config: HttpConfig) -> Router {
         crate::state::warn_if_process_key(self);
         let auth = config.auth.as_ref().map(|auth| auth.layer.clone());
-        let state = Arc::new(endpoint::Endpoint::new(self.clone(), config));
-        let router = Router::new()
-            .route("/", any(endpoint::handle))
-            .with_state(state);
+        let endpoint = Arc::new(endpoint::Endpoint::new(self.clone(), config));
+        let router = Router::new().route_service("/", endpoint::EndpointService(endpoint));
         match auth {
             Some(layer) => router.layer(layer),
             None => router,
