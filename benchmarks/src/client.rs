@@ -278,6 +278,24 @@ pub async fn preflight(addr: SocketAddr, timeout: Duration) -> anyhow::Result<()
     Ok(())
 }
 
+/// Sends the first request a client sends on a fresh connection and checks the reply: the
+/// `echo` call, or `initialize` when `session` (the 2025-11-25 era). Polled while a server
+/// starts, to time its cold start.
+pub async fn first_reply(addr: SocketAddr, session: bool) -> anyhow::Result<()> {
+    let mut connection = Connection::open(addr).await?;
+    if session {
+        let response = connection
+            .post(Bytes::from_static(INITIALIZE_BODY.as_bytes()), None)
+            .await?;
+        let body = read_reply(response).await?;
+        protocol::check_initialize_reply(&body)?;
+    } else {
+        let body = connection.call(1).await?;
+        protocol::check_reply_full(&body, 1)?;
+    }
+    Ok(())
+}
+
 /// Opens a 2025-11-25 session on a fresh connection and sends two requests on it, each
 /// validated in full: the pre-flight check of the session scenario.
 pub async fn preflight_session(addr: SocketAddr, timeout: Duration) -> anyhow::Result<()> {

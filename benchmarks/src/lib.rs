@@ -29,14 +29,28 @@
 //! another ([`runner`]); traffic stays on `127.0.0.1` and every cell is bounded
 //! in time and in request count ([`config`]). The bench target
 //! `benches/load.rs` drives everything and prints a table ([`report`]).
+//!
+//! The comparison table of `docs/benchmarks/README.md` ([`table`], `benches/table.rs`) runs
+//! every server as a process of its own instead (the HTTP servers are the bins of
+//! [`http_process`]), pinned to one core while the load generator runs on the other
+//! ([`command`]), and adds the server's CPU time per call and peak RSS from its own
+//! accounting ([`proc_stats`]), cold start, and the TypeScript and Python SDKs ([`peers`]),
+//! with a bar chart of the ratios ([`plot`]).
 
 pub mod bins;
 pub mod client;
+pub mod command;
 pub mod config;
+pub mod http_process;
+pub mod peers;
+pub mod plot;
+pub mod proc_stats;
 pub mod protocol;
 pub mod redis;
 pub mod report;
 pub mod runner;
+pub mod soak;
 pub mod stats;
 pub mod stdio_client;
+pub mod table;
 pub mod targets;

@@ -197,6 +197,14 @@ pub fn session_request_body(id: u64) -> Vec<u8> {
     out
 }
 
+/// Appends [`session_request_body`]`(id)` to `out` (no allocation once `out` has room).
+pub fn write_session_request(out: &mut Vec<u8>, id: u64) {
+    use std::io::Write as _;
+    out.extend_from_slice(BODY_PREFIX.as_bytes());
+    let _ = write!(out, "{id}");
+    out.extend_from_slice(SESSION_SUFFIX.as_bytes());
+}
+
 /// Checks the reply to [`INITIALIZE_BODY`]: a success whose `protocolVersion` is
 /// [`LEGACY_PROTOCOL_VERSION`].
 pub fn check_initialize_reply(json: &[u8]) -> Result<(), ReplyError> {

@@ -301,7 +301,8 @@ pub fn run(
                 Err(why) => Outcome::Broken(why.clone()),
                 Ok(program) => {
                     let cell = StdioCell {
-                        program: program.clone(),
+                        command: crate::command::ServerCommand::new(program),
+                        session: false,
                         in_flight: depth,
                         warmup: config.warmup,
                         measure: config.measure,

@@ -117,6 +117,11 @@ pub struct CellStats {
     pub flow_p99: Duration,
     /// First error seen, if any.
     pub first_error: Option<String>,
+    /// CPU time the server process used inside the window, when it is a child process whose
+    /// accounting could be read (see [`crate::proc_stats`]).
+    pub server_cpu: Option<Duration>,
+    /// Peak resident set of the server process at the end of the cell, in KiB.
+    pub server_peak_rss_kib: Option<u64>,
 }
 
 impl CellStats {
@@ -166,6 +171,13 @@ impl CellStats {
         } else {
             0.0
         }
+    }
+
+    /// Server CPU time per request answered in the window, when it was measured.
+    pub fn cpu_per_call(&self) -> Option<Duration> {
+        let cpu = self.server_cpu?;
+        let requests = u32::try_from(self.requests).ok().filter(|&n| n > 0)?;
+        Some(cpu / requests)
     }
 
     /// Whether the target answered every request correctly and at least one was measured.

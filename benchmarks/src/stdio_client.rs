@@ -9,29 +9,37 @@
 //! measured from the write of a request to the read of its reply, queueing in
 //! the pipe included.
 //!
-//! At the end of the window the writer stops and closes stdin, the reader
-//! drains the replies still due, and the child is waited for (killed if it
-//! lingers past the request timeout).
+//! At the end of the window the writer stops, waits (up to the request timeout) for the
+//! replies still due, and closes stdin; the reader drains what is left, and the child is
+//! waited for (killed if it lingers past the request timeout).
+//!
+//! A server of the 2025-11-25 era (the TypeScript and Python SDKs 1.x) needs a session
+//! first: with [`StdioCell::session`] the cell sends `initialize`, waits for its reply, sends
+//! `notifications/initialized`, and only then starts the window, sending the `echo` call
+//! without the 2026 `_meta`. The server's CPU time in the window and its peak RSS are read
+//! from `/proc` ([`crate::proc_stats`]) into the cell's statistics.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio::sync::Semaphore;
 
+use crate::command::ServerCommand;
 use crate::protocol::{self, ReplyError};
 use crate::stats::{CellStats, Recorder, Window};
 
 /// Parameters of one stdio cell.
 #[derive(Debug, Clone)]
 pub struct StdioCell {
-    /// The server executable.
-    pub program: PathBuf,
+    /// The server's command line.
+    pub command: ServerCommand,
+    /// Whether to open a 2025-11-25 session (`initialize`) before the window.
+    pub session: bool,
     /// Maximum requests outstanding.
     pub in_flight: usize,
     /// Warm-up before the window.
@@ -48,14 +56,11 @@ pub struct StdioCell {
 
 type Pending = Arc<Mutex<HashMap<u64, Instant>>>;
 
-fn spawn(program: &PathBuf) -> anyhow::Result<(Child, ChildStdin, ChildStdout)> {
-    let mut child = Command::new(program)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true)
+fn spawn(command: &ServerCommand) -> anyhow::Result<(Child, ChildStdin, ChildStdout)> {
+    let mut child = command
+        .tokio()
         .spawn()
-        .with_context(|| format!("cannot start {}", program.display()))?;
+        .with_context(|| format!("cannot start {}", command.display()))?;
     let stdin = child.stdin.take().context("child has no stdin")?;
     let stdout = child.stdout.take().context("child has no stdout")?;
     Ok((child, stdin, stdout))
@@ -70,28 +75,31 @@ async fn stop(mut child: Child, grace: Duration) {
 /// Sends two requests one at a time and validates the replies in full: the
 /// pre-flight check that tells a working server from a broken one.
 pub async fn preflight(program: &PathBuf, timeout: Duration) -> anyhow::Result<()> {
-    let (child, mut stdin, stdout) = spawn(program)?;
+    preflight_command(&ServerCommand::new(program), false, timeout).await
+}
+
+/// [`preflight`] for any command line, opening a 2025-11-25 session first when `session`.
+pub async fn preflight_command(
+    command: &ServerCommand,
+    session: bool,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let (child, mut stdin, stdout) = spawn(command)?;
     let mut reader = BufReader::new(stdout);
     let result = async {
+        if session {
+            open_session(&mut stdin, &mut reader, timeout).await?;
+        }
         for id in 1..=2 {
-            let mut line = protocol::request_body(id);
+            let mut line = if session {
+                protocol::session_request_body(id)
+            } else {
+                protocol::request_body(id)
+            };
             line.push(b'\n');
             stdin.write_all(&line).await?;
             stdin.flush().await?;
-            let mut reply = Vec::new();
-            loop {
-                reply.clear();
-                let read = tokio::time::timeout(timeout, reader.read_until(b'\n', &mut reply))
-                    .await
-                    .context("no reply in time")??;
-                anyhow::ensure!(read > 0, "the server closed stdout");
-                // Skip notifications and log lines that are not replies.
-                if protocol::reply_id(&reply).is_some()
-                    || serde_json::from_slice::<serde_json::Value>(&reply).is_err()
-                {
-                    break;
-                }
-            }
+            let reply = read_reply_line(&mut reader, timeout).await?;
             protocol::check_reply_full(reply.trim_ascii(), id)?;
         }
         anyhow::Ok(())
@@ -102,10 +110,94 @@ pub async fn preflight(program: &PathBuf, timeout: Duration) -> anyhow::Result<(
     result
 }
 
+/// Reads lines until one is a reply (has an id) or is not JSON; skips notifications.
+async fn read_reply_line(
+    reader: &mut BufReader<ChildStdout>,
+    timeout: Duration,
+) -> anyhow::Result<Vec<u8>> {
+    let mut reply = Vec::new();
+    loop {
+        reply.clear();
+        let read = tokio::time::timeout(timeout, reader.read_until(b'\n', &mut reply))
+            .await
+            .context("no reply in time")??;
+        anyhow::ensure!(read > 0, "the server closed stdout");
+        if protocol::reply_id(&reply).is_some()
+            || serde_json::from_slice::<serde_json::Value>(&reply).is_err()
+        {
+            return Ok(reply);
+        }
+    }
+}
+
+/// Opens a 2025-11-25 session: `initialize` (its reply checked), then
+/// `notifications/initialized`.
+async fn open_session(
+    stdin: &mut ChildStdin,
+    reader: &mut BufReader<ChildStdout>,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    stdin
+        .write_all(format!("{}\n", protocol::INITIALIZE_BODY).as_bytes())
+        .await?;
+    stdin.flush().await?;
+    let reply = read_reply_line(reader, timeout).await?;
+    protocol::check_initialize_reply(reply.trim_ascii()).context("initialize")?;
+    stdin
+        .write_all(format!("{}\n", protocol::INITIALIZED_BODY).as_bytes())
+        .await?;
+    stdin.flush().await?;
+    Ok(())
+}
+
+/// Cold start: the time from spawning `command` to reading the first reply line, the first
+/// request (`initialize` when `session`, else the `echo` call) written at once. The reply is
+/// checked.
+pub async fn cold_start(
+    command: &ServerCommand,
+    session: bool,
+    timeout: Duration,
+) -> anyhow::Result<Duration> {
+    let mut first = if session {
+        protocol::INITIALIZE_BODY.as_bytes().to_vec()
+    } else {
+        protocol::request_body(1)
+    };
+    first.push(b'\n');
+    let started = Instant::now();
+    let (child, mut stdin, stdout) = spawn(command)?;
+    let mut reader = BufReader::new(stdout);
+    let result = async {
+        stdin.write_all(&first).await?;
+        stdin.flush().await?;
+        let reply = read_reply_line(&mut reader, timeout).await?;
+        let elapsed = started.elapsed();
+        if session {
+            protocol::check_initialize_reply(reply.trim_ascii())?;
+        } else {
+            protocol::check_reply_full(reply.trim_ascii(), 1)?;
+        }
+        anyhow::Ok(elapsed)
+    }
+    .await;
+    drop(stdin);
+    stop(child, timeout).await;
+    result
+}
+
 /// Runs one stdio cell and returns its statistics.
 pub async fn run(cell: StdioCell) -> anyhow::Result<CellStats> {
-    let (mut child, stdin, stdout) = spawn(&cell.program)?;
+    let (mut child, mut stdin, stdout) = spawn(&cell.command)?;
+    let pid = child.id();
+    let stdout = if cell.session {
+        let mut reader = BufReader::with_capacity(64 * 1024, stdout);
+        open_session(&mut stdin, &mut reader, cell.timeout).await?;
+        reader
+    } else {
+        BufReader::with_capacity(64 * 1024, stdout)
+    };
     let window = Window::after(cell.warmup, cell.measure);
+    let cpu = tokio::spawn(crate::proc_stats::cpu_in_window(pid, window));
     let pending: Pending = Arc::default();
     let slots = Arc::new(Semaphore::new(cell.in_flight));
 
@@ -116,9 +208,13 @@ pub async fn run(cell: StdioCell) -> anyhow::Result<CellStats> {
         window,
         cell.sample_every,
     ));
-    let writer = write_requests(stdin, Arc::clone(&pending), slots, window, &cell).await;
+    let (writer, stdin) = write_requests(stdin, Arc::clone(&pending), slots, window, &cell).await;
+    // The window is over: read the server's accounting while it still runs, then close its
+    // stdin so that it answers what it has and exits.
+    let server_cpu = cpu.await.ok().flatten();
+    let server_peak_rss_kib = pid.and_then(crate::proc_stats::peak_rss_kib);
+    drop(stdin);
 
-    // Stdin is closed: the server answers what it has and exits.
     let joined = match tokio::time::timeout(cell.timeout, &mut reader).await {
         Ok(joined) => joined,
         Err(_) => {
@@ -135,7 +231,10 @@ pub async fn run(cell: StdioCell) -> anyhow::Result<CellStats> {
             "request still unanswered when the cell ended".into(),
         ));
     }
-    Ok(CellStats::merge(&window, [writer, recorder]))
+    let mut stats = CellStats::merge(&window, [writer, recorder]);
+    stats.server_cpu = server_cpu;
+    stats.server_peak_rss_kib = server_peak_rss_kib;
+    Ok(stats)
 }
 
 async fn write_requests(
@@ -144,7 +243,7 @@ async fn write_requests(
     slots: Arc<Semaphore>,
     window: Window,
     cell: &StdioCell,
-) -> Recorder {
+) -> (Recorder, ChildStdin) {
     let mut recorder = Recorder::default();
     let mut batch = Vec::with_capacity(cell.in_flight * 256);
     let mut sent = 0_u64;
@@ -172,7 +271,11 @@ async fn write_requests(
         }
         batch.clear();
         for id in &ids {
-            protocol::write_request(&mut batch, *id);
+            if cell.session {
+                protocol::write_session_request(&mut batch, *id);
+            } else {
+                protocol::write_request(&mut batch, *id);
+            }
             batch.push(b'\n');
         }
         let now = Instant::now();
@@ -187,19 +290,28 @@ async fn write_requests(
         }
     }
     let _ = stdin.flush().await;
-    drop(stdin);
-    recorder
+    // Let the requests still in flight be answered before stdin is closed: a server may
+    // drop what it is working on when its input ends (the Python SDK does).
+    let deadline = Instant::now() + cell.timeout;
+    while Instant::now() < deadline
+        && !pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_empty()
+    {
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    (recorder, stdin)
 }
 
 async fn read_replies(
-    stdout: ChildStdout,
+    mut reader: BufReader<ChildStdout>,
     pending: Pending,
     slots: Arc<Semaphore>,
     window: Window,
     sample_every: u64,
 ) -> Recorder {
     let mut recorder = Recorder::default();
-    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
     let mut line = Vec::with_capacity(512);
     loop {
         line.clear();
@@ -265,7 +377,8 @@ mod tests {
         }
         assert!(preflight(&cat, Duration::from_secs(2)).await.is_err());
         let stats = run(StdioCell {
-            program: cat,
+            command: ServerCommand::new(cat),
+            session: false,
             in_flight: 8,
             warmup: Duration::from_millis(20),
             measure: Duration::from_millis(100),

@@ -1,0 +1,7 @@
+//! rmcp 3.1.4 serving the `echo` tool over HTTP in a process of its own, for the comparison
+//! table: `rmcp_http_server <port>` listens on `127.0.0.1:<port>` until stdin closes (see
+//! `mcp_benchmarks::http_process`).
+
+fn main() -> anyhow::Result<()> {
+    mcp_benchmarks::http_process::serve(&mcp_benchmarks::targets::rmcp::Rmcp)
+}
