@@ -251,7 +251,9 @@ impl Connection {
                 let _ = out.send(reply.body).await;
             }
         });
-        let handle = self.tasks.spawn(serve);
+        // Boxed: the request's future is several kilobytes, and tokio moves a task's future
+        // (and, when it ends, its stage) by value; a box makes each of those moves a pointer.
+        let handle = self.tasks.spawn(Box::pin(serve));
         guard.insert(id, (token, Some(handle)));
     }
 
