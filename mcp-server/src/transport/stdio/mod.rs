@@ -23,6 +23,7 @@ mod process;
 use std::collections::HashMap;
 use std::io;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::Poll;
 
 use bytes::Bytes;
 use mcp_core::jsonrpc::{IncomingMessage, IncomingNotification, IncomingRequest, parse_message};
@@ -55,6 +56,11 @@ impl Server {
     ///
     /// Each of the two is served by a thread of its own doing blocking, buffered I/O (see
     /// `process`), which costs less per message than tokio's stdio.
+    ///
+    /// A request is first served on the task that reads the input, and becomes a task of
+    /// its own only when it has to wait: a handler that computes for long without awaiting
+    /// should do that work in `tokio::task::spawn_blocking`, as anywhere in tokio, or it
+    /// holds up the reading meanwhile.
     pub async fn serve_stdio(self) -> io::Result<()> {
         let (out_tx, out_rx) = mpsc::channel::<Bytes>(OUT_BACKLOG);
         let input = StdinLines::spawn(self.config().max_message_bytes)?;
@@ -236,8 +242,9 @@ impl Connection {
         let outbound = Outbound::Channel(self.out.clone());
         let task_token = token.clone();
         let task_id = id.clone();
-        // Hold the lock while spawning so the task cannot finish before it is registered.
-        let mut guard = lock(&self.in_flight);
+        // Registered before it runs, so that a cancellation finds it and its reply knows it
+        // is still wanted.
+        lock(&self.in_flight).insert(id.clone(), (token, None));
         // The place is held until the answer is handed to the writer, so that a client that
         // does not read holds back its own requests.
         let serve = self.budget.run(place, async move {
@@ -253,8 +260,20 @@ impl Connection {
         });
         // Boxed: the request's future is several kilobytes, and tokio moves a task's future
         // (and, when it ends, its stage) by value; a box makes each of those moves a pointer.
-        let handle = self.tasks.spawn(Box::pin(serve));
-        guard.insert(id, (token, Some(handle)));
+        let mut serve = Box::pin(serve);
+        // Most requests finish without waiting for anything: they are served here, on the
+        // reading task, without a hand-off to another worker thread and back. One that waits
+        // (I/O, a timer, the client, a full output queue) goes on as a task of its own from
+        // where it stopped, so a handler that awaits never holds up the reading.
+        let done = std::future::poll_fn(|cx| Poll::Ready(serve.as_mut().poll(cx).is_ready())).await;
+        if done {
+            return;
+        }
+        let handle = self.tasks.spawn(serve);
+        // Unless it was cancelled meanwhile, a cancellation can now abort it.
+        if let Some((_, slot)) = lock(&self.in_flight).get_mut(&id) {
+            *slot = Some(handle);
+        }
     }
 
     /// `initialize`, through the service like every request, but awaited here rather than
