@@ -13,7 +13,10 @@
 //! - JSON nested 100 000 levels deep is a JSON-RPC error, not a stack overflow;
 //! - `notifications/cancelled` in the middle of handlers stops exactly those handlers (their
 //!   `CancellationToken` fires, they are dropped), no response is written for them, and the
-//!   others and later requests are answered.
+//!   others and later requests are answered;
+//! - a handler that panics while served on the reading task (before it awaits anything) is
+//!   answered with -32603 and reading goes on, while a handler that waits goes on as a task
+//!   of its own and does not hold up the requests after it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -366,5 +369,48 @@ async fn cancelled_handlers_stop_get_no_answer_and_the_others_are_served() {
     pipes.silent().await;
     assert_eq!(probe.cancelled(), HELD / 2);
     assert_eq!(Probe::get(&probe.finished), HELD / 2);
+    pipes.close().await;
+}
+
+// ----- Requests served on the reading task -----
+
+/// Panics before it awaits anything, so on the reading task itself.
+#[mcp_server::tool]
+async fn explode() -> String {
+    panic!("this handler always panics")
+}
+
+#[tokio::test]
+async fn a_handler_that_panics_on_the_reading_task_is_answered_and_reading_goes_on() {
+    let probe = Probe::default();
+    let server = support::abuse::tools(&probe).tool(explode).build().unwrap();
+    let mut pipes = Pipes::start(server);
+    // One that waits (it goes on as a task of its own), then a panic and a quick call, both
+    // served where they are read: the panic is an error, and neither waits for the first.
+    pipes.send(&call("held", "hold", json!({}))).await;
+    eventually(10, "the held handler entered", || {
+        Probe::get(&probe.entered) == 1
+    })
+    .await;
+    let reply = pipes.call(&call("boom", "explode", json!({}))).await;
+    assert_eq!(reply["id"], "boom");
+    assert_eq!(error_code(&reply), -32603);
+    assert_eq!(reply["error"]["message"], "Internal error");
+    let reply = pipes
+        .call(&call("after", "echo", json!({"text": "still here"})))
+        .await;
+    assert_eq!(text(&reply), "still here");
+    // The same id again, now that the panicking request is over, is a new request.
+    let reply = pipes.call(&call("boom", "explode", json!({}))).await;
+    assert_eq!(error_code(&reply), -32603);
+    // A request whose id is still being served is refused.
+    let reply = pipes
+        .call(&call("held", "echo", json!({"text": "x"})))
+        .await;
+    assert_eq!(error_code(&reply), -32600);
+    probe.release.cancel();
+    let reply = pipes.next().await;
+    assert_eq!(reply["id"], "held");
+    assert_eq!(text(&reply), "finished");
     pipes.close().await;
 }
