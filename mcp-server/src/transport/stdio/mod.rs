@@ -22,6 +22,7 @@ mod process;
 
 use std::collections::HashMap;
 use std::io;
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::Poll;
 
@@ -265,9 +266,26 @@ impl Connection {
         // reading task, without a hand-off to another worker thread and back. One that waits
         // (I/O, a timer, the client, a full output queue) goes on as a task of its own from
         // where it stopped, so a handler that awaits never holds up the reading.
-        let done = std::future::poll_fn(|cx| Poll::Ready(serve.as_mut().poll(cx).is_ready())).await;
-        if done {
-            return;
+        // A handler's panic is answered inside `serve`; one anywhere else must not end the
+        // reading either.
+        let first = std::future::poll_fn(|cx| {
+            Poll::Ready(std::panic::catch_unwind(AssertUnwindSafe(|| {
+                serve.as_mut().poll(cx).is_ready()
+            })))
+        })
+        .await;
+        match first {
+            Ok(true) => return,
+            Ok(false) => {}
+            Err(_) => {
+                drop(serve);
+                tracing::error!(request_id = %id, "serving a request panicked");
+                if lock(&self.in_flight).remove(&id).is_some() {
+                    let error = McpError::internal("Internal error");
+                    self.send(Reply::error(Some(id), error).body).await;
+                }
+                return;
+            }
         }
         let handle = self.tasks.spawn(serve);
         // Unless it was cancelled meanwhile, a cancellation can now abort it.
