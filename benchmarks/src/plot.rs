@@ -24,7 +24,8 @@ pub struct Group {
     pub ratios: Vec<Option<f64>>,
 }
 
-const FONT: &str = "sans-serif";
+/// The font family every plot of this crate draws with (registered by [`register_font`]).
+pub(crate) const FONT: &str = "sans-serif";
 const COLORS: [RGBColor; 5] = [
     RGBColor(0x1f, 0x77, 0xb4),
     RGBColor(0xff, 0x7f, 0x0e),
@@ -33,7 +34,8 @@ const COLORS: [RGBColor; 5] = [
     RGBColor(0x94, 0x67, 0xbd),
 ];
 
-fn register_font() -> anyhow::Result<()> {
+/// Registers the bundled font under [`FONT`], once per process.
+pub(crate) fn register_font() -> anyhow::Result<()> {
     static ONCE: Once = Once::new();
     let mut result = Ok(());
     ONCE.call_once(|| {

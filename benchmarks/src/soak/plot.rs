@@ -5,32 +5,16 @@
 //! with a font bundled in a crate (`epaint_default_fonts`), so no system font is needed.
 
 use std::path::Path;
-use std::sync::Once;
 
 use anyhow::anyhow;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::FontStyle;
 
 use super::sample::Sample;
+use crate::plot::{FONT, register_font};
 
-const FONT: &str = "sans-serif";
 const WIDTH: u32 = 900;
 const HEIGHT: u32 = 780;
-
-fn register_font() -> anyhow::Result<()> {
-    static ONCE: Once = Once::new();
-    let mut result = Ok(());
-    ONCE.call_once(|| {
-        result = plotters::style::register_font(
-            FONT,
-            FontStyle::Normal,
-            epaint_default_fonts::HACK_REGULAR,
-        )
-        .map_err(|_| anyhow!("the bundled font cannot be read"));
-    });
-    result
-}
 
 /// One line of a panel: its legend, its colour and its points.
 type Line<'a> = (&'a str, RGBColor, Vec<(f64, f64)>);
@@ -173,4 +157,36 @@ fn draw_panel(
 
 fn plot_error(error: impl std::fmt::Display) -> anyhow::Error {
     anyhow!("drawing the plot: {error}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn draws_a_png_with_the_shared_font() -> anyhow::Result<()> {
+        let dir = std::env::temp_dir().join(format!("mcp-soak-plot-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)?;
+        let path = dir.join("soak.png");
+        let samples: Vec<Sample> = (0..30_u64)
+            .map(|i| Sample {
+                t: i as f64,
+                rss_kib: 11_000 + i,
+                fds: 28,
+                threads: 3,
+                requests: i * 1_000,
+                failures: 0,
+                stdio_rss_kib: 5_000,
+                stdio_fds: 6,
+                stdio_threads: 4,
+                stdio_requests: i * 500,
+                stdio_failures: 0,
+            })
+            .collect();
+        draw(&path, "test", &samples, 6.0)?;
+        let bytes = std::fs::read(&path)?;
+        assert!(bytes.starts_with(b"\x89PNG"), "not a PNG");
+        std::fs::remove_dir_all(&dir)?;
+        Ok(())
+    }
 }
