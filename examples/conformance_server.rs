@@ -213,6 +213,141 @@ fn json_schema_2020_12_tool() -> ToolRoute {
         .input_schema(schema)
 }
 
+// ----- The tasks extension (SEP-2663) -----
+//
+// A task tool runs as a task for a client that declared `io.modelcontextprotocol/tasks`, as
+// soon as its handler waits; what it asks before waiting is an ordinary multi-round request.
+
+/// Greets by name (never a task).
+#[tool]
+async fn greet(name: String) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Sleeps `seconds`, then reports; settles as cancelled when cancelled.
+#[tool(task)]
+async fn slow_compute(
+    ctx: RequestContext,
+    seconds: f64,
+    label: Option<String>,
+) -> Result<String, String> {
+    let label = label.unwrap_or_else(|| "compute".to_owned());
+    ctx.report_status(format!("{label}: working")).await;
+    let sleep = tokio::time::sleep(Duration::from_secs_f64(seconds.clamp(0.0, 3600.0)));
+    tokio::select! {
+        () = sleep => Ok(format!("{label}: computed after {seconds} s")),
+        () = ctx.cancellation().cancelled() => Err(format!("{label}: cancelled")),
+    }
+}
+
+/// Fails as a tool (`isError`) after about a second; only ever runs as a task.
+#[tool(task = "required")]
+async fn failing_job() -> Result<String, String> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Err("The job failed: the input data is invalid".to_owned())
+}
+
+/// Fails with a JSON-RPC error (a protocol error) after a moment.
+#[tool(task)]
+async fn protocol_error_job() -> Result<String, McpError> {
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    Err(McpError::internal("The job's worker crashed"))
+}
+
+/// Confirm the deletion.
+#[derive(ElicitForm)]
+struct DeleteForm {
+    /// Delete it?
+    confirm: bool,
+}
+
+/// Where a deletion stands.
+#[derive(Serialize, Deserialize, Clone, Continuation)]
+enum DeleteFlow {
+    #[awaits(confirm: DeleteForm)]
+    Confirming { filename: String },
+}
+
+/// Looks the file up, then asks before deleting it.
+#[tool(task)]
+async fn confirm_delete(filename: String, round: Round<DeleteFlow>) -> Step<DeleteFlow, String> {
+    match round.resume() {
+        None => {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            round.ask(
+                DeleteFlow::Confirming {
+                    filename: filename.clone(),
+                },
+                format!("Delete {filename}?"),
+            )
+        }
+        Some(DeleteFlowAnswered::Confirming {
+            confirm: Reply::Accepted(DeleteForm { confirm: true }),
+            filename,
+        }) => Step::done(format!("Deleted {filename}.")),
+        Some(DeleteFlowAnswered::Confirming { filename, .. }) => {
+            Step::done(format!("Kept {filename}."))
+        }
+    }
+}
+
+/// One of two details.
+#[derive(ElicitForm)]
+struct DetailForm {
+    /// A name.
+    name: String,
+    /// Confirm?
+    confirm: bool,
+}
+
+/// Two questions at once.
+#[derive(Serialize, Deserialize, Clone, Continuation)]
+enum TwoQuestions {
+    #[awaits(first: DetailForm, second: DetailForm)]
+    Asking,
+}
+
+/// Asks two questions at once, after a moment's work.
+#[tool(task)]
+async fn multi_input(round: Round<TwoQuestions>) -> Step<TwoQuestions, String> {
+    match round.resume() {
+        None => {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            round.ask(TwoQuestions::Asking, "Two details, please")
+        }
+        Some(TwoQuestionsAnswered::Asking {
+            first: Reply::Accepted(first),
+            second: Reply::Accepted(second),
+        }) => Step::done(format!(
+            "Got {} ({}) and {} ({}).",
+            first.name, first.confirm, second.name, second.confirm
+        )),
+        Some(TwoQuestionsAnswered::Asking { .. }) => Step::done("Not both answered."),
+    }
+}
+
+/// Who to work for.
+#[derive(Serialize, Deserialize, Clone, Continuation)]
+enum NamedJob {
+    #[awaits(user_name: NameForm)]
+    Naming,
+}
+
+/// Asks for a name as a multi-round request, then goes on as a task.
+#[tool(task = "required")]
+async fn test_tool_with_task(round: Round<NamedJob>) -> Step<NamedJob, String> {
+    match round.resume() {
+        None => round.ask(NamedJob::Naming, "What is your name?"),
+        Some(NamedJobAnswered::Naming {
+            user_name: Reply::Accepted(NameForm { name }),
+        }) => {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            Step::done(format!("Finished the job for {name}."))
+        }
+        Some(NamedJobAnswered::Naming { .. }) => Step::done("No name given."),
+    }
+}
+
 // ----- Multi-round requests (SEP-2322) -----
 
 /// Please confirm.
@@ -805,6 +940,13 @@ pub(crate) fn server() -> Result<Server, mcp_server::BuildError> {
         .tool(test_elicitation)
         .tool(test_elicitation_sep1034_defaults)
         .tool(test_elicitation_sep1330_enums)
+        .tool(greet)
+        .tool(slow_compute)
+        .tool(failing_job)
+        .tool(protocol_error_job)
+        .tool(confirm_delete)
+        .tool(multi_input)
+        .tool(test_tool_with_task)
         .prompt(test_simple_prompt)
         .prompt(test_prompt_with_arguments)
         .prompt(test_prompt_with_embedded_resource)

@@ -55,6 +55,7 @@ pub mod registry;
 pub mod server;
 pub mod service;
 pub mod state;
+pub mod tasks;
 pub mod transport;
 
 pub use context::{AuthIdentity, RequestContext, TransportInfo, TransportKind};

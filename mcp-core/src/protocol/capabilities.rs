@@ -34,6 +34,19 @@ impl ClientCapabilities {
             .is_some_and(|e| e.form.is_some() || e.url.is_none())
     }
 
+    /// The extension `id` (such as `io.modelcontextprotocol/tasks`) is declared.
+    ///
+    /// ```
+    /// use mcp_core::protocol::{ClientCapabilities, TASKS_EXTENSION};
+    /// let caps: ClientCapabilities =
+    ///     serde_json::from_value(serde_json::json!({"extensions": {TASKS_EXTENSION: {}}})).unwrap();
+    /// assert!(caps.declares_extension(TASKS_EXTENSION));
+    /// assert!(!ClientCapabilities::default().declares_extension(TASKS_EXTENSION));
+    /// ```
+    pub fn declares_extension(&self, id: &str) -> bool {
+        self.extensions.as_ref().is_some_and(|e| e.contains_key(id))
+    }
+
     /// URL-mode elicitation is declared (`elicitation.url`).
     pub fn supports_elicitation_url(&self) -> bool {
         self.elicitation.as_ref().is_some_and(|e| e.url.is_some())

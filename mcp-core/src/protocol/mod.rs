@@ -23,6 +23,7 @@ mod result;
 mod roots;
 mod sampling;
 mod subscriptions;
+mod tasks;
 mod tools;
 mod version;
 
@@ -72,6 +73,10 @@ pub use sampling::{
 };
 pub use subscriptions::{
     ListenParams, SubscriptionAcknowledgedParams, SubscriptionFilter, SubscriptionsListenResult,
+};
+pub use tasks::{
+    CreateTaskResult, DetailedTask, TASKS_EXTENSION, Task, TaskDetail, TaskIdParams, TaskStatus,
+    UpdateTaskParams, task_methods,
 };
 pub use tools::{CallToolParams, CallToolResult, ListToolsResult, Tool, ToolAnnotations};
 pub use version::ProtocolVersion;

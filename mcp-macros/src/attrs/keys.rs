@@ -156,6 +156,16 @@ impl<'c> Arg<'c> {
         RawValue::parse(input).map(drop)
     }
 
+    /// Whether the key was written alone.
+    pub(crate) fn is_bare(&self) -> bool {
+        matches!(self.value, RawValue::Bare)
+    }
+
+    /// Where the key was written.
+    pub(crate) fn key_span(&self) -> Span {
+        self.key.span()
+    }
+
     /// `key = "text"`.
     pub(crate) fn string(self) -> Option<LitStr> {
         let form = format!("{} = \"...\"", self.key);

@@ -37,6 +37,7 @@ pub(crate) enum HandlerKey {
     Destructive,
     Idempotent,
     OpenWorld,
+    Task,
     Uri,
     Template,
     MimeType,
@@ -54,6 +55,7 @@ impl Keyword for HandlerKey {
             Self::Destructive => "destructive",
             Self::Idempotent => "idempotent",
             Self::OpenWorld => "open_world",
+            Self::Task => "task",
             Self::Uri => "uri",
             Self::Template => "template",
             Self::MimeType => "mime_type",
@@ -95,6 +97,8 @@ pub(crate) struct HandlerAttrs {
     pub(crate) destructive: Option<Sp<bool>>,
     pub(crate) idempotent: Option<Sp<bool>>,
     pub(crate) open_world: Option<Sp<bool>>,
+    /// `task` (optional) or `task = "required"`: calls may run as tasks.
+    pub(crate) task: Option<Sp<TaskMode>>,
     pub(crate) uri: Option<LitStr>,
     /// The URI template, parsed once here and used by both the checks and the expansion.
     pub(crate) template: Option<Template>,
@@ -144,6 +148,7 @@ impl HandlerAttrs {
             HandlerKey::Destructive => self.destructive = arg.flag(),
             HandlerKey::Idempotent => self.idempotent = arg.flag(),
             HandlerKey::OpenWorld => self.open_world = arg.flag(),
+            HandlerKey::Task => self.task = task_mode(ctxt, arg),
             HandlerKey::Uri => self.uri = arg.string(),
             HandlerKey::Template => self.template = arg.string().map(Template::parse),
             HandlerKey::MimeType => self.mime_type = arg.string(),
@@ -151,6 +156,40 @@ impl HandlerAttrs {
             HandlerKey::Crate => self.krate = arg.path(CRATE_PLACEHOLDER),
         }
     }
+}
+
+/// How a tool runs as a task (`task`, `task = "optional"`, `task = "required"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TaskMode {
+    Optional,
+    Required,
+}
+
+/// Reads `task` alone (optional) or `task = "optional" | "required"`.
+fn task_mode(ctxt: &Ctxt, arg: Arg<'_>) -> Option<Sp<TaskMode>> {
+    let span = arg.key_span();
+    if arg.is_bare() {
+        return Some(Sp {
+            value: TaskMode::Optional,
+            span,
+        });
+    }
+    let mode = arg.string()?;
+    let value = match mode.value().as_str() {
+        "optional" => TaskMode::Optional,
+        "required" => TaskMode::Required,
+        other => {
+            ctxt.error_spanned_by(
+                &mode,
+                format!("unknown task mode {other:?}: write `task`, `task = \"optional\"` or `task = \"required\"`"),
+            );
+            return None;
+        }
+    };
+    Some(Sp {
+        value,
+        span: mode.span(),
+    })
 }
 
 /// Reads the entries of `complete(argument = handler, ...)`, reporting each bad one.

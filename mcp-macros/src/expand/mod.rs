@@ -46,6 +46,7 @@ impl Kind {
                 Destructive,
                 Idempotent,
                 OpenWorld,
+                Task,
                 Crate,
             ],
             Self::Prompt => &[Name, Title, Description, Complete, Crate],

@@ -6,7 +6,7 @@ use quote::quote;
 use super::handler::{self, Schema};
 use super::route::{self, Route};
 use super::{Labels, labels, params, unique_name_guard};
-use crate::attrs::{HandlerAttrs, Sp};
+use crate::attrs::{HandlerAttrs, Sp, TaskMode};
 use crate::krate::Krate;
 use crate::model::HandlerFn;
 
@@ -21,6 +21,11 @@ pub(super) fn expand(f: &HandlerFn, attrs: &HandlerAttrs, krate: &Krate) -> Toke
     let bindings = params::arguments(f, krate);
     let handler = handler::expand(f, krate, &bindings, Schema::Described);
     let annotations = annotations(attrs, krate);
+    let task = match attrs.task.as_ref().map(|t| t.value) {
+        None => TokenStream::new(),
+        Some(TaskMode::Optional) => quote!(.task()),
+        Some(TaskMode::Required) => quote!(.task_required()),
+    };
     let route = route::constructor(krate, Route::Tool, &f.output, &[quote!(#name)]);
     let guard = unique_name_guard("tool", &name, name_span);
     quote! {
@@ -31,7 +36,7 @@ pub(super) fn expand(f: &HandlerFn, attrs: &HandlerAttrs, krate: &Krate) -> Toke
         #[automatically_derived]
         impl #root::IntoToolRoute for #ident {
             fn into_tool_route(self) -> #root::ToolRoute {
-                #route #builders #annotations
+                #route #builders #annotations #task
             }
         }
     }

@@ -4,7 +4,7 @@
 mod outbound;
 mod transport;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock, PoisonError};
 
 use mcp_core::protocol::{
     ClientCapabilities, Implementation, LoggingLevel, LoggingMessageParams, ProgressParams,
@@ -55,6 +55,11 @@ struct Inner {
     logging_enabled: bool,
     /// The `initialize`d session the request belongs to (2025-11-25 era), if any.
     session: Option<Arc<Session>>,
+    /// The task the handler runs as, once the call has become one.
+    task: OnceLock<String>,
+    /// For a call that may become a task: the status reported before it became one (it
+    /// becomes the task's first status message). `None` for any other call.
+    early_status: Option<std::sync::Mutex<Option<String>>>,
 }
 
 impl RequestContext {
@@ -79,8 +84,78 @@ impl RequestContext {
                 server,
                 logging_enabled,
                 session: None,
+                task: OnceLock::new(),
+                early_status: None,
             }),
         }
+    }
+
+    /// The same request, with a cancellation of its own: for a call that may outlive its
+    /// request as a task.
+    pub(crate) fn for_task(&self, cancellation: CancellationToken) -> Self {
+        let inner = &self.inner;
+        Self {
+            inner: Arc::new(Inner {
+                id: inner.id.clone(),
+                method: inner.method.clone(),
+                meta: inner.meta.clone(),
+                cancellation,
+                outbound: inner.outbound.clone(),
+                transport: inner.transport.clone(),
+                server: inner.server.clone(),
+                logging_enabled: inner.logging_enabled,
+                session: inner.session.clone(),
+                task: OnceLock::new(),
+                early_status: Some(std::sync::Mutex::new(None)),
+            }),
+        }
+    }
+
+    /// From now on the handler runs as task `id`: its progress and status go into the task.
+    pub(crate) fn attach_task(&self, id: &str) {
+        let _ = self.inner.task.set(id.to_owned());
+    }
+
+    /// The status the handler reported before its call became a task.
+    pub(crate) fn take_early_status(&self) -> Option<String> {
+        let early = self.inner.early_status.as_ref()?;
+        early.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
+
+    /// The id of the task this handler runs as, once the call has become one (the tasks
+    /// extension: see [`TaskSupport`](crate::tasks::TaskSupport)).
+    pub fn task_id(&self) -> Option<&str> {
+        self.inner.task.get().map(String::as_str)
+    }
+
+    /// Tells the client what the handler is doing, in a task: the task's `statusMessage`
+    /// (what `tasks/get` shows from now on; reported before the call became a task, it is
+    /// the task's first). Outside a task (the client did not declare the tasks extension,
+    /// or the call finished within the grace) there is nowhere to put it: returns `false`.
+    /// Use [`report_progress`](Self::report_progress) for both.
+    ///
+    /// ```
+    /// use mcp_server::RequestContext;
+    ///
+    /// async fn export(ctx: RequestContext) -> &'static str {
+    ///     ctx.report_status("Exporting the first half").await;
+    ///     "done"
+    /// }
+    /// # let _ = export;
+    /// ```
+    pub async fn report_status(&self, message: impl Into<String>) -> bool {
+        let Some(id) = self.task_id() else {
+            let Some(early) = &self.inner.early_status else {
+                return false;
+            };
+            *early.lock().unwrap_or_else(PoisonError::into_inner) = Some(message.into());
+            return true;
+        };
+        let owner = self.auth().map(AuthIdentity::subject);
+        self.inner
+            .server
+            .set_task_status(id, owner, message.into())
+            .await
     }
 
     /// Ties a freshly made context to an `initialize`d session (2025-11-25 era): its log
@@ -174,12 +249,25 @@ impl RequestContext {
 
     /// Sends `notifications/progress` if the client asked for progress on this request.
     /// `progress` should increase from one call to the next. Returns whether it was sent.
+    /// In a task (which has no progress notifications), it becomes the task's status
+    /// message: the message, with `progress/total`.
     pub async fn report_progress(
         &self,
         progress: f64,
         total: Option<f64>,
         message: Option<String>,
     ) -> bool {
+        if self.task_id().is_some() {
+            let done = match total {
+                Some(total) => format!("{progress}/{total}"),
+                None => format!("{progress}"),
+            };
+            let status = match message {
+                Some(message) => format!("{message} ({done})"),
+                None => done,
+            };
+            return self.report_status(status).await;
+        }
         let Some(token) = self.progress_token() else {
             return false;
         };
@@ -196,7 +284,9 @@ impl RequestContext {
     /// Sends `notifications/message` when the request set a log level at or below `level`.
     /// Logging is deprecated by SEP-2577; without a level on the request nothing is sent.
     pub async fn log(&self, level: LoggingLevel, logger: Option<&str>, data: Value) -> bool {
+        // Tasks carry no log messages (the tasks extension).
         let wanted = match self.log_level() {
+            Some(_) if self.task_id().is_some() => false,
             Some(min) if self.inner.logging_enabled => level >= min,
             _ => false,
         };

@@ -1,17 +1,19 @@
 //! `subscriptions/listen`: acknowledge first, then forward the changes the client asked
 //! for, each tagged with the subscription id, until the client goes away or the server
-//! shuts down (then the listen request completes gracefully).
+//! shuts down (then the listen request completes gracefully). Tasks named in `taskIds` are
+//! watched as `task_watch` describes.
 
 use mcp_core::McpError;
 use mcp_core::protocol::{
     ListChangedParams, ListenParams, Meta, ResourceUpdatedParams, ServerCapabilities,
-    SubscriptionAcknowledgedParams, SubscriptionFilter, SubscriptionsListenResult, meta_keys,
-    methods,
+    SubscriptionAcknowledgedParams, SubscriptionFilter, SubscriptionsListenResult, TASKS_EXTENSION,
+    meta_keys, methods,
 };
 use serde_json::{Map, Value};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::parse_params;
+use super::task_watch::{TaskWatch, undeclared};
 use crate::context::Outbound;
 use crate::server::Change;
 use crate::{RequestContext, Server};
@@ -29,7 +31,29 @@ impl Server {
                 "subscriptions/listen needs a streaming response (Accept: text/event-stream)",
             ));
         }
-        let honoured = honour(&params.notifications, caps);
+        let mut honoured = honour(&params.notifications, caps);
+        let offers_tasks = caps
+            .extensions
+            .as_ref()
+            .is_some_and(|e| e.contains_key(TASKS_EXTENSION));
+        let mut watch = TaskWatch::default();
+        if let Some(ids) = params
+            .notifications
+            .task_ids
+            .as_deref()
+            .filter(|ids| !ids.is_empty())
+        {
+            if !ctx
+                .client_capabilities()
+                .declares_extension(TASKS_EXTENSION)
+            {
+                return Err(undeclared());
+            }
+            if offers_tasks {
+                watch = TaskWatch::start(self, &ctx, ids).await;
+                honoured.task_ids = Some(watch.ids());
+            }
+        }
         let mut meta = Meta::new();
         meta.insert(
             meta_keys::SUBSCRIPTION_ID.to_owned(),
@@ -37,6 +61,9 @@ impl Server {
         );
         // Subscribe before acknowledging, so no change between the two is lost.
         let mut changes = self.subscribe_changes();
+        let mut task_changes = self.tasks().subscribe();
+        let mut task_poll = tokio::time::interval(self.tasks().settings.poll_interval);
+        task_poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let ack = SubscriptionAcknowledgedParams {
             notifications: honoured.clone(),
             meta: meta.clone(),
@@ -53,6 +80,24 @@ impl Server {
                 () = ctx.cancellation().cancelled() => break,
                 () = self.shutdown_token().cancelled() => break,
                 change = changes.recv() => change,
+                // Tasks: changed here (announced), or elsewhere (seen at the next poll).
+                changed = task_changes.recv(), if !watch.is_empty() => {
+                    let concerned = match &changed {
+                        Ok(id) => watch.watches(id),
+                        Err(RecvError::Lagged(_)) => true,
+                        Err(RecvError::Closed) => false,
+                    };
+                    if concerned && !watch.report(self, &ctx, &meta).await {
+                        break;
+                    }
+                    continue;
+                }
+                _ = task_poll.tick(), if !watch.is_empty() => {
+                    if !watch.report(self, &ctx, &meta).await {
+                        break;
+                    }
+                    continue;
+                }
             };
             let sent = match change {
                 Ok(change) => forward(&ctx, &honoured, &meta, &change).await,

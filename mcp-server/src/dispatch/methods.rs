@@ -9,7 +9,7 @@ use mcp_core::protocol::{
     CallToolParams, CallToolResult, CompleteParams, CompleteResult, CompletionReference,
     DiscoverResult, GetPromptParams, GetPromptResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Outcome, PaginatedParams,
-    ProtocolVersion, ReadResourceParams, ReadResourceResult, ServerCapabilities,
+    ProtocolVersion, ReadResourceParams, ReadResourceResult, ServerCapabilities, TASKS_EXTENSION,
 };
 use serde_json::{Map, Value};
 
@@ -18,7 +18,9 @@ use std::sync::Arc;
 use super::guard::Rounds;
 use super::page::page;
 use super::parse_params;
+use super::tasks::{Called, tasks_required};
 use crate::registry::CompletionRequest;
+use crate::tasks::TaskSupport;
 use crate::{RequestContext, Server};
 
 type Params = Map<String, Value>;
@@ -72,24 +74,60 @@ impl Server {
         ctx: RequestContext,
         params: Params,
     ) -> Result<Outcome<CallToolResult>, McpError> {
+        match self.call(ctx, params, false).await? {
+            Called::Now(outcome) => Ok(outcome),
+            Called::Task(_) => {
+                tracing::error!("a call that may not become a task became one");
+                Err(McpError::internal("Internal error"))
+            }
+        }
+    }
+
+    /// `tools/call` on the 2026-07-28 wire, where a call may become a task.
+    pub(super) async fn call_tool_or_task(
+        &self,
+        ctx: RequestContext,
+        params: Params,
+    ) -> Result<Called, McpError> {
+        self.call(ctx, params, true).await
+    }
+
+    async fn call(
+        &self,
+        ctx: RequestContext,
+        params: Params,
+        may_be_task: bool,
+    ) -> Result<Called, McpError> {
         let params: CallToolParams = parse_params(params)?;
         let registry = self.snapshot();
         let route = registry
             .tools
             .get(&params.name)
             .ok_or_else(|| McpError::invalid_params(format!("Unknown tool: {}", params.name)))?;
+        let rounds_of = route.requirements().takes_part_in_rounds();
+        let declared = ctx
+            .client_capabilities()
+            .declares_extension(TASKS_EXTENSION);
+        match route.task_support() {
+            TaskSupport::Required if !declared || !may_be_task => return Err(tasks_required()),
+            TaskSupport::Optional | TaskSupport::Required if declared && may_be_task => {
+                return self.start_task(ctx, route, params, rounds_of).await;
+            }
+            _ => {}
+        }
         let arguments = Value::Object(params.arguments.unwrap_or_default());
         let rounds = Rounds {
             arguments,
             input_responses: params.input_responses,
             request_state: params.request_state,
         };
-        let rounds_of = route.requirements().takes_part_in_rounds();
         let (invocation, guard) = self.guard(ctx, &params.name, rounds, rounds_of).await?;
         if let Err(message) = route.check_arguments(&invocation.arguments) {
-            return Ok(Outcome::Complete(CallToolResult::error(message)));
+            return Ok(Called::Now(Outcome::Complete(CallToolResult::error(
+                message,
+            ))));
         }
-        guard.run(route.call(invocation)).await
+        guard.run(route.call(invocation)).await.map(Called::Now)
     }
 
     pub(super) fn list_prompts(&self, params: Params) -> Result<ListPromptsResult, McpError> {

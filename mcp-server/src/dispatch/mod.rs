@@ -23,13 +23,17 @@ mod push;
 mod route;
 mod session;
 mod stamp;
+mod task_watch;
+mod tasks;
 
 use std::panic::AssertUnwindSafe;
 
 use bytes::Bytes;
 use futures_util::FutureExt;
 use mcp_core::jsonrpc::{ErrorResponse, IncomingRequest, ResultResponse};
-use mcp_core::protocol::{HasMeta, ProtocolVersion, RequestMeta, methods as m};
+use mcp_core::protocol::{
+    HasMeta, ProtocolVersion, RequestMeta, TASKS_EXTENSION, methods as m, task_methods,
+};
 use mcp_core::{ErrorCode, McpError, RequestId};
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
@@ -174,7 +178,34 @@ impl Server {
                 legacy::serialize(&id, &pushed.await?)
             }
             m::TOOLS_CALL if caps.tools.is_some() => {
-                self.respond(&id, legacy, self.call_tool(ctx, params).await?)
+                match self.call_tool_or_task(ctx, params).await? {
+                    tasks::Called::Now(outcome) => self.respond(&id, legacy, outcome),
+                    tasks::Called::Task(task) => self.respond(&id, legacy, task),
+                }
+            }
+            method
+                if !legacy
+                    && task_methods::is_task_request(method)
+                    && caps
+                        .extensions
+                        .as_ref()
+                        .is_some_and(|e| e.contains_key(TASKS_EXTENSION)) =>
+            {
+                if !ctx
+                    .client_capabilities()
+                    .declares_extension(TASKS_EXTENSION)
+                {
+                    return Err(tasks::tasks_required());
+                }
+                match method {
+                    task_methods::GET => {
+                        self.respond(&id, legacy, self.get_task(&ctx, params).await?)
+                    }
+                    task_methods::UPDATE => {
+                        self.respond(&id, legacy, self.update_task(&ctx, params).await?)
+                    }
+                    _ => self.respond(&id, legacy, self.cancel_task(&ctx, params).await?),
+                }
             }
             m::PROMPTS_LIST if caps.prompts.is_some() => {
                 self.respond(&id, legacy, self.list_prompts(params)?)

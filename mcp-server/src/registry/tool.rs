@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use super::BoxFuture;
 use super::schema;
 use crate::handler::{Handler, IntoToolResult, Invocation, Rejection, Requirements};
+use crate::tasks::TaskSupport;
 
 type CallFn =
     dyn Fn(Invocation) -> BoxFuture<Result<Outcome<CallToolResult>, McpError>> + Send + Sync;
@@ -28,6 +29,8 @@ pub struct ToolRoute {
     tool: Tool,
     call: Arc<CallFn>,
     requirements: Requirements,
+    /// Whether calls may run as tasks (the tasks extension).
+    task_support: TaskSupport,
     /// Validation against the input schema before the handler runs (opt-in, feature
     /// `schema-validation`): compiled when the route is registered.
     #[cfg(feature = "schema-validation")]
@@ -93,6 +96,7 @@ impl ToolRoute {
             tool,
             call,
             requirements: Requirements::default(),
+            task_support: TaskSupport::Never,
             #[cfg(feature = "schema-validation")]
             validation: schema::Validation::default(),
         }
@@ -150,6 +154,29 @@ impl ToolRoute {
     pub fn open_world(mut self, open: bool) -> Self {
         self.annotations_mut().open_world_hint = Some(open);
         self
+    }
+
+    /// Lets calls run as tasks (the tasks extension, [`TaskSupport::Optional`]): for a
+    /// client that declared the extension, a call still running after the server's
+    /// [`task_grace`](crate::ServerBuilder::task_grace) is answered with a task, which the
+    /// client polls; any other client waits for the result. `#[tool(task)]` does the same.
+    #[must_use]
+    pub fn task(mut self) -> Self {
+        self.task_support = TaskSupport::Optional;
+        self
+    }
+
+    /// Runs every call as a task ([`TaskSupport::Required`]); a client that did not declare
+    /// the tasks extension gets `-32021`. `#[tool(task = "required")]` does the same.
+    #[must_use]
+    pub fn task_required(mut self) -> Self {
+        self.task_support = TaskSupport::Required;
+        self
+    }
+
+    /// Whether calls may run as tasks.
+    pub fn task_support(&self) -> TaskSupport {
+        self.task_support
     }
 
     /// Replaces the input schema (its root must be `type: "object"`). The schema is what

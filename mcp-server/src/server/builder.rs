@@ -116,6 +116,16 @@ pub struct ServerBuilder {
     config: ServerConfig,
     unsigned_state: bool,
     service: Option<BoxMcpService>,
+    task_store: Option<TaskStoreSlot>,
+}
+
+/// The task store chosen on the builder.
+struct TaskStoreSlot(Arc<dyn crate::tasks::TaskStore>);
+
+impl std::fmt::Debug for TaskStoreSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TaskStore")
+    }
 }
 
 impl ServerBuilder {
@@ -295,6 +305,41 @@ impl ServerBuilder {
         self
     }
 
+    /// Where tasks are kept (the tasks extension; see [`tasks`](crate::tasks)): in memory by
+    /// default ([`MemoryTaskStore`](crate::tasks::MemoryTaskStore)); a shared store such as
+    /// `RedisTaskStore` (feature `redis`) lets every instance behind a load balancer answer
+    /// for every task.
+    #[must_use]
+    pub fn task_store(mut self, store: impl crate::tasks::TaskStore) -> Self {
+        self.task_store = Some(TaskStoreSlot(Arc::new(store)));
+        self
+    }
+
+    /// How long a task is kept after it was created (its `ttlMs`; default one hour, at
+    /// least one second). Past it, `tasks/get` finds nothing.
+    #[must_use]
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.config.tasks.ttl = ttl.max(Duration::from_secs(1));
+        self
+    }
+
+    /// How often clients should poll a task (its `pollIntervalMs`; default 500 ms, at least
+    /// 10 ms). A running task also checks this often whether it was cancelled elsewhere.
+    #[must_use]
+    pub fn task_poll_interval(mut self, interval: Duration) -> Self {
+        self.config.tasks.poll_interval = interval.max(Duration::from_millis(10));
+        self
+    }
+
+    /// How long a call of a task tool may run before it becomes a task (default zero: as
+    /// soon as the handler would wait). A handler done within it answers with its result,
+    /// the shortcut the tasks extension allows.
+    #[must_use]
+    pub fn task_grace(mut self, grace: Duration) -> Self {
+        self.config.tasks.grace = grace;
+        self
+    }
+
     /// Declares the tools capability even with no tool registered yet (for tools added
     /// while the server runs).
     #[must_use]
@@ -364,6 +409,11 @@ impl ServerBuilder {
         // A self-description of strings always serializes; if it ever did not, results
         // would go out without it rather than the server failing to build.
         let info_json = serde_json::value::to_raw_value(&self.info).ok();
+        let task_store = match self.task_store {
+            Some(TaskStoreSlot(store)) => store,
+            None => Arc::new(crate::tasks::MemoryTaskStore::new()),
+        };
+        let tasks = crate::tasks::Tasks::new(task_store, self.config.tasks);
         Ok(Server {
             shared: Arc::new(Shared {
                 info: self.info,
@@ -374,6 +424,7 @@ impl ServerBuilder {
                 config: self.config,
                 shutdown: CancellationToken::new(),
                 service: self.service,
+                tasks,
             }),
         })
     }

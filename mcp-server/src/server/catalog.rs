@@ -106,5 +106,17 @@ fn derive_capabilities(
     capabilities.completions =
         (enabled.completions || registry.completes()).then(CompletionsCapability::default);
     capabilities.logging = logging.then(LoggingCapability::default);
+    let tasks = registry
+        .tools
+        .values()
+        .any(|t| t.task_support() != crate::tasks::TaskSupport::Never);
+    if tasks {
+        let mut extensions = serde_json::Map::new();
+        extensions.insert(
+            mcp_core::protocol::TASKS_EXTENSION.to_owned(),
+            serde_json::Value::Object(serde_json::Map::new()),
+        );
+        capabilities.extensions = Some(extensions);
+    }
     capabilities
 }

@@ -72,6 +72,8 @@ pub(crate) struct ServerConfig {
     /// Signs and verifies `requestState`; `None` only when the builder opted out.
     pub(crate) state_signer: Option<std::sync::Arc<crate::state::RequestStateSigner>>,
     pub(crate) enabled: Enabled,
+    /// Task timing (the tasks extension).
+    pub(crate) tasks: crate::tasks::TaskSettings,
 }
 
 impl Default for ServerConfig {
@@ -89,6 +91,7 @@ impl Default for ServerConfig {
             pushed_answer_timeout: Duration::from_secs(300),
             state_signer: None,
             enabled: Enabled::default(),
+            tasks: crate::tasks::TaskSettings::default(),
         }
     }
 }

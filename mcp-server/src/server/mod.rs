@@ -65,12 +65,19 @@ struct Shared {
     shutdown: CancellationToken,
     /// The user's layers around the MCP service; `None` without any.
     service: Option<crate::service::BoxMcpService>,
+    /// Tasks (the tasks extension): the store, and those running here.
+    tasks: crate::tasks::Tasks,
 }
 
 impl Server {
     /// Starts building a server.
     pub fn builder() -> ServerBuilder {
         ServerBuilder::new()
+    }
+
+    /// The server's tasks.
+    pub(crate) fn tasks(&self) -> &crate::tasks::Tasks {
+        &self.shared.tasks
     }
 
     /// The user's layers around the MCP service, if any were registered.

@@ -1,5 +1,6 @@
 //! The mirrored request headers of 2026-07-28: `MCP-Protocol-Version`, `Mcp-Method` and
-//! `Mcp-Name` must be present and agree with the body (`-32020` otherwise).
+//! `Mcp-Name` (the tool or prompt name, the resource URI, or the task id of `tasks/*`) must be
+//! present and agree with the body (`-32020` otherwise).
 
 use std::borrow::Cow;
 
@@ -7,7 +8,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use http::HeaderMap;
 use mcp_core::McpError;
-use mcp_core::protocol::methods;
+use mcp_core::protocol::{methods, task_methods};
 use serde_json::Value;
 
 use crate::dispatch::CheckedRequest;
@@ -25,6 +26,8 @@ pub(crate) fn check(headers: &HeaderMap, checked: &CheckedRequest) -> Result<(),
     let name_param = match checked.request.method.as_str() {
         methods::TOOLS_CALL | methods::PROMPTS_GET => Some("name"),
         methods::RESOURCES_READ => Some("uri"),
+        // The tasks extension routes `tasks/*` by task id.
+        method if task_methods::is_task_request(method) => Some("taskId"),
         _ => None,
     };
     if let Some(param) = name_param {

@@ -1,0 +1,423 @@
+//! The tasks extension's side of dispatch: a `tools/call` that becomes a task, the rounds a
+//! task runs (on this instance or whichever one the client's answers reach), and
+//! `tasks/get`, `tasks/update` and `tasks/cancel`.
+//!
+//! A call becomes a task when the tool supports tasks, the client declared the extension on
+//! this request, and the handler has not finished within the server's task grace (zero by
+//! default: as soon as it would wait). The task is stored before `CreateTaskResult` is sent.
+//! A handler that asks for input in a task parks it in `input_required`; the round's
+//! questions go out under keys unique over the task's life (`{round}.{key}`), the state it
+//! asked with stays in the store, and when `tasks/update` has answered every question the
+//! instance that received the last answer runs the handler again, through the same guard as
+//! a multi-round retry.
+
+use mcp_core::McpError;
+use mcp_core::jsonrpc::RequestId;
+use mcp_core::protocol::{
+    CallToolParams, CallToolResult, CreateTaskResult, DetailedTask, EmptyResult, Outcome,
+    TASKS_EXTENSION, TaskIdParams, TaskStatus, UpdateTaskParams, methods,
+};
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::guard::Rounds;
+use super::parse_params;
+use crate::context::{Outbound, TransportInfo};
+use crate::registry::ToolRoute;
+use crate::tasks::runner::{Driver, Next, RunEnd, TaskRun};
+use crate::tasks::{Changed, StoredCall, TaskRecord, Tasks, handler_key, now_ms, orphaned};
+use crate::{RequestContext, Server};
+
+type Params = Map<String, Value>;
+
+/// What a `tools/call` on the 2026-07-28 wire answers.
+pub(crate) enum Called {
+    /// The tool's outcome.
+    Now(Outcome<CallToolResult>),
+    /// A task that goes on in the background.
+    Task(CreateTaskResult),
+}
+
+/// `requiredCapabilities` naming the tasks extension.
+pub(super) fn tasks_required() -> McpError {
+    McpError::missing_client_capability(serde_json::json!({
+        "extensions": { TASKS_EXTENSION: {} }
+    }))
+}
+
+impl Server {
+    /// Runs a call that may become a task (see the module documentation).
+    pub(super) async fn start_task(
+        &self,
+        ctx: RequestContext,
+        route: &ToolRoute,
+        params: CallToolParams,
+        rounds_of: bool,
+    ) -> Result<Called, McpError> {
+        let cancellation = CancellationToken::new();
+        let request = ctx.cancellation().clone();
+        // The task outlives the request: its handler gets a cancellation of its own.
+        let ctx = ctx.for_task(cancellation.clone());
+        let arguments = Value::Object(params.arguments.unwrap_or_default());
+        let rounds = Rounds {
+            arguments: arguments.clone(),
+            input_responses: params.input_responses,
+            request_state: params.request_state,
+        };
+        let (invocation, guard) = self
+            .guard(ctx.clone(), &params.name, rounds, rounds_of)
+            .await?;
+        if let Err(message) = route.check_arguments(&invocation.arguments) {
+            return Ok(Called::Now(Outcome::Complete(CallToolResult::error(
+                message,
+            ))));
+        }
+        let mut run: TaskRun = Box::pin(guard.run(route.call(invocation)));
+        let grace = self.tasks().settings.grace;
+        let first = tokio::select! {
+            biased;
+            out = first_wait(&mut run, grace) => out,
+            () = request.cancelled() => {
+                // Cancelled before it became a task: the handler sees it, as on any call.
+                cancellation.cancel();
+                Some((&mut run).await)
+            }
+        };
+        if let Some(outcome) = first {
+            return outcome.map(Called::Now);
+        }
+        let tasks = self.tasks();
+        let now = now_ms();
+        let owner = ctx.auth().map(|a| a.subject().to_owned());
+        let record = TaskRecord {
+            id: Tasks::new_id()?,
+            tool: params.name,
+            owner: owner.clone(),
+            status: TaskStatus::Working,
+            status_message: ctx.take_early_status(),
+            created_ms: now,
+            updated_ms: now,
+            ttl_ms: tasks.ttl_ms(),
+            poll_interval_ms: tasks.poll_interval_ms(),
+            result: None,
+            error: None,
+            input: None,
+            call: StoredCall {
+                arguments,
+                meta: ctx.meta().clone(),
+            },
+            lease_until_ms: Some(tasks.lease_until(now)),
+            rounds: 0,
+        };
+        tasks.create(&record).await?;
+        ctx.attach_task(&record.id);
+        self.spawn_task(
+            record.id.clone(),
+            owner,
+            run,
+            cancellation,
+            ctx.transport().clone(),
+            ctx.request_id().clone(),
+        );
+        Ok(Called::Task(record.created()))
+    }
+
+    /// Runs a task's handler in the background until the task settles.
+    fn spawn_task(
+        &self,
+        id: String,
+        owner: Option<String>,
+        run: TaskRun,
+        cancellation: CancellationToken,
+        transport: TransportInfo,
+        request_id: RequestId,
+    ) {
+        let server = self.clone();
+        tokio::spawn(async move {
+            server
+                .run_task(
+                    &id,
+                    owner.as_deref(),
+                    run,
+                    &cancellation,
+                    transport,
+                    request_id,
+                )
+                .await;
+        });
+    }
+
+    async fn run_task(
+        &self,
+        id: &str,
+        owner: Option<&str>,
+        mut run: TaskRun,
+        cancellation: &CancellationToken,
+        transport: TransportInfo,
+        request_id: RequestId,
+    ) {
+        let tasks = self.tasks();
+        tasks.started(id, cancellation.clone());
+        let driver = Driver {
+            tasks,
+            id,
+            owner,
+            cancellation,
+            shutdown: self.shutdown_token(),
+        };
+        loop {
+            let end = driver.drive(run).await;
+            let state = match driver.settle(end, self.config().max_rounds).await {
+                Ok(Next::RunAgain(state)) => state,
+                Ok(Next::Settled) | Err(_) => break,
+            };
+            let next = match tasks.load(id, owner).await {
+                Ok((record, _)) => {
+                    self.task_round(
+                        &record,
+                        state,
+                        Map::new(),
+                        transport.clone(),
+                        cancellation.clone(),
+                        request_id.clone(),
+                    )
+                    .await
+                }
+                Err(error) => Err(error),
+            };
+            match next {
+                Ok(next) => run = next,
+                Err(error) => {
+                    let _ = driver
+                        .settle(RunEnd::Finished(Err(error)), self.config().max_rounds)
+                        .await;
+                    break;
+                }
+            }
+        }
+        tasks.stopped(id);
+    }
+
+    /// The handler's next run in a task: the stored call, with the round's answers (handler
+    /// keys) and the state it asked with, through the multi-round guard.
+    async fn task_round(
+        &self,
+        record: &TaskRecord,
+        request_state: Option<String>,
+        answers: Map<String, Value>,
+        transport: TransportInfo,
+        cancellation: CancellationToken,
+        request_id: RequestId,
+    ) -> Result<TaskRun, McpError> {
+        let registry = self.snapshot();
+        let Some(route) = registry.tools.get(&record.tool) else {
+            tracing::warn!(task = %record.id, tool = %record.tool, "a task's tool was removed");
+            return Err(McpError::internal("The task's tool is no longer served"));
+        };
+        let ctx = RequestContext::new(
+            request_id,
+            methods::TOOLS_CALL.to_owned(),
+            record.call.meta.clone(),
+            cancellation,
+            Outbound::Discard,
+            transport,
+            self.clone(),
+        );
+        ctx.attach_task(&record.id);
+        let rounds = Rounds {
+            arguments: record.call.arguments.clone(),
+            input_responses: Some(Value::Object(answers)),
+            request_state,
+        };
+        let rounds_of = route.requirements().takes_part_in_rounds();
+        let (invocation, guard) = self.guard(ctx, &record.tool, rounds, rounds_of).await?;
+        Ok(Box::pin(guard.run(route.call(invocation))))
+    }
+
+    /// `tasks/get`: the task as it stands. A working task whose instance stopped renewing
+    /// its lease has failed.
+    pub(super) async fn get_task(
+        &self,
+        ctx: &RequestContext,
+        params: Params,
+    ) -> Result<DetailedTask, McpError> {
+        let TaskIdParams { task_id, .. } = parse_params(params)?;
+        let owner = owner(ctx);
+        let tasks = self.tasks();
+        let (record, _) = tasks.load(&task_id, owner).await?;
+        if !orphaned(&record, now_ms()) {
+            return Ok(record.detailed());
+        }
+        let record = tasks
+            .change(&task_id, owner, |record| {
+                if !orphaned(record, now_ms()) {
+                    return Changed::Kept;
+                }
+                tracing::warn!(task = %record.id, "a task's instance stopped before it finished");
+                record.status = TaskStatus::Failed;
+                let error = McpError::internal("The server running the task stopped");
+                record.status_message = Some(error.message.to_string());
+                record.error = Some(error);
+                record.lease_until_ms = None;
+                Changed::Stored
+            })
+            .await?;
+        Ok(record.detailed())
+    }
+
+    /// `tasks/update`: takes the answers to open questions (others are ignored); once every
+    /// question of the round is answered, runs the handler's next round here.
+    pub(super) async fn update_task(
+        &self,
+        ctx: &RequestContext,
+        params: Params,
+    ) -> Result<EmptyResult, McpError> {
+        let UpdateTaskParams {
+            task_id,
+            input_responses,
+            ..
+        } = parse_params(params)?;
+        let owner = owner(ctx);
+        let tasks = self.tasks();
+        let mut resume = None;
+        let record = tasks
+            .change(&task_id, owner, |record| {
+                resume = None;
+                if record.status != TaskStatus::InputRequired {
+                    return Changed::Kept;
+                }
+                let Some(round) = record.input.as_mut() else {
+                    return Changed::Kept;
+                };
+                let mut took = false;
+                for (key, answer) in &input_responses {
+                    if round.pending.shift_remove(key).is_some() {
+                        round.answers.insert(key.clone(), answer.clone());
+                        took = true;
+                    }
+                }
+                if !took {
+                    return Changed::Kept;
+                }
+                if round.pending.is_empty() {
+                    record.status = TaskStatus::Working;
+                    record.lease_until_ms = Some(tasks.lease_until(now_ms()));
+                    resume = record.input.take();
+                }
+                Changed::Stored
+            })
+            .await?;
+        if let Some(round) = resume {
+            let answers = round
+                .answers
+                .into_iter()
+                .filter_map(|(key, answer)| {
+                    handler_key(record.rounds, &key).map(|key| (key.to_owned(), answer))
+                })
+                .collect();
+            let cancellation = CancellationToken::new();
+            let next = self
+                .task_round(
+                    &record,
+                    round.request_state,
+                    answers,
+                    ctx.transport().clone(),
+                    cancellation.clone(),
+                    ctx.request_id().clone(),
+                )
+                .await;
+            let owner = record.owner.clone();
+            match next {
+                Ok(run) => self.spawn_task(
+                    record.id,
+                    owner,
+                    run,
+                    cancellation,
+                    ctx.transport().clone(),
+                    ctx.request_id().clone(),
+                ),
+                Err(error) => {
+                    let driver = Driver {
+                        tasks,
+                        id: &record.id,
+                        owner: owner.as_deref(),
+                        cancellation: &cancellation,
+                        shutdown: self.shutdown_token(),
+                    };
+                    driver
+                        .settle(RunEnd::Finished(Err(error)), self.config().max_rounds)
+                        .await?;
+                }
+            }
+        }
+        Ok(EmptyResult::default())
+    }
+
+    /// `tasks/cancel`: a task not finished yet is cancelled (its handler, wherever it runs,
+    /// sees its cancellation); a finished one is left as it is. Either way, an empty ack.
+    pub(super) async fn cancel_task(
+        &self,
+        ctx: &RequestContext,
+        params: Params,
+    ) -> Result<EmptyResult, McpError> {
+        let TaskIdParams { task_id, .. } = parse_params(params)?;
+        let tasks = self.tasks();
+        tasks
+            .change(&task_id, owner(ctx), |record| {
+                if record.status.is_terminal() {
+                    return Changed::Kept;
+                }
+                record.status = TaskStatus::Cancelled;
+                record.status_message = Some("Cancelled by the client".to_owned());
+                record.input = None;
+                record.lease_until_ms = None;
+                Changed::Stored
+            })
+            .await?;
+        tasks.cancel_local(&task_id);
+        Ok(EmptyResult::default())
+    }
+
+    /// A task's new status message (from its handler), while it works.
+    pub(crate) async fn set_task_status(
+        &self,
+        id: &str,
+        owner: Option<&str>,
+        message: String,
+    ) -> bool {
+        self.tasks()
+            .change(id, owner, |record| {
+                if record.status != TaskStatus::Working
+                    || record.status_message.as_deref() == Some(message.as_str())
+                {
+                    return Changed::Kept;
+                }
+                record.status_message = Some(message.clone());
+                Changed::Stored
+            })
+            .await
+            .is_ok()
+    }
+}
+
+/// Runs the call for the grace: its outcome if it finished, `None` if it goes on. With no
+/// grace, the call is polled once: it becomes a task as soon as it would wait.
+async fn first_wait(
+    run: &mut TaskRun,
+    grace: std::time::Duration,
+) -> Option<Result<Outcome<CallToolResult>, McpError>> {
+    if grace.is_zero() {
+        let polled = std::future::poll_fn(|cx| std::task::Poll::Ready(run.as_mut().poll(cx)));
+        match polled.await {
+            std::task::Poll::Ready(out) => Some(out),
+            std::task::Poll::Pending => None,
+        }
+    } else {
+        tokio::time::timeout(grace, run).await.ok()
+    }
+}
+
+/// Whose tasks a request may see: its authenticated subject (`None`: no authentication).
+fn owner(ctx: &RequestContext) -> Option<&str> {
+    ctx.auth().map(|a| a.subject())
+}

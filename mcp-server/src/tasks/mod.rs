@@ -1,0 +1,272 @@
+//! Tasks: the `io.modelcontextprotocol/tasks` extension (SEP-2663). A tool that may run for
+//! minutes answers `tools/call` at once with a task, runs on in the background, and the client
+//! polls it (`tasks/get`), answers its questions (`tasks/update`) and cancels it
+//! (`tasks/cancel`), on this instance or any other sharing the [`TaskStore`].
+//!
+//! A tool opts in with `#[tool(task)]` (or [`ToolRoute::task`](crate::ToolRoute::task)): it
+//! runs as a task for a client that declared the extension on its request, and as a plain
+//! call for one that did not. `#[tool(task = "required")]` refuses the latter with `-32021`.
+//! The handler is the same plain async function either way; see `docs/tasks.md` (the
+//! [`tool`](crate::tool) macro's documentation) for how it reports status and asks for input.
+//!
+//! The parts: [`store`] (where tasks live), `record` (a task as stored), `runner` (a
+//! handler running as a task: cancellation, lease, outcome), `clock` (timestamps). The
+//! methods themselves are the dispatcher's (`dispatch/tasks.rs`).
+
+mod clock;
+mod record;
+pub(crate) mod runner;
+pub mod store;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use mcp_core::McpError;
+use mcp_core::protocol::TaskStatus;
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+
+pub(crate) use clock::now_ms;
+pub(crate) use record::{OpenRound, StoredCall, TaskRecord, handler_key, wire_key};
+#[cfg(feature = "redis")]
+pub use store::RedisTaskStore;
+pub use store::{MemoryTaskStore, TaskEntry, TaskStore, TaskStoreError};
+
+/// Whether a tool runs as a task.
+///
+/// ```
+/// use mcp_server::ToolRoute;
+/// use mcp_server::tasks::TaskSupport;
+///
+/// let route = ToolRoute::new("export", || async { "done" }).task();
+/// assert_eq!(route.task_support(), TaskSupport::Optional);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TaskSupport {
+    /// Never: every call is answered with the tool's result.
+    #[default]
+    Never,
+    /// For a client that declared the tasks extension on its request, a call that does not
+    /// finish within the server's [`task_grace`](crate::ServerBuilder::task_grace) becomes a
+    /// task; any other client gets the result when it is ready.
+    Optional,
+    /// Only as a task: a client that did not declare the extension gets `-32021`.
+    Required,
+}
+
+/// How long tasks live and how they are polled (builder settings).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TaskSettings {
+    /// How long after creation a task is kept (`ttlMs`).
+    pub(crate) ttl: Duration,
+    /// How often clients should poll (`pollIntervalMs`).
+    pub(crate) poll_interval: Duration,
+    /// How long a call may run before it becomes a task.
+    pub(crate) grace: Duration,
+    /// How long the running instance vouches for a working task without renewing.
+    pub(crate) lease: Duration,
+}
+
+impl Default for TaskSettings {
+    fn default() -> Self {
+        Self {
+            ttl: Duration::from_secs(3600),
+            poll_interval: Duration::from_millis(500),
+            grace: Duration::ZERO,
+            lease: Duration::from_secs(30),
+        }
+    }
+}
+
+/// How many times a change is retried when another instance changed the task meanwhile.
+const CHANGE_ATTEMPTS: usize = 16;
+
+/// How many task changes a slow listener may fall behind.
+const CHANGE_BACKLOG: usize = 1024;
+
+/// The tasks of a server: its store, its settings, and the tasks running on this instance.
+pub(crate) struct Tasks {
+    store: Arc<dyn TaskStore>,
+    pub(crate) settings: TaskSettings,
+    /// Cancellation of each task whose handler runs on this instance.
+    running: Mutex<HashMap<String, CancellationToken>>,
+    /// The id of every task changed through this instance.
+    changes: broadcast::Sender<String>,
+}
+
+impl std::fmt::Debug for Tasks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tasks")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a change did to a task.
+pub(crate) enum Changed {
+    /// Nothing: the record stays as it was.
+    Kept,
+    /// The record was changed in place and is to be stored, with a new `lastUpdatedAt`.
+    Stored,
+    /// Bookkeeping only (the lease): stored, but the task the client sees did not change.
+    Renewed,
+}
+
+impl Tasks {
+    pub(crate) fn new(store: Arc<dyn TaskStore>, settings: TaskSettings) -> Self {
+        let (changes, _) = broadcast::channel(CHANGE_BACKLOG);
+        Self {
+            store,
+            settings,
+            running: Mutex::new(HashMap::new()),
+            changes,
+        }
+    }
+
+    /// A new, unguessable task id: 128 random bits, hex.
+    pub(crate) fn new_id() -> Result<String, McpError> {
+        let mut bytes = [0u8; 16];
+        getrandom::fill(&mut bytes).map_err(|err| {
+            tracing::error!(error = %err, "no randomness for a task id");
+            McpError::internal("Internal error")
+        })?;
+        Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    }
+
+    /// Stores a new task; once this returns, every instance sharing the store finds it.
+    pub(crate) async fn create(&self, record: &TaskRecord) -> Result<(), McpError> {
+        let entry = record.to_entry(1)?;
+        match self.store.create(&record.id, entry).await {
+            Ok(true) => {
+                self.announce(&record.id);
+                Ok(())
+            }
+            Ok(false) => {
+                tracing::error!("a new task id was taken already");
+                Err(McpError::internal("Internal error"))
+            }
+            Err(err) => Err(store_failed(&err)),
+        }
+    }
+
+    /// The task `id`, if it exists and `owner` may see it (`-32602` otherwise, the same for
+    /// both, so that ids of other owners cannot be probed).
+    pub(crate) async fn load(
+        &self,
+        id: &str,
+        owner: Option<&str>,
+    ) -> Result<(TaskRecord, u64), McpError> {
+        let entry = self
+            .store
+            .load(id)
+            .await
+            .map_err(|err| store_failed(&err))?
+            .ok_or_else(unknown_task)?;
+        let record = TaskRecord::from_entry(&entry)?;
+        if record.owner.as_deref() != owner {
+            tracing::warn!(task = %id, "a task was asked for by another subject than its owner");
+            return Err(unknown_task());
+        }
+        Ok((record, entry.version))
+    }
+
+    /// Applies `change` to the task `id` and stores the result, reading again and retrying
+    /// when another instance changed it meanwhile. Returns the record as it stands after.
+    pub(crate) async fn change(
+        &self,
+        id: &str,
+        owner: Option<&str>,
+        mut change: impl FnMut(&mut TaskRecord) -> Changed,
+    ) -> Result<TaskRecord, McpError> {
+        for _ in 0..CHANGE_ATTEMPTS {
+            let (mut record, version) = self.load(id, owner).await?;
+            let visible = match change(&mut record) {
+                Changed::Kept => return Ok(record),
+                Changed::Stored => true,
+                Changed::Renewed => false,
+            };
+            if visible {
+                record.updated_ms = now_ms().max(record.updated_ms);
+            }
+            let entry = record.to_entry(version.saturating_add(1))?;
+            match self.store.replace(id, version, entry).await {
+                Ok(true) => {
+                    if visible {
+                        self.announce(id);
+                    }
+                    return Ok(record);
+                }
+                Ok(false) => {}
+                Err(err) => return Err(store_failed(&err)),
+            }
+        }
+        tracing::error!(task = %id, "a task kept changing under an update; giving up");
+        Err(McpError::internal("Internal error"))
+    }
+
+    /// Registers the cancellation of a task whose handler now runs on this instance.
+    pub(crate) fn started(&self, id: &str, cancellation: CancellationToken) {
+        self.running_tasks().insert(id.to_owned(), cancellation);
+    }
+
+    /// The task's handler no longer runs here.
+    pub(crate) fn stopped(&self, id: &str) {
+        self.running_tasks().remove(id);
+    }
+
+    /// Cancels the handler of task `id` if it runs on this instance.
+    pub(crate) fn cancel_local(&self, id: &str) {
+        if let Some(token) = self.running_tasks().get(id) {
+            token.cancel();
+        }
+    }
+
+    fn running_tasks(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
+        self.running.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Hears the id of every task changed through this instance from now on.
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<String> {
+        self.changes.subscribe()
+    }
+
+    fn announce(&self, id: &str) {
+        // No receivers simply means nobody listens.
+        let _ = self.changes.send(id.to_owned());
+    }
+
+    /// A new record's timing fields, from the settings.
+    pub(crate) fn ttl_ms(&self) -> u64 {
+        millis(self.settings.ttl)
+    }
+
+    pub(crate) fn poll_interval_ms(&self) -> u64 {
+        millis(self.settings.poll_interval)
+    }
+
+    pub(crate) fn lease_until(&self, now: u64) -> u64 {
+        now.saturating_add(millis(self.settings.lease))
+    }
+}
+
+/// A working task whose lease ran out: its instance stopped without settling it.
+pub(crate) fn orphaned(record: &TaskRecord, now: u64) -> bool {
+    record.status == TaskStatus::Working && record.lease_until_ms.is_some_and(|until| until < now)
+}
+
+pub(crate) fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The error for a task id that does not exist, expired, or belongs to someone else.
+pub(crate) fn unknown_task() -> McpError {
+    McpError::invalid_params("Unknown or expired task")
+}
+
+/// A store failure: logged, answered `-32603`.
+fn store_failed(err: &TaskStoreError) -> McpError {
+    tracing::error!(error = %err, "the task store failed");
+    McpError::internal("Internal error")
+}

@@ -1,0 +1,155 @@
+//! A task as the SDK stores it: what the wire shows (status, times, result or error, the
+//! questions still open), plus what the server needs to go on with it on any instance: the
+//! call to run again, the state its last round asked with, and whose task it is.
+
+use mcp_core::McpError;
+use mcp_core::protocol::{
+    CreateTaskResult, DetailedTask, InputRequests, RequestMeta, Task, TaskDetail, TaskStatus,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::clock::iso8601;
+use super::store::TaskEntry;
+
+/// One task, as stored (JSON, in a [`TaskEntry`]).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct TaskRecord {
+    pub(crate) id: String,
+    /// The tool the task runs.
+    pub(crate) tool: String,
+    /// The authenticated subject that created it (`None`: no authentication); only the same
+    /// subject sees it.
+    pub(crate) owner: Option<String>,
+    pub(crate) status: TaskStatus,
+    pub(crate) status_message: Option<String>,
+    pub(crate) created_ms: u64,
+    pub(crate) updated_ms: u64,
+    pub(crate) ttl_ms: u64,
+    pub(crate) poll_interval_ms: u64,
+    /// `completed`: the tool's result.
+    pub(crate) result: Option<Map<String, Value>>,
+    /// `failed`: the error.
+    pub(crate) error: Option<McpError>,
+    /// `input_required` (and while answers come in): the open round.
+    pub(crate) input: Option<OpenRound>,
+    /// The call, to run the handler again when a round is answered.
+    pub(crate) call: StoredCall,
+    /// `working`: until when the instance running it vouches for it (it renews this while
+    /// the handler runs). Past it, the instance is gone and the task has failed.
+    pub(crate) lease_until_ms: Option<u64>,
+    /// How many input rounds the task has asked.
+    pub(crate) rounds: u32,
+}
+
+/// The questions of the round a task waits on, under keys unique over its lifetime.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct OpenRound {
+    /// Questions not answered yet, by wire key (`{round}.{handler key}`).
+    pub(crate) pending: InputRequests,
+    /// Answers received so far, by wire key.
+    pub(crate) answers: Map<String, Value>,
+    /// The state the handler asked with (signed; kept server-side, never shown).
+    pub(crate) request_state: Option<String>,
+}
+
+/// What is needed to run the handler again.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct StoredCall {
+    pub(crate) arguments: Value,
+    pub(crate) meta: RequestMeta,
+}
+
+/// The wire key of the handler's `key` in input round `round`.
+pub(crate) fn wire_key(round: u32, key: &str) -> String {
+    format!("{round}.{key}")
+}
+
+/// The handler's key of a wire key of round `round`.
+pub(crate) fn handler_key(round: u32, wire: &str) -> Option<&str> {
+    wire.strip_prefix(&round.to_string())?.strip_prefix('.')
+}
+
+impl TaskRecord {
+    /// The `Task` fields.
+    fn task(&self) -> Task {
+        let mut task = Task::new(
+            self.id.clone(),
+            self.status,
+            iso8601(self.created_ms),
+            iso8601(self.updated_ms),
+            Some(self.ttl_ms),
+        );
+        task.status_message.clone_from(&self.status_message);
+        task.poll_interval_ms = Some(self.poll_interval_ms);
+        task
+    }
+
+    /// What `tools/call` answers when it creates the task.
+    pub(crate) fn created(&self) -> CreateTaskResult {
+        CreateTaskResult::new(self.task())
+    }
+
+    /// What `tasks/get` answers, and `notifications/tasks` carries.
+    pub(crate) fn detailed(&self) -> DetailedTask {
+        let detail = match self.status {
+            TaskStatus::InputRequired => TaskDetail::InputRequests(
+                self.input
+                    .as_ref()
+                    .map(|round| round.pending.clone())
+                    .unwrap_or_default(),
+            ),
+            TaskStatus::Completed => TaskDetail::Result(self.result.clone().unwrap_or_default()),
+            TaskStatus::Failed => TaskDetail::Error(
+                self.error
+                    .clone()
+                    .unwrap_or_else(|| McpError::internal("Internal error")),
+            ),
+            TaskStatus::Working | TaskStatus::Cancelled => TaskDetail::None,
+        };
+        DetailedTask::new(self.task(), detail)
+    }
+
+    /// When the store may forget it.
+    pub(crate) fn expires_at_ms(&self) -> u64 {
+        self.created_ms.saturating_add(self.ttl_ms)
+    }
+
+    /// The record as a store entry of `version`.
+    pub(crate) fn to_entry(&self, version: u64) -> Result<TaskEntry, McpError> {
+        let data = serde_json::to_string(self).map_err(|err| {
+            tracing::error!(task = %self.id, error = %err, "a task could not be serialized");
+            McpError::internal("Internal error")
+        })?;
+        Ok(TaskEntry {
+            version,
+            expires_at_ms: self.expires_at_ms(),
+            data,
+        })
+    }
+
+    /// The record a store entry holds.
+    pub(crate) fn from_entry(entry: &TaskEntry) -> Result<Self, McpError> {
+        serde_json::from_str(&entry.data).map_err(|err| {
+            tracing::error!(error = %err, "a stored task could not be read");
+            McpError::internal("Internal error")
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_keys_carry_the_round_and_come_back() {
+        let wire = wire_key(3, "confirm.v2");
+        assert_eq!(wire, "3.confirm.v2");
+        assert_eq!(handler_key(3, &wire), Some("confirm.v2"));
+        assert_eq!(handler_key(2, &wire), None);
+        assert_eq!(handler_key(3, "3confirm"), None);
+        assert_eq!(handler_key(1, "13.x"), None);
+    }
+}

@@ -1,0 +1,191 @@
+//! A handler running as a task, on this instance: it is driven in the background until it
+//! finishes, is cancelled (`tasks/cancel` here, or on another instance: the task is read
+//! again every poll interval) or the server shuts down, while its lease is renewed; then
+//! its outcome is written into the task.
+
+use std::panic::AssertUnwindSafe;
+use std::time::Duration;
+
+use futures_util::FutureExt;
+use futures_util::future::BoxFuture;
+use mcp_core::McpError;
+use mcp_core::protocol::{CallToolResult, InputRequiredResult, Outcome, TaskStatus};
+use tokio_util::sync::CancellationToken;
+
+use super::{Changed, OpenRound, TaskRecord, Tasks, now_ms, wire_key};
+
+/// One run of the handler: a round of the task.
+pub(crate) type TaskRun = BoxFuture<'static, Result<Outcome<CallToolResult>, McpError>>;
+
+/// How long a cancelled handler may take to wind down before it is dropped.
+const CANCEL_GRACE: Duration = Duration::from_secs(5);
+
+/// How a run ended.
+pub(crate) enum RunEnd {
+    /// The handler returned.
+    Finished(Result<Outcome<CallToolResult>, McpError>),
+    /// The handler panicked.
+    Panicked,
+    /// The task was cancelled.
+    Cancelled,
+    /// The server shut down.
+    ShutDown,
+}
+
+/// What comes after a run.
+pub(crate) enum Next {
+    /// Nothing: the task is settled (or waits for the client's answers).
+    Settled,
+    /// The handler returned a state without questions: run it again with that state.
+    RunAgain(Option<String>),
+}
+
+/// Who runs a task, and what stops it.
+pub(crate) struct Driver<'a> {
+    pub(crate) tasks: &'a Tasks,
+    pub(crate) id: &'a str,
+    pub(crate) owner: Option<&'a str>,
+    pub(crate) cancellation: &'a CancellationToken,
+    pub(crate) shutdown: &'a CancellationToken,
+}
+
+impl Driver<'_> {
+    /// Drives `run` to its end.
+    pub(crate) async fn drive(&self, run: TaskRun) -> RunEnd {
+        let mut run = AssertUnwindSafe(run).catch_unwind();
+        let every = self
+            .tasks
+            .settings
+            .poll_interval
+            .max(Duration::from_millis(10));
+        let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                biased;
+                out = &mut run => {
+                    return match out {
+                        Ok(out) => RunEnd::Finished(out),
+                        Err(_) => RunEnd::Panicked,
+                    };
+                }
+                () = self.cancellation.cancelled() => {
+                    // Cooperative: the handler sees its cancellation and may wind down.
+                    let _ = tokio::time::timeout(CANCEL_GRACE, &mut run).await;
+                    return RunEnd::Cancelled;
+                }
+                () = self.shutdown.cancelled() => return RunEnd::ShutDown,
+                _ = tick.tick() => self.watch().await,
+            }
+        }
+    }
+
+    /// Between polls of the handler: learns of a cancellation made on another instance, and
+    /// renews the lease when a third of it is left.
+    async fn watch(&self) {
+        let tasks = self.tasks;
+        let lease = super::millis(tasks.settings.lease);
+        let renewed = tasks
+            .change(self.id, self.owner, |record| {
+                let now = now_ms();
+                let left = record.lease_until_ms.unwrap_or(0).saturating_sub(now);
+                if record.status != TaskStatus::Working || left > lease / 3 * 2 {
+                    return Changed::Kept;
+                }
+                record.lease_until_ms = Some(tasks.lease_until(now));
+                Changed::Renewed
+            })
+            .await;
+        match renewed {
+            Ok(record) if record.status != TaskStatus::Working => self.cancellation.cancel(),
+            Ok(_) => {}
+            // Gone (expired) is as good as cancelled; a store failure is logged, and the
+            // handler goes on (the next tick tries again).
+            Err(err) if err.code == mcp_core::ErrorCode::INVALID_PARAMS => {
+                self.cancellation.cancel();
+            }
+            Err(_) => {}
+        }
+    }
+
+    /// Writes how the run ended into the task (unless it was cancelled meanwhile).
+    pub(crate) async fn settle(&self, end: RunEnd, max_rounds: u32) -> Result<Next, McpError> {
+        let id = self.id;
+        let mut next = Next::Settled;
+        self.tasks
+            .change(id, self.owner, |record| {
+                next = Next::Settled;
+                if record.status != TaskStatus::Working {
+                    return Changed::Kept;
+                }
+                match &end {
+                    RunEnd::Finished(Ok(Outcome::Complete(result))) => complete(record, result),
+                    RunEnd::Finished(Ok(Outcome::InputRequired(asked))) => {
+                        next = ask(record, asked, max_rounds);
+                    }
+                    RunEnd::Finished(Err(error)) => fail(record, error.clone()),
+                    RunEnd::Panicked => {
+                        tracing::error!(task = %id, "a task's handler panicked");
+                        fail(record, McpError::internal("Internal error"));
+                    }
+                    RunEnd::ShutDown => fail(
+                        record,
+                        McpError::internal("The server stopped before the task finished"),
+                    ),
+                    RunEnd::Cancelled => return Changed::Kept,
+                }
+                Changed::Stored
+            })
+            .await?;
+        Ok(next)
+    }
+}
+
+fn complete(record: &mut TaskRecord, result: &CallToolResult) {
+    match serde_json::to_value(result) {
+        Ok(serde_json::Value::Object(result)) => {
+            record.status = TaskStatus::Completed;
+            record.result = Some(result);
+            record.lease_until_ms = None;
+        }
+        _ => {
+            tracing::error!(task = %record.id, "a task's result could not be serialized");
+            fail(record, McpError::internal("Internal error"));
+        }
+    }
+}
+
+fn fail(record: &mut TaskRecord, error: McpError) {
+    record.status = TaskStatus::Failed;
+    record.status_message = Some(error.message.to_string());
+    record.error = Some(error);
+    record.lease_until_ms = None;
+    record.input = None;
+}
+
+/// The handler asked for input: the task waits for the client's answers under keys no
+/// earlier round used. A state without questions means "run me again".
+fn ask(record: &mut TaskRecord, asked: &InputRequiredResult, max_rounds: u32) -> Next {
+    if record.rounds >= max_rounds {
+        tracing::error!(task = %record.id, max_rounds, "a task asked for input too many times");
+        fail(record, McpError::internal("Internal error"));
+        return Next::Settled;
+    }
+    record.rounds += 1;
+    let requests = asked.input_requests.clone().unwrap_or_default();
+    if requests.is_empty() {
+        return Next::RunAgain(asked.request_state.clone());
+    }
+    let round = record.rounds;
+    record.status = TaskStatus::InputRequired;
+    record.lease_until_ms = None;
+    record.input = Some(OpenRound {
+        pending: requests
+            .into_iter()
+            .map(|(key, request)| (wire_key(round, &key), request))
+            .collect(),
+        answers: serde_json::Map::new(),
+        request_state: asked.request_state.clone(),
+    });
+    Next::Settled
+}

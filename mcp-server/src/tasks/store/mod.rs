@@ -1,0 +1,140 @@
+//! Where tasks live: one trait, [`TaskStore`], a key-value map with compare-and-swap, and two
+//! stores that come with the SDK: [`MemoryTaskStore`] (one instance, bounded) and
+//! `RedisTaskStore` (feature `redis`), which every instance behind a load balancer shares, so
+//! that any of them answers `tasks/get`, `tasks/update` and `tasks/cancel` for a task another
+//! one runs.
+//!
+//! A store holds each task as an opaque [`TaskEntry`]: the task's JSON, a version that every
+//! change increments, and the moment the task may be forgotten (its `ttlMs` after creation).
+//! The SDK never changes a task without naming the version it read
+//! ([`replace`](TaskStore::replace)), so two instances changing one task at once cannot
+//! overwrite each other: one wins, the other reads again. A store that fails (full,
+//! unreachable, too slow) fails the request closed: `-32603`, the reason in the log.
+//!
+//! ```
+//! use std::time::Duration;
+//! use mcp_server::Server;
+//! use mcp_server::tasks::MemoryTaskStore;
+//!
+//! let server = Server::builder()
+//!     .task_store(MemoryTaskStore::with_capacity(50_000))
+//!     .task_ttl(Duration::from_secs(3600))
+//!     .build()
+//!     .unwrap();
+//! # let _ = server;
+//! ```
+
+mod memory;
+#[cfg(feature = "redis")]
+mod redis;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+
+pub use memory::MemoryTaskStore;
+#[cfg(feature = "redis")]
+pub use redis::RedisTaskStore;
+
+/// One task as a store holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskEntry {
+    /// Incremented by every change; [`TaskStore::replace`] names the version it replaces.
+    pub version: u64,
+    /// When the store may forget the task: Unix time in milliseconds.
+    pub expires_at_ms: u64,
+    /// The task, as JSON the SDK wrote (hold it byte for byte).
+    pub data: String,
+}
+
+/// Why a store could not do what it was asked. The request fails closed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TaskStoreError {
+    /// The store holds as many live tasks as it may.
+    #[error("the task store is full ({capacity} tasks not yet expired)")]
+    Full {
+        /// The store's capacity.
+        capacity: usize,
+    },
+    /// The store did not answer in time.
+    #[error("the task store did not answer within {0:?}")]
+    Timeout(Duration),
+    /// The store cannot be reached, or refused the command.
+    #[error("the task store is unavailable: {0}")]
+    Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl TaskStoreError {
+    /// An unavailable store, with its reason (for stores outside the SDK).
+    pub fn unavailable(reason: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Self::Unavailable(reason.into())
+    }
+}
+
+/// Where tasks are kept: create if absent, load, and replace a given version.
+///
+/// Every operation must be atomic and, once its future resolves, visible to every instance
+/// sharing the store (a task is created "durably" before its id is handed out). Entries past
+/// their `expires_at_ms` may be forgotten, and must read as absent once forgotten.
+///
+/// The trait is object safe; a server holds its store as `Arc<dyn TaskStore>`.
+///
+/// ```
+/// use mcp_server::tasks::{MemoryTaskStore, TaskEntry, TaskStore};
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let store = MemoryTaskStore::new();
+/// let entry = TaskEntry { version: 1, expires_at_ms: u64::MAX, data: "{}".into() };
+/// assert!(store.create("t1", entry.clone()).await.unwrap());
+/// assert!(!store.create("t1", entry.clone()).await.unwrap(), "ids are never reused");
+/// let next = TaskEntry { version: 2, data: r#"{"x":1}"#.into(), ..entry };
+/// assert!(store.replace("t1", 1, next.clone()).await.unwrap());
+/// assert!(!store.replace("t1", 1, next.clone()).await.unwrap(), "version 1 is gone");
+/// assert_eq!(store.load("t1").await.unwrap(), Some(next));
+/// # });
+/// ```
+pub trait TaskStore: Send + Sync + 'static {
+    /// Stores `entry` under `id` unless `id` exists; says whether it was stored.
+    fn create<'a>(
+        &'a self,
+        id: &'a str,
+        entry: TaskEntry,
+    ) -> BoxFuture<'a, Result<bool, TaskStoreError>>;
+
+    /// The entry under `id`, if there is one (and it has not expired).
+    fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskEntry>, TaskStoreError>>;
+
+    /// Replaces the entry under `id` with `entry` if its version is still `expected`; says
+    /// whether it did (`false`: changed meanwhile, or gone).
+    fn replace<'a>(
+        &'a self,
+        id: &'a str,
+        expected: u64,
+        entry: TaskEntry,
+    ) -> BoxFuture<'a, Result<bool, TaskStoreError>>;
+}
+
+impl<T: TaskStore + ?Sized> TaskStore for Arc<T> {
+    fn create<'a>(
+        &'a self,
+        id: &'a str,
+        entry: TaskEntry,
+    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        (**self).create(id, entry)
+    }
+
+    fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskEntry>, TaskStoreError>> {
+        (**self).load(id)
+    }
+
+    fn replace<'a>(
+        &'a self,
+        id: &'a str,
+        expected: u64,
+        entry: TaskEntry,
+    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        (**self).replace(id, expected, entry)
+    }
+}
