@@ -184,7 +184,7 @@ impl Client {
         self
     }
 
-    fn as_subject(mut self, subject: &'static str) -> Self {
+    fn authenticated_as(mut self, subject: &'static str) -> Self {
         self.auth = Some(subject);
         self
     }
@@ -601,9 +601,9 @@ async fn a_working_task_whose_instance_vanished_fails_once_its_lease_is_over() {
 #[tokio::test]
 async fn a_task_is_only_visible_to_its_owner() {
     let server = builder().build().unwrap();
-    let alice = Client::new(&server).as_subject("alice");
+    let alice = Client::new(&server).authenticated_as("alice");
     let id = alice.start("sleepy", json!({"ms": 60_000})).await;
-    let bob = Client::new(&server).as_subject("bob");
+    let bob = Client::new(&server).authenticated_as("bob");
     let anonymous = Client::new(&server);
     for other in [&bob, &anonymous] {
         for method in ["tasks/get", "tasks/cancel"] {
