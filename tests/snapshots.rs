@@ -64,6 +64,11 @@ fn layered_listing() {
 }
 
 #[test]
+fn long_task_listing() {
+    insta::assert_json_snapshot!("long_task", listing("long_task"));
+}
+
+#[test]
 fn conformance_server_listing() {
     insta::assert_json_snapshot!("conformance_server", listing(common::FIXTURE));
 }

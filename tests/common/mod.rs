@@ -127,13 +127,15 @@ pub fn cancelled(request_id: impl Into<Value>) -> Value {
 
 /// The headers a conforming client sends with `body`: `Content-Type`, `Accept`, and the
 /// mirrored `MCP-Protocol-Version`, `Mcp-Method` and (where it applies) `Mcp-Name`:
-/// `params.name` for `tools/call` and `prompts/get`, `params.uri` for `resources/read`.
+/// `params.name` for `tools/call` and `prompts/get`, `params.uri` for `resources/read`,
+/// `params.taskId` for `tasks/*`.
 pub fn mcp_headers(body: &Value) -> Vec<(&'static str, &str)> {
     let (params, method) = (&body["params"], body["method"].as_str());
     let version = params["_meta"][META_PROTOCOL_VERSION].as_str();
     let name = match method {
         Some("tools/call" | "prompts/get") => params["name"].as_str(),
         Some("resources/read") => params["uri"].as_str(),
+        Some("tasks/get" | "tasks/update" | "tasks/cancel") => params["taskId"].as_str(),
         _ => None,
     };
     let mut headers = vec![("MCP-Protocol-Version", version.unwrap_or(PROTOCOL_VERSION))];
@@ -460,10 +462,11 @@ pub struct ExampleServer {
 type Str = &'static str;
 
 /// Every example that is a server (the others run on their own: see `tests/examples.rs`).
-pub const EXAMPLE_SERVERS: [ExampleServer; 4] = [
+pub const EXAMPLE_SERVERS: [ExampleServer; 5] = [
     ExampleServer::new("quickstart", "quickstart", &[], "--http"),
     ExampleServer::new("deploy", "deployer", &[], "--http"),
     ExampleServer::new("layered", "layered", &[], "--http"),
+    ExampleServer::new("long_task", "long-task", &[], "--http"),
     ExampleServer::new(FIXTURE, FIXTURE_NAME, &["--stdio"], "--port"),
 ];
 
