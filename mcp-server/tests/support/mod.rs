@@ -5,5 +5,7 @@
 
 pub mod abuse;
 pub mod log_capture;
+#[cfg(feature = "redis")]
+pub mod redis;
 pub mod replies;
 pub mod stdio_pipe;
