@@ -162,6 +162,12 @@ impl ToolRoute {
     /// clients see; arguments are still checked by parsing them into the handler's types.
     /// To also validate them against a hand-written schema, enable the `schema-validation`
     /// feature and call `validate_arguments()`.
+    ///
+    /// A property may ask HTTP clients to mirror its argument into an `Mcp-Param-{Name}`
+    /// header with `"x-mcp-header": "Name"` (SEP-2243). Such annotations are checked when the
+    /// route is registered: a non-empty header-name token, unique case-insensitively, on a
+    /// `string`, `integer` or `boolean` property reached through `properties` alone; otherwise
+    /// [`BuildError::InvalidParamHeader`](crate::BuildError::InvalidParamHeader).
     #[must_use]
     pub fn input_schema(mut self, schema: Map<String, Value>) -> Self {
         self.tool.input_schema = schema;
