@@ -275,6 +275,26 @@ fn tools_breaking_the_annotation_rules_are_refused_at_build() {
     );
 }
 
+/// Runs a query on a fraction of the data: a `number` has no single header spelling.
+#[tool]
+async fn sample(#[arg(header = "Ratio")] ratio: f64) -> String {
+    ratio.to_string()
+}
+
+#[test]
+fn a_declared_tool_mirroring_a_type_without_one_spelling_is_refused_at_build() {
+    let error = Server::builder().tool(sample).build().unwrap_err();
+    let BuildError::InvalidParamHeader { tool, property, .. } = &error else {
+        panic!("not a header refusal: {error}");
+    };
+    assert_eq!(
+        (tool.as_str(), property.as_str()),
+        ("sample", "ratio"),
+        "{error}"
+    );
+    assert!(error.to_string().contains("`number`"), "{error}");
+}
+
 #[test]
 fn nested_properties_and_valid_annotations_register() {
     let schema = json!({"type": "object", "properties": {
