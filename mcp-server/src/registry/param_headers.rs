@@ -99,6 +99,7 @@ const SCHEMA_MAPS: &[&str] = &[
     "$defs",
     "definitions",
     "dependentSchemas",
+    "dependencies",
 ];
 
 /// Keywords whose value is a subschema or an array of subschemas.
