@@ -808,6 +808,35 @@ async fn test_elicitation_sep1330_enums(round: Round<EnumsFlow>) -> Step<EnumsFl
     }
 }
 
+// ----- SEP-2243: arguments mirrored into `Mcp-Param-*` headers -----
+// `http-custom-header-server-validation` calls the first tool that has an `x-mcp-header`
+// string property, with that argument (plain, base64-encoded, missing its header) and a
+// default for every other required argument.
+
+/// Runs a query in a region; the region (and the optional shard and dry-run flag) travel as
+/// `Mcp-Param-*` headers too, so that a proxy can route on them.
+#[tool(read_only)]
+async fn test_param_headers(
+    /// The region to run in, mirrored as `Mcp-Param-Region`.
+    #[arg(header = "Region")]
+    region: String,
+    /// The query.
+    query: Option<String>,
+    /// The shard, mirrored as `Mcp-Param-Shard`.
+    #[arg(header = "Shard")]
+    shard: Option<u32>,
+    /// Whether to only plan the query, mirrored as `Mcp-Param-Dry-Run`.
+    #[arg(header = "Dry-Run")]
+    dry_run: Option<bool>,
+) -> String {
+    let query = query.unwrap_or_default();
+    let shard = shard.map_or_else(|| "any".to_owned(), |s| s.to_string());
+    let dry_run = dry_run.unwrap_or(false);
+    format!("region={region} shard={shard} dry_run={dry_run} query={query}")
+}
+
+// ----- end of SEP-2243 -----
+
 /// A simple prompt without arguments.
 #[prompt]
 async fn test_simple_prompt() -> &'static str {
@@ -940,6 +969,7 @@ pub(crate) fn server() -> Result<Server, mcp_server::BuildError> {
         .tool(test_elicitation)
         .tool(test_elicitation_sep1034_defaults)
         .tool(test_elicitation_sep1330_enums)
+        // The tasks extension (SEP-2663).
         .tool(greet)
         .tool(slow_compute)
         .tool(failing_job)
@@ -947,6 +977,8 @@ pub(crate) fn server() -> Result<Server, mcp_server::BuildError> {
         .tool(confirm_delete)
         .tool(multi_input)
         .tool(test_tool_with_task)
+        // SEP-2243 (`Mcp-Param-*` headers).
+        .tool(test_param_headers)
         .prompt(test_simple_prompt)
         .prompt(test_prompt_with_arguments)
         .prompt(test_prompt_with_embedded_resource)

@@ -15,9 +15,16 @@ pub(crate) fn handler(ctxt: &Ctxt, kind: Kind, f: &HandlerFn, attrs: &HandlerAtt
         Kind::Tool => {
             tool_name_is_valid(ctxt, attrs);
             read_only_is_not_destructive(ctxt, attrs);
+            headers_are_on_named_arguments(ctxt, f);
+            header_names_are_tokens(ctxt, f);
+            header_names_are_unique(ctxt, f);
         }
-        Kind::Prompt => completions_name_parameters(ctxt, f, attrs),
+        Kind::Prompt => {
+            completions_name_parameters(ctxt, f, attrs);
+            arg_settings_are_for_tools(ctxt, kind, f);
+        }
         Kind::Resource => {
+            arg_settings_are_for_tools(ctxt, kind, f);
             needs_uri_or_template(ctxt, f, attrs);
             template_is_well_formed_and_bound(ctxt, f, attrs);
             completions_name_template_variables(ctxt, attrs);
@@ -163,6 +170,100 @@ fn completions_name_template_variables(ctxt: &Ctxt, attrs: &HandlerAttrs) {
             }
             // A malformed template is reported once, by the rule above.
             Some(_) => {}
+        }
+    }
+}
+
+/// `#[arg(...)]` settings describe tool arguments (`header`: the `x-mcp-header` of a tool's
+/// input schema); prompts and resources have none.
+fn arg_settings_are_for_tools(ctxt: &Ctxt, kind: Kind, f: &HandlerFn) {
+    for param in &f.params {
+        if let Some(span) = param.arg.written {
+            ctxt.error_at(
+                span,
+                format!("`#[arg]` goes on the parameters of a `#[tool]`, not of a `#[{kind}]`"),
+            );
+        }
+    }
+}
+
+/// A header mirrors one named argument: a parameter written as a plain name.
+fn headers_are_on_named_arguments(ctxt: &Ctxt, f: &HandlerFn) {
+    for param in &f.params {
+        if let (Some(header), None) = (&param.arg.header, &param.name) {
+            ctxt.error_spanned_by(
+                header,
+                "`#[arg(header)]` needs a parameter named by a plain identifier: the argument it mirrors",
+            );
+        }
+    }
+}
+
+/// The name becomes the `Mcp-Param-{name}` header: a non-empty RFC 9110 token, which
+/// excludes spaces, CR and LF.
+fn header_names_are_tokens(ctxt: &Ctxt, f: &HandlerFn) {
+    for header in f.params.iter().filter_map(|p| p.arg.header.as_ref()) {
+        let name = header.value();
+        if !is_token(&name) {
+            ctxt.error_spanned_by(
+                header,
+                format!("invalid header name {name:?}: use 1 or more of A-Z a-z 0-9 and !#$%&'*+-.^_`|~ (it becomes `Mcp-Param-{{name}}`)"),
+            );
+        }
+    }
+}
+
+/// Header names are case-insensitive: two arguments of one tool may not share one.
+fn header_names_are_unique(ctxt: &Ctxt, f: &HandlerFn) {
+    let headers: Vec<_> = f
+        .params
+        .iter()
+        .filter_map(|p| p.arg.header.as_ref())
+        .collect();
+    for (i, later) in headers.iter().enumerate() {
+        let name = later.value();
+        if let Some(earlier) = headers[..i]
+            .iter()
+            .find(|e| e.value().eq_ignore_ascii_case(&name))
+        {
+            ctxt.error_spanned_by(
+                later,
+                format!(
+                    "duplicate header name {name:?}: {:?} is already mirrored (header names are case-insensitive)",
+                    earlier.value()
+                ),
+            );
+        }
+    }
+}
+
+/// Whether `name` is a non-empty RFC 9110 token (`1*tchar`).
+fn is_token(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_token;
+
+    #[test]
+    fn tokens_are_rfc_9110_tchars() {
+        assert!(is_token("Region"));
+        assert!(is_token("X-Tenant_Id.v2~!#$%&'*+^`|"));
+        for name in [
+            "",
+            "Re gion",
+            "Re\ngion",
+            "Re\r\ngion",
+            "Ré",
+            "a:b",
+            "(x)",
+            "a\"b",
+        ] {
+            assert!(!is_token(name), "{name:?}");
         }
     }
 }

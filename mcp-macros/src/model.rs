@@ -6,6 +6,8 @@ use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Attribute, FnArg, Ident, ItemFn, LitStr, Pat, ReturnType, Type};
 
+use crate::attrs::{ARG, ArgAttrs};
+use crate::ctxt::Ctxt;
 use crate::doc;
 
 /// One parameter of the function.
@@ -17,12 +19,14 @@ pub(crate) struct Param {
     pub(crate) ty: Type,
     /// The parameter's doc comment.
     pub(crate) doc: Option<String>,
+    /// Its `#[arg(...)]` settings.
+    pub(crate) arg: ArgAttrs,
 }
 
 /// The annotated function.
 pub(crate) struct HandlerFn {
-    /// The function as written, minus the doc comments on its parameters (rustc refuses
-    /// those; they become argument descriptions instead).
+    /// The function as written, minus the doc comments and `#[arg]` attributes on its
+    /// parameters (rustc refuses those; they become argument descriptions and settings).
     pub(crate) item: ItemFn,
     /// The function's doc comment, paragraphs preserved.
     pub(crate) description: Option<String>,
@@ -37,7 +41,7 @@ pub(crate) struct HandlerFn {
 }
 
 impl HandlerFn {
-    pub(crate) fn from_item(mut item: ItemFn) -> Self {
+    pub(crate) fn from_item(ctxt: &Ctxt, mut item: ItemFn) -> Self {
         let docs: Vec<Attribute> = item
             .attrs
             .iter()
@@ -52,7 +56,10 @@ impl HandlerFn {
                 FnArg::Receiver(r) => receiver = Some(r.span()),
                 FnArg::Typed(typed) => {
                     let doc = doc::description(&typed.attrs);
-                    typed.attrs.retain(|a| !doc::is_doc(a));
+                    let arg = ArgAttrs::parse(ctxt, &typed.attrs);
+                    typed
+                        .attrs
+                        .retain(|a| !doc::is_doc(a) && !a.path().is_ident(ARG));
                     let name = match typed.pat.as_ref() {
                         Pat::Ident(p) if p.subpat.is_none() => Some(p.ident.unraw().to_string()),
                         _ => None,
@@ -61,6 +68,7 @@ impl HandlerFn {
                         name,
                         ty: (*typed.ty).clone(),
                         doc,
+                        arg,
                     });
                 }
             }

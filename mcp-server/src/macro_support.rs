@@ -237,19 +237,28 @@ pub fn uri_variable<T: DeserializeOwned>(
         })
 }
 
+/// One described parameter: its name, its doc comment, the header it is mirrored into
+/// (`#[arg(header = "..")]`) and its schema (`None` for an extractor that describes nothing).
+pub type Described = (
+    &'static str,
+    Option<&'static str>,
+    Option<&'static str>,
+    Option<ParamSchema>,
+);
+
 /// The input schema of individual argument parameters: an object with one property each.
 /// Every definition the parameters' types refer to (`$ref`) lands in the root's `$defs`.
 pub fn object_schema(
     generator: &mut schemars::SchemaGenerator,
-    params: Vec<(&'static str, Option<&'static str>, Option<ParamSchema>)>,
+    params: Vec<Described>,
 ) -> Map<String, Value> {
     let (wholes, params): (Vec<_>, Vec<_>) = params
         .into_iter()
-        .partition(|(_, _, p)| p.as_ref().is_some_and(|p| p.whole));
+        .partition(|(_, _, _, p)| p.as_ref().is_some_and(|p| p.whole));
     // An `Arguments<T>` parameter describes the whole object; named parameters add to it.
     let mut schema = wholes
         .into_iter()
-        .find_map(|(_, _, p)| p)
+        .find_map(|(_, _, _, p)| p)
         .map(|p| schema::to_object(p.schema))
         .unwrap_or_default();
     let mut properties = match schema.shift_remove("properties") {
@@ -260,11 +269,14 @@ pub fn object_schema(
         Some(Value::Array(required)) => required,
         _ => Vec::new(),
     };
-    for (name, doc, param) in params {
+    for (name, doc, header, param) in params {
         let Some(param) = param else { continue };
         let mut value = param.schema.to_value();
         if let (Some(doc), Value::Object(map)) = (doc, &mut value) {
             map.insert("description".into(), Value::from(doc));
+        }
+        if let Some(header) = header {
+            mirror(&mut value, header);
         }
         properties.insert(name.into(), value);
         if param.required {
@@ -279,3 +291,39 @@ pub fn object_schema(
     schema::move_definitions(generator, &mut schema);
     schema
 }
+
+/// Marks a property as mirrored into `Mcp-Param-{header}` (`x-mcp-header`). An optional
+/// argument (`"type": ["string", "null"]`) is listed with its one type, since clients leave
+/// out a `None` rather than send `null`, and an annotated property has a single type. The
+/// registration checks the rest (the type, where the property is).
+fn mirror(property: &mut Value, header: &'static str) {
+    if let Value::Bool(true) = property {
+        *property = Value::Object(Map::new());
+    }
+    let Value::Object(map) = property else { return };
+    if let Some(Value::Array(types)) = map.get("type") {
+        let mut set: Vec<&Value> = types.iter().filter(|t| *t != "null").collect();
+        if set.len() == 1 && set.len() < types.len() {
+            let single = set.remove(0).clone();
+            map.insert("type".into(), single);
+        }
+    }
+    map.insert(
+        crate::registry::param_headers::ANNOTATION.into(),
+        Value::from(header),
+    );
+}
+
+/// A parameter mirrored into a header (`#[arg(header = "..")]`) is a named argument.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be mirrored into a header",
+    label = "`#[arg(header)]` needs a named argument (`Deserialize + JsonSchema`), not an extractor",
+    note = "a header mirrors one argument of type `String`, an integer or `bool` (checked when the tool is registered)"
+)]
+pub trait HeaderArgument {}
+
+#[diagnostic::do_not_recommend]
+impl<T: ToolArgument> HeaderArgument for T {}
+
+/// Asserts a mirrored parameter is an argument (errors point at its type).
+pub fn header_argument<T: HeaderArgument>() {}

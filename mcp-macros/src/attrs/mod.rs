@@ -1,7 +1,8 @@
 //! Attribute arguments (`#[tool(name = "x", read_only)]`) parsed into typed values that keep
 //! their spans.
 //!
-//! Each attribute's keys are an enum ([`HandlerKey`], [`ContainerKey`]) matched exhaustively:
+//! Each attribute's keys are an enum ([`HandlerKey`], [`ContainerKey`], [`ArgKey`]) matched
+//! exhaustively:
 //! the written key is looked up once among the keys that attribute accepts ([`keys`]), and
 //! each arm asks for the type of value it takes ([`Arg::string`], [`Arg::flag`],
 //! [`Arg::path`], …). An unknown, duplicate or wrongly typed key is recorded at its span and
@@ -13,6 +14,7 @@ mod keys;
 use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt;
 use syn::parse::Parser;
+use syn::spanned::Spanned;
 use syn::{Attribute, Ident, LitStr, Meta, Path};
 
 pub(crate) use keys::{Arg, Keys, Keyword};
@@ -81,6 +83,52 @@ impl Keyword for ContainerKey {
         match self {
             Self::Crate => "crate",
         }
+    }
+}
+
+/// The keys of `#[arg(...)]` on a parameter of a declared function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ArgKey {
+    Header,
+}
+
+impl Keyword for ArgKey {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Header => "header",
+        }
+    }
+}
+
+/// The attribute a parameter's settings are written in.
+pub(crate) const ARG: &str = "arg";
+
+/// What `#[arg(...)]` on a parameter accepts.
+#[derive(Default)]
+pub(crate) struct ArgAttrs {
+    /// `header = "Name"`: the argument is mirrored into the `Mcp-Param-Name` header
+    /// (`x-mcp-header` on its property).
+    pub(crate) header: Option<LitStr>,
+    /// The first `#[arg]` attribute written (for "not on this kind of parameter" errors).
+    pub(crate) written: Option<Span>,
+}
+
+impl ArgAttrs {
+    /// Reads every `#[arg(...)]` among `attrs` (duplicates across them are reported too).
+    pub(crate) fn parse(ctxt: &Ctxt, attrs: &[Attribute]) -> Self {
+        let mut out = Self::default();
+        let mut keys = Keys::new(ctxt, "#[arg]", &[ArgKey::Header]);
+        for attr in attrs.iter().filter(|a| a.path().is_ident(ARG)) {
+            out.written.get_or_insert_with(|| attr.path().span());
+            let Meta::List(list) = &attr.meta else {
+                ctxt.error_spanned_by(attr, "expected `#[arg(header = \"Name\")]`");
+                continue;
+            };
+            keys.parse(list.tokens.clone(), |key, arg| match key {
+                ArgKey::Header => out.header = arg.string(),
+            });
+        }
+        out
     }
 }
 

@@ -56,11 +56,7 @@ pub(super) fn expand(
             #[allow(clippy::type_complexity)]
             fn __mcp_parameters() -> (
                 fn(&#root::Invocation) -> ::core::result::Result<(#(#types,)*), #root::Rejection>,
-                fn(&mut #private::schemars::SchemaGenerator) -> ::std::vec::Vec<(
-                    &'static str,
-                    ::core::option::Option<&'static str>,
-                    ::core::option::Option<#private::ParamSchema>,
-                )>,
+                fn(&mut #private::schemars::SchemaGenerator) -> ::std::vec::Vec<#private::Described>,
                 fn(&mut #root::Requirements),
             ) {
                 #[allow(unused_imports)]

@@ -87,7 +87,7 @@ pub(crate) fn handler(kind: Kind, attr: TokenStream, item: TokenStream) -> Token
             return quote!(#errors #item);
         }
     };
-    let f = HandlerFn::from_item(item);
+    let f = HandlerFn::from_item(&ctxt, item);
     check::handler(&ctxt, kind, &f, &attrs);
     if ctxt.has_errors() {
         let errors = ctxt.finish();
@@ -240,6 +240,31 @@ mod tests {
             "{out}"
         );
         assert!(!out.contains("mcp_server"), "{out}");
+    }
+
+    #[test]
+    fn a_mirrored_argument_carries_its_header_and_loses_its_attribute() {
+        let out = handler(
+            Kind::Tool,
+            quote!(),
+            quote!(
+                async fn query(#[arg(header = "Region")] region: String, sql: String) -> String {
+                    sql
+                }
+            ),
+        )
+        .to_string();
+        assert!(!out.contains("compile_error"), "{out}");
+        assert!(!out.contains("# [arg"), "{out}");
+        assert!(
+            out.contains("(\"region\" , :: core :: option :: Option :: None , :: core :: option :: Option :: Some (\"Region\")"),
+            "{out}"
+        );
+        assert!(out.contains("header_argument :: < String > ()"), "{out}");
+        assert!(
+            out.contains("(\"sql\" , :: core :: option :: Option :: None , :: core :: option :: Option :: None"),
+            "{out}"
+        );
     }
 
     #[test]

@@ -38,7 +38,7 @@ pub(super) struct Binding {
     /// `Rejection`).
     pub(super) value: TokenStream,
     /// Its entry among the described parameters (`generator` in scope), if it may
-    /// describe arguments.
+    /// describe arguments: `(name, doc, header, schema)`.
     pub(super) describe: Option<TokenStream>,
     /// The statement adding its needs to `requirements`, if it may need anything.
     pub(super) require: Option<TokenStream>,
@@ -89,13 +89,13 @@ fn bindings<'f>(
             let (value, describe, require) = match source(p) {
                 Source::Argument(name) => (
                     quote_spanned!(ty.span()=> #probe.extract(invocation, #name)?),
-                    Some(quote_spanned!(ty.span()=> (#name, #doc, #probe.describe(generator)))),
+                    Some(argument_entry(p, name, &doc, &probe, &private)),
                     Some(require),
                 ),
                 Source::Extractor => (
                     quote_spanned!(ty.span()=> #private::extractor::<#ty>(invocation)?),
                     Some(quote_spanned!(ty.span()=>
-                        ("", #doc, #private::extractor_schema::<#ty>(generator)))),
+                        ("", #doc, ::core::option::Option::None, #private::extractor_schema::<#ty>(generator)))),
                     Some(require),
                 ),
                 Source::UriVariable(name) => (
@@ -118,4 +118,25 @@ fn bindings<'f>(
             }
         })
         .collect()
+}
+
+/// The described entry of a named argument. A mirrored one (`#[arg(header = "..")]`) also
+/// asserts that its type is an argument, not an extractor, at the parameter's type.
+fn argument_entry(
+    p: &Param,
+    name: &str,
+    doc: &TokenStream,
+    probe: &TokenStream,
+    private: &TokenStream,
+) -> TokenStream {
+    let ty = &p.ty;
+    match &p.arg.header {
+        None => quote_spanned!(ty.span()=>
+            (#name, #doc, ::core::option::Option::None, #probe.describe(generator))),
+        Some(header) => quote_spanned!(ty.span()=>
+        (#name, #doc, ::core::option::Option::Some(#header), {
+            #private::header_argument::<#ty>();
+            #probe.describe(generator)
+        })),
+    }
 }

@@ -5,6 +5,7 @@
 //! handler. The macros build routes; so can you, by hand.
 
 mod completion;
+pub(crate) mod param_headers;
 mod prompt;
 mod resource;
 pub(crate) mod schema;

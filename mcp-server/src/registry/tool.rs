@@ -9,7 +9,9 @@ use mcp_core::protocol::{CallToolResult, Meta, Outcome, Tool, ToolAnnotations};
 use serde_json::{Map, Value};
 
 use super::BoxFuture;
+use super::param_headers::ParamHeaders;
 use super::schema;
+use crate::BuildError;
 use crate::handler::{Handler, IntoToolResult, Invocation, Rejection, Requirements};
 use crate::tasks::TaskSupport;
 
@@ -35,6 +37,9 @@ pub struct ToolRoute {
     /// `schema-validation`): compiled when the route is registered.
     #[cfg(feature = "schema-validation")]
     validation: schema::Validation,
+    /// The arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header`): read from the
+    /// input schema when the route is registered.
+    param_headers: ParamHeaders,
 }
 
 impl fmt::Debug for ToolRoute {
@@ -99,6 +104,7 @@ impl ToolRoute {
             task_support: TaskSupport::Never,
             #[cfg(feature = "schema-validation")]
             validation: schema::Validation::default(),
+            param_headers: ParamHeaders::default(),
         }
     }
 
@@ -183,6 +189,12 @@ impl ToolRoute {
     /// clients see; arguments are still checked by parsing them into the handler's types.
     /// To also validate them against a hand-written schema, enable the `schema-validation`
     /// feature and call `validate_arguments()`.
+    ///
+    /// A property may ask HTTP clients to mirror its argument into an `Mcp-Param-{Name}`
+    /// header with `"x-mcp-header": "Name"` (SEP-2243). Such annotations are checked when the
+    /// route is registered: a non-empty header-name token, unique case-insensitively, on a
+    /// `string`, `integer` or `boolean` property reached through `properties` alone; otherwise
+    /// [`BuildError::InvalidParamHeader`](crate::BuildError::InvalidParamHeader).
     #[must_use]
     pub fn input_schema(mut self, schema: Map<String, Value>) -> Self {
         self.tool.input_schema = schema;
@@ -221,21 +233,38 @@ impl ToolRoute {
             .get_or_insert_with(ToolAnnotations::default)
     }
 
-    /// Checks the input schema (and compiles its validator, when asked for). Called when the
-    /// tool is registered.
-    pub(crate) fn prepare(&self) -> Result<(), McpError> {
+    /// Checks the input schema (and compiles its validator, when asked for) and reads its
+    /// `x-mcp-header` annotations: the route as registered. Called when the tool is registered.
+    pub(crate) fn prepare(&self) -> Result<Self, BuildError> {
+        let name = &self.tool.name;
         if !schema::root_is_object(&self.tool.input_schema) {
-            return Err(schema::invalid_schema(
-                "input",
-                &self.tool.name,
-                "the root must be `type: \"object\"`",
-            ));
+            let error =
+                schema::invalid_schema("input", name, "the root must be `type: \"object\"`");
+            return Err(BuildError::InvalidSchema(error.message.into_owned()));
         }
         #[cfg(feature = "schema-validation")]
         self.validation
             .compile(&self.tool.input_schema)
-            .map_err(|why| schema::invalid_schema("input", &self.tool.name, &why))?;
-        Ok(())
+            .map_err(|why| {
+                let error = schema::invalid_schema("input", name, &why);
+                BuildError::InvalidSchema(error.message.into_owned())
+            })?;
+        let param_headers = ParamHeaders::scan(&self.tool.input_schema).map_err(|invalid| {
+            BuildError::InvalidParamHeader {
+                tool: name.clone(),
+                property: invalid.property,
+                reason: invalid.reason,
+            }
+        })?;
+        Ok(Self {
+            param_headers,
+            ..self.clone()
+        })
+    }
+
+    /// The arguments mirrored into `Mcp-Param-*` headers (known once registered).
+    pub(crate) fn param_headers(&self) -> &ParamHeaders {
+        &self.param_headers
     }
 
     /// Validates arguments against the input schema, when the route asked for it.

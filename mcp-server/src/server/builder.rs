@@ -41,6 +41,18 @@ pub enum BuildError {
     /// A tool's schema is unusable.
     #[error("{0}")]
     InvalidSchema(String),
+    /// A tool's `x-mcp-header` annotation breaks the rules of SEP-2243 (clients would drop
+    /// the tool from `tools/list`): see [`ToolRoute::input_schema`](crate::ToolRoute::input_schema).
+    #[error("tool {tool:?} mirrors property {property:?} into a header it cannot have: {reason}")]
+    InvalidParamHeader {
+        /// The tool.
+        tool: String,
+        /// The annotated property (`region`, `location.region`), or the JSON pointer of a
+        /// schema that is not a property reached through `properties` alone.
+        property: String,
+        /// The rule it breaks.
+        reason: String,
+    },
     /// A handler takes `State<T>`, and no `T` was registered.
     #[error(
         "{handler} takes `State<{state}>`, but no `{state}` was registered with `ServerBuilder::state`"
@@ -440,9 +452,9 @@ impl ServerBuilder {
             if registry.tools.contains_key(name) {
                 return Err(BuildError::DuplicateTool(name.clone()));
             }
-            checks.tool(tool)?;
+            let tool = checks.tool(tool)?;
             warn_on_unusual_name(name);
-            registry.tools.insert(name.clone(), Arc::new(tool.clone()));
+            registry.tools.insert(name.clone(), Arc::new(tool));
         }
         for prompt in &self.prompts {
             let name = &prompt.prompt().name;
@@ -491,16 +503,17 @@ pub(crate) struct Checks<'a> {
 }
 
 impl Checks<'_> {
-    pub(crate) fn tool(&self, tool: &crate::ToolRoute) -> Result<(), BuildError> {
+    /// Checks a tool; the route as registered.
+    pub(crate) fn tool(&self, tool: &crate::ToolRoute) -> Result<crate::ToolRoute, BuildError> {
         let name = &tool.tool().name;
-        tool.prepare()
-            .map_err(|e| BuildError::InvalidSchema(e.message.into_owned()))?;
+        let prepared = tool.prepare()?;
         BuildError::check_requirements(
             || format!("tool {name:?}"),
             tool.requirements(),
             self.states,
             self.has_signer,
-        )
+        )?;
+        Ok(prepared)
     }
 
     pub(crate) fn prompt(&self, prompt: &crate::PromptRoute) -> Result<(), BuildError> {

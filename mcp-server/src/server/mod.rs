@@ -108,8 +108,7 @@ impl Server {
     /// Registers (or replaces) a tool while the server runs, and notifies listeners. Fails,
     /// leaving the server unchanged, on the same mistakes [`ServerBuilder::build`] refuses.
     pub fn add_tool(&self, tool: impl IntoToolRoute) -> Result<(), BuildError> {
-        let route = tool.into_tool_route();
-        self.checks().tool(&route)?;
+        let route = self.checks().tool(&tool.into_tool_route())?;
         self.update(|r| {
             r.tools.insert(route.tool().name.clone(), Arc::new(route));
         });

@@ -2,6 +2,8 @@
 //! for the tests of the Redis stores (single use, tasks). Without the binary the tests print
 //! a loud SKIP and pass, except under CI (`CI` set), where they fail.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};

@@ -24,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::origin::{self, Forbidden};
 use super::sessions::{Full, Sessions};
-use super::{HttpConfig, headers, negotiate, status, stream};
+use super::{HttpConfig, headers, negotiate, param_headers, status, stream};
 use crate::Server;
 use crate::context::{AuthIdentity, Outbound, TransportInfo};
 use crate::dispatch::{Outcome, Reply, Routed, Scope, Session, SessionHeader};
@@ -336,6 +336,7 @@ impl Endpoint {
         };
         if let Routed::Modern(checked) = &routed
             && let Err(error) = headers::check(&parts.headers, checked)
+                .and_then(|()| param_headers::check(&parts.headers, checked, &self.server))
         {
             return stream::json(Reply::error(Some(checked.request.id.clone()), error));
         }

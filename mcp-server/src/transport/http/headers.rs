@@ -1,12 +1,14 @@
 //! The mirrored request headers of 2026-07-28: `MCP-Protocol-Version`, `Mcp-Method` and
 //! `Mcp-Name` (the tool or prompt name, the resource URI, or the task id of `tasks/*`) must be
-//! present and agree with the body (`-32020` otherwise).
+//! present and agree with the body (`-32020` otherwise). The tool arguments mirrored into
+//! `Mcp-Param-*` headers are checked by [`super::param_headers`], which reads values the same
+//! way ([`value`]).
 
 use std::borrow::Cow;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use http::HeaderMap;
+use http::{HeaderMap, HeaderValue};
 use mcp_core::McpError;
 use mcp_core::protocol::{methods, task_methods};
 use serde_json::Value;
@@ -43,18 +45,31 @@ fn compare(name: &str, header: &str, body: &str) -> Result<(), McpError> {
     if header == body {
         Ok(())
     } else {
-        Err(McpError::header_mismatch(format!(
-            "Header mismatch: {name} header value '{header}' does not match body value '{body}'"
-        )))
+        Err(mismatch(name, header, body))
     }
 }
 
-/// Reads a header: present, visible ASCII, surrounding whitespace ignored, and the
-/// `=?base64?…?=` form decoded.
+/// The `-32020` error of a header whose value differs from the body's.
+pub(super) fn mismatch(name: &str, header: &str, body: &str) -> McpError {
+    McpError::header_mismatch(format!(
+        "Header mismatch: {name} header value '{header}' does not match body value '{body}'"
+    ))
+}
+
+/// The `-32020` error of a header the body requires and the request lacks.
+pub(super) fn missing(name: &str) -> McpError {
+    McpError::header_mismatch(format!("Header mismatch: missing required {name} header"))
+}
+
+/// Reads a required header (see [`value`]).
 fn required<'h>(headers: &'h HeaderMap, name: &str) -> Result<Cow<'h, str>, McpError> {
-    let raw = headers.get(name).ok_or_else(|| {
-        McpError::header_mismatch(format!("Header mismatch: missing required {name} header"))
-    })?;
+    let raw = headers.get(name).ok_or_else(|| missing(name))?;
+    value(name, raw)
+}
+
+/// Reads the value of the header `name`: visible ASCII, surrounding whitespace ignored, and
+/// the `=?base64?…?=` form decoded (strictly: canonical padding, UTF-8).
+pub(super) fn value<'h>(name: &str, raw: &'h HeaderValue) -> Result<Cow<'h, str>, McpError> {
     let text = raw
         .to_str()
         .map_err(|_| {
@@ -94,5 +109,18 @@ mod tests {
         assert_eq!(decode("plain").as_deref(), Some("plain"));
         assert_eq!(decode("=?base64?aMOpbGxv?=").as_deref(), Some("héllo"));
         assert_eq!(decode("=?base64?!!!?="), None);
+        // Padding is required, and only the exact markers make the form.
+        assert_eq!(decode("=?base64?SGVsbG8?="), None);
+        assert_eq!(decode("=?base64?SGVsbG8=?=").as_deref(), Some("Hello"));
+        assert_eq!(
+            decode("=?base64?SGVsbG8=").as_deref(),
+            Some("=?base64?SGVsbG8=")
+        );
+        assert_eq!(
+            decode("=?BASE64?SGVsbG8=?=").as_deref(),
+            Some("=?BASE64?SGVsbG8=?=")
+        );
+        // Not UTF-8 once decoded.
+        assert_eq!(decode("=?base64?/w==?="), None);
     }
 }

@@ -16,8 +16,9 @@
 //!
 //! Every request is checked in this order: method (405), Host/Origin (403), Content-Type
 //! (415), Accept (406), body size (413) and time (408), JSON-RPC shape (400), `_meta` (400,
-//! `-32602`), `MCP-Protocol-Version`/`Mcp-Method`/`Mcp-Name` headers (400, `-32020`),
-//! protocol version (400, `-32022`), method (404, `-32601`). With
+//! `-32602`), `MCP-Protocol-Version`/`Mcp-Method`/`Mcp-Name` headers and, on `tools/call`,
+//! the `Mcp-Param-*` headers of the arguments the tool mirrors (400, `-32020`), protocol
+//! version (400, `-32022`), method (404, `-32601`). With
 //! [`HttpConfig::authenticate`], authentication (401) comes first: see [`auth`].
 
 pub mod auth;
@@ -26,6 +27,7 @@ mod endpoint;
 mod headers;
 mod negotiate;
 mod origin;
+mod param_headers;
 mod serve;
 mod sessions;
 mod status;
