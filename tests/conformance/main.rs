@@ -20,7 +20,12 @@
 //! A second test, [`conformance_2025_11_25`], runs the requirement set of 2025-11-25 (the
 //! stateful wire: `initialize`, `Mcp-Session-Id`, requests pushed to the client) against the
 //! same fixture, into `target/conformance/2025-11-25/` and `2025-11-25.log` (server output in
-//! `server-2025-11-25.log`), with the same verdicts. The two runs never overlap.
+//! `server-2025-11-25.log`), with the same verdicts. The runs never overlap.
+//!
+//! A third test, [`conformance_suite_all`], runs every scenario of the suite (`--suite all`,
+//! into `target/conformance/all/`, `all.log` and `server-all.log`): pending scenarios and
+//! extensions (the tasks extension) included, each required to end with no FAILURE and no
+//! WARNING.
 //!
 //! This file drives the run: node dependencies and the server (built, spawned and awaited
 //! with the helpers of `tests/common`, shared with the other end-to-end tests), and the CLI.
@@ -53,6 +58,10 @@ const LEGACY_REVISION: &str = "2025-11-25";
 /// Scored scenarios of [`LEGACY_REVISION`] (all of them in 0.2.0-alpha.12); fewer passing, or
 /// fewer scored, is a regression.
 const LEGACY_MIN_OK: usize = 30;
+/// The label of the `--suite all` run (its logs and results are named after it).
+const SUITE_ALL: &str = "all";
+/// Scenarios `--suite all` runs in 0.2.0-alpha.12; fewer is a regression of the run itself.
+const SUITE_ALL_MIN: usize = 65;
 /// npm package of the conformance CLI.
 const CONFORMANCE_PKG: &str = "@modelcontextprotocol/conformance";
 /// How long the server may take to accept TCP connections.
@@ -116,6 +125,37 @@ fn conformance_2025_11_25() {
          at least {LEGACY_MIN_OK} did before; see {:?}",
         paths.suite_log()
     );
+    outcome.assert_conforms(&log, exit, &paths);
+}
+
+/// Every scenario of the suite (`--suite all`: the scored ones, the pending ones and the
+/// extensions', the tasks extension among them), at the 2026-07-28 wire: each must end with
+/// no FAILURE and no WARNING check, scored or not. SKIPPED checks (the suite's own harness
+/// gaps, and the skills extension this server does not offer) pass.
+#[test]
+fn conformance_suite_all() {
+    let _one = ONE_RUN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let paths = Paths::for_suite_all();
+    fs::create_dir_all(&paths.out_dir)
+        .unwrap_or_else(|e| panic!("create {:?}: {e}", paths.out_dir));
+    report(&tool_versions(&paths));
+
+    let server = start_server(&paths);
+    let exit = run_suite(&paths, &server.url());
+    drop(server);
+
+    let log = SuiteLog::parse(&read_to_string(&paths.suite_log()));
+    let every: BTreeSet<String> = log.summary.iter().cloned().collect();
+    assert!(
+        every.len() >= SUITE_ALL_MIN,
+        "`--suite all` ran {} scenarios, fewer than the {SUITE_ALL_MIN} of 0.2.0-alpha.12; see {:?}",
+        every.len(),
+        paths.suite_log()
+    );
+    let outcome = Outcome::evaluate(&log, &every).with_revision(SUITE_ALL);
+    report(&outcome.render(exit));
     outcome.assert_conforms(&log, exit, &paths);
 }
 
@@ -317,6 +357,11 @@ impl Paths {
         Self::for_revision(REVISION)
     }
 
+    /// The paths of the `--suite all` run.
+    fn for_suite_all() -> Self {
+        Self::for_revision(SUITE_ALL)
+    }
+
     fn for_revision(revision: &'static str) -> Self {
         Self {
             root: common::root_dir(),
@@ -416,15 +461,15 @@ fn run_suite(paths: &Paths, url: &str) -> i32 {
             .unwrap_or_else(|e| panic!("cannot clear old results {results_dir:?}: {e}"));
     }
     let mut cmd = conformance_cmd(paths);
-    cmd.args([
-        "server",
-        "--url",
-        url,
-        "--requirements",
-        paths.revision,
-        "-o",
-    ])
-    .arg(&results_dir);
+    let selection = if paths.revision == SUITE_ALL {
+        ["--suite", "all"]
+    } else {
+        ["--requirements", paths.revision]
+    };
+    cmd.args(["server", "--url", url])
+        .args(selection)
+        .arg("-o")
+        .arg(&results_dir);
     let mut cli = ChildGuard::spawn_logged(&mut cmd, &paths.suite_log());
     let Some(status) = cli.wait_timeout(SUITE_TIMEOUT) else {
         panic!(
