@@ -402,6 +402,108 @@ async fn listen_acknowledges_then_forwards_only_the_changes_asked_for() {
     prompts.next_tagged(changed, &prompts_id).await;
 }
 
+/// `_meta` of a client declaring the tasks extension (or not).
+fn task_client(tasks: bool) -> Meta {
+    let caps = if tasks {
+        json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
+    } else {
+        json!({})
+    };
+    let mut extra = Meta::new();
+    extra.insert(META_CLIENT_CAPABILITIES.into(), caps);
+    extra
+}
+
+#[tokio::test]
+async fn listen_with_task_ids_sends_each_change_of_those_tasks_until_they_settle() {
+    let app = app();
+    let call = json!({"name": "slow_compute", "arguments": {"seconds": 0.3, "label": "watched"}});
+    let reply = Post::new(&request_with_meta(
+        "t1",
+        "tools/call",
+        call,
+        task_client(true),
+    ))
+    .send(&app)
+    .await;
+    let created = &reply.messages[0]["result"];
+    assert_eq!(created["resultType"], "task", "{reply:?}");
+    let task_id = created["taskId"].as_str().unwrap().to_owned();
+
+    let id = json!("listen-tasks");
+    let filter = json!({"taskIds": [task_id, "no-such-task"]});
+    let message = request_with_meta(
+        id.clone(),
+        "subscriptions/listen",
+        json!({"notifications": filter}),
+        task_client(true),
+    );
+    let mut stream = EventStream::open(&app, &message).await;
+    let ack = stream
+        .next_tagged("notifications/subscriptions/acknowledged", &id)
+        .await;
+    // Only the task that exists (and the caller may see) is honoured.
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"taskIds": [task_id]})
+    );
+    let settled = stream.next_tagged("notifications/tasks", &id).await;
+    assert_eq!(settled["params"]["taskId"], task_id.as_str());
+    assert_eq!(settled["params"]["status"], "completed", "{settled}");
+    assert_eq!(
+        settled["params"]["result"]["content"][0]["text"],
+        "watched: computed after 0.3 s"
+    );
+    assert!(settled["params"].get("resultType").is_none(), "{settled}");
+    // Nothing more once it settled.
+    assert_eq!(stream.next_within(Duration::from_millis(300)).await, None);
+
+    // taskIds from a client that did not declare the extension: -32021.
+    let message = request_with_meta(
+        7,
+        "subscriptions/listen",
+        json!({"notifications": {"taskIds": [task_id]}}),
+        task_client(false),
+    );
+    let reply = Post::new(&message).send(&app).await;
+    assert_error(
+        &reply.messages[0],
+        Some(&json!(7)),
+        MISSING_CLIENT_CAPABILITY,
+        "capability",
+    );
+}
+
+#[tokio::test]
+async fn tasks_requests_need_mcp_name_to_match_the_task_id() {
+    let app = app();
+    let get = request_with_meta(3, "tasks/get", json!({"taskId": "abc"}), task_client(true));
+    let reply = Post::new(&get).header("Mcp-Name", "xyz").send(&app).await;
+    assert_eq!(reply.status, 400, "{reply:?}");
+    assert_error(
+        &reply.messages[0],
+        Some(&json!(3)),
+        HEADER_MISMATCH,
+        "Mcp-Name",
+    );
+    let reply = Post::new(&get).without("Mcp-Name").send(&app).await;
+    assert_eq!(reply.status, 400, "{reply:?}");
+    assert_error(
+        &reply.messages[0],
+        Some(&json!(3)),
+        HEADER_MISMATCH,
+        "missing",
+    );
+    // With the right header, an unknown task is invalid params.
+    let reply = Post::new(&get).send(&app).await;
+    assert_error(
+        &reply.messages[0],
+        Some(&json!(3)),
+        INVALID_PARAMS,
+        "Unknown",
+    );
+}
+
 // ----- Cancellation -----
 
 #[tokio::test]
