@@ -58,6 +58,7 @@ enum ExportFlow {
 /// halfway through.
 #[tool(task, read_only)]
 async fn export_table(
+    /// The table to export.
     table: String,
     ctx: RequestContext,
     round: Round<ExportFlow>,

@@ -41,8 +41,8 @@
 //! return types), [`registry`] (routes for tools, prompts, resources and templates),
 //! `dispatch` (validation and routing), [`server`] (the server and its builder),
 //! [`service`] (the transport-agnostic `tower::Service` every transport hands its requests
-//! to, and which your tower layers wrap: [`ServerBuilder::layer`]), [`transport`] (stdio and
-//! HTTP).
+//! to, and which your tower layers wrap: [`ServerBuilder::layer`]), [`tasks`] (long-running
+//! tools as tasks, and where tasks live), [`transport`] (stdio and HTTP).
 
 // Lets the macros' absolute `::mcp_server` paths resolve inside this crate too.
 extern crate self as mcp_server;

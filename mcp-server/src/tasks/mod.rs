@@ -1,17 +1,9 @@
-//! Tasks: the `io.modelcontextprotocol/tasks` extension (SEP-2663). A tool that may run for
-//! minutes answers `tools/call` at once with a task, runs on in the background, and the client
-//! polls it (`tasks/get`), answers its questions (`tasks/update`) and cancels it
-//! (`tasks/cancel`), on this instance or any other sharing the [`TaskStore`].
+//! Tasks: the `io.modelcontextprotocol/tasks` extension (SEP-2663), for tools that run long.
+//! The parts: [`store`] (where tasks live), `record` (a task as stored), `runner` (a handler
+//! running as a task: cancellation, lease, outcome), `clock` (timestamps); the methods
+//! themselves are the dispatcher's (`dispatch/tasks.rs`).
 //!
-//! A tool opts in with `#[tool(task)]` (or [`ToolRoute::task`](crate::ToolRoute::task)): it
-//! runs as a task for a client that declared the extension on its request, and as a plain
-//! call for one that did not. `#[tool(task = "required")]` refuses the latter with `-32021`.
-//! The handler is the same plain async function either way; see `docs/tasks.md` (the
-//! [`tool`](crate::tool) macro's documentation) for how it reports status and asks for input.
-//!
-//! The parts: [`store`] (where tasks live), `record` (a task as stored), `runner` (a
-//! handler running as a task: cancellation, lease, outcome), `clock` (timestamps). The
-//! methods themselves are the dispatcher's (`dispatch/tasks.rs`).
+#![doc = include_str!("../docs/tasks.md")]
 
 mod clock;
 mod record;
