@@ -1,0 +1,27 @@
+//! The handle through which a handler closes the connection of its SSE stream (2025-11-25
+//! polling, SEP-1699); the HTTP transport gives one to the requests of sessions whose stream
+//! can be resumed, and nothing else has one.
+
+use std::fmt;
+use std::sync::Arc;
+
+/// Closes the connection currently carrying a request's SSE stream; says whether it did.
+#[derive(Clone)]
+pub(crate) struct SseControl(Arc<dyn Fn() -> bool + Send + Sync>);
+
+impl SseControl {
+    #[cfg_attr(not(feature = "http"), allow(dead_code))] // Made by the HTTP transport.
+    pub(crate) fn new(close: impl Fn() -> bool + Send + Sync + 'static) -> Self {
+        Self(Arc::new(close))
+    }
+
+    pub(crate) fn close(&self) -> bool {
+        (self.0)()
+    }
+}
+
+impl fmt::Debug for SseControl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SseControl")
+    }
+}

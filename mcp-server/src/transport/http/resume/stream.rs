@@ -1,0 +1,368 @@
+//! One resumable stream of a 2025-11-25 session: its events, produced independently of any
+//! HTTP connection, and the connections that deliver them in turn.
+//!
+//! A producer task feeds the stream (a POST's notifications, the server's requests and
+//! finally the response; or the session's notifications for the GET stream). A connection
+//! reads the events after its cursor. At most one connection serves a stream: a resume
+//! takes the stream over from the previous connection, and [`Stream::request_close`] (the
+//! handler's [`RequestContext::close_sse_stream`](crate::RequestContext::close_sse_stream))
+//! ends the current one while the stream goes on, to be resumed with `Last-Event-ID`.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use bytes::Bytes;
+use mcp_core::{McpError, RequestId};
+use sse_stream::Sse;
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
+use tokio_util::sync::{CancellationToken, DropGuard};
+
+use super::Streams;
+use super::buffer::Replay;
+use super::event_id::{EventId, Tag};
+use crate::dispatch::Reply;
+
+/// One stream's events and the connection serving it.
+#[derive(Debug)]
+pub(crate) struct Stream {
+    tag: Tag,
+    number: u64,
+    inner: Mutex<Inner>,
+    /// Signalled on every change, for connections and a producer waiting for room.
+    changed: watch::Sender<()>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    replay: Replay,
+    /// No more events will come.
+    finished: bool,
+    /// The number of the connection allowed to serve the stream; each new connection, and
+    /// each close, moves it on.
+    generation: u64,
+    /// Whether the connection of `generation` is still there.
+    attached: bool,
+    /// Whether the request's answer became an SSE stream (before that, it may still be
+    /// a JSON body).
+    started: bool,
+    /// A close asked before the stream started: it starts, primes and closes at once.
+    close_pending: bool,
+}
+
+/// Why a `Last-Event-ID` cannot resume its stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Gone;
+
+impl Stream {
+    pub(crate) fn new(tag: Tag, number: u64, limit: usize) -> Arc<Self> {
+        Arc::new(Self {
+            tag,
+            number,
+            inner: Mutex::new(Inner {
+                replay: Replay::new(limit),
+                finished: false,
+                generation: 0,
+                attached: false,
+                started: false,
+                close_pending: false,
+            }),
+            changed: watch::Sender::new(()),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn signal(&self) {
+        self.changed.send_replace(());
+    }
+
+    /// The stream's number within its session.
+    pub(crate) fn number(&self) -> u64 {
+        self.number
+    }
+
+    /// The handler asks to close the connection (not the stream); whether there was one to
+    /// close (or, before the answer started, whether it will be closed once primed).
+    pub(crate) fn request_close(&self) -> bool {
+        let mut inner = self.lock();
+        let closing = if !inner.started {
+            inner.close_pending = true;
+            true
+        } else if inner.attached && !inner.finished {
+            inner.generation += 1;
+            inner.attached = false;
+            true
+        } else {
+            false
+        };
+        drop(inner);
+        self.signal();
+        closing
+    }
+
+    /// Resolves once the handler asked to close before the answer started.
+    pub(crate) async fn close_requested(&self) {
+        let mut changes = self.changed.subscribe();
+        while !self.lock().close_pending {
+            if changes.changed().await.is_err() {
+                return std::future::pending().await;
+            }
+        }
+    }
+
+    /// Appends an event, waiting while the buffer is full of events not sent yet; `false`
+    /// (the event is dropped) when `closed` fires first.
+    pub(crate) async fn push(&self, message: Bytes, closed: &CancellationToken) -> bool {
+        let mut changes = self.changed.subscribe();
+        loop {
+            if self.try_push(&message) {
+                return true;
+            }
+            tokio::select! {
+                () = closed.cancelled() => return false,
+                changed = changes.changed() => if changed.is_err() { return false },
+            }
+        }
+    }
+
+    /// Appends an event if it fits; whether it did.
+    pub(crate) fn try_push(&self, message: &Bytes) -> bool {
+        let mut inner = self.lock();
+        if !inner.replay.make_room(message.len()) {
+            return false;
+        }
+        inner.replay.push(message.clone());
+        drop(inner);
+        self.signal();
+        true
+    }
+
+    /// No more events will come.
+    pub(crate) fn finish(&self) {
+        self.lock().finished = true;
+        self.signal();
+    }
+
+    /// Whether the stream is finished with no connection serving it.
+    pub(crate) fn finished_unattached(&self) -> bool {
+        let inner = self.lock();
+        inner.finished && !inner.attached
+    }
+
+    /// Bytes of events kept for replay.
+    #[cfg(test)]
+    pub(crate) fn kept_bytes(&self) -> usize {
+        self.lock().replay.bytes()
+    }
+
+    /// A connection serving the stream from its start, opened with `priming` (which may
+    /// close it right away when the handler asked so before the answer started).
+    pub(crate) fn start(
+        self: &Arc<Self>,
+        streams: Arc<Streams>,
+        priming: Option<Sse>,
+    ) -> Connection {
+        let mut inner = self.lock();
+        inner.started = true;
+        let mut connection = self.take_over(&mut inner, streams, 0);
+        if inner.close_pending {
+            inner.close_pending = false;
+            inner.generation += 1;
+            inner.attached = false;
+        }
+        drop(inner);
+        connection.priming = priming;
+        self.signal();
+        connection
+    }
+
+    /// A connection serving the events after `seq`, taking the stream over from the
+    /// connection serving it, if any; the events up to `seq` are acknowledged.
+    pub(crate) fn resume(
+        self: &Arc<Self>,
+        streams: Arc<Streams>,
+        seq: u64,
+    ) -> Result<Connection, Gone> {
+        let mut inner = self.lock();
+        if !inner.started || !inner.replay.resumable_after(seq) {
+            return Err(Gone);
+        }
+        inner.replay.acknowledge(seq);
+        let connection = self.take_over(&mut inner, streams, seq);
+        drop(inner);
+        self.signal();
+        Ok(connection)
+    }
+
+    fn take_over(
+        self: &Arc<Self>,
+        inner: &mut Inner,
+        streams: Arc<Streams>,
+        cursor: u64,
+    ) -> Connection {
+        inner.generation += 1;
+        inner.attached = true;
+        Connection {
+            stream: Arc::clone(self),
+            streams,
+            generation: inner.generation,
+            cursor,
+            priming: None,
+        }
+    }
+
+    fn event(&self, seq: u64, message: &Bytes) -> Sse {
+        // Messages are compact JSON, which has no line breaks to split across `data:` lines.
+        Sse::default()
+            .id(EventId {
+                stream: self.number,
+                seq,
+            }
+            .render(&self.tag))
+            .data(String::from_utf8_lossy(message))
+    }
+
+    /// The priming event: the stream's first id, no message, and `retry` when configured.
+    pub(crate) fn priming(&self, retry: Option<std::time::Duration>) -> Sse {
+        let event = Sse::default()
+            .id(EventId {
+                stream: self.number,
+                seq: 0,
+            }
+            .render(&self.tag))
+            .data("");
+        match retry {
+            Some(retry) => event.retry_duration(retry),
+            None => event,
+        }
+    }
+}
+
+/// One HTTP connection serving a stream.
+#[derive(Debug)]
+pub(crate) struct Connection {
+    stream: Arc<Stream>,
+    streams: Arc<Streams>,
+    generation: u64,
+    /// The last event sent (or acknowledged).
+    cursor: u64,
+    priming: Option<Sse>,
+}
+
+impl Connection {
+    /// The next event to send; `None` ends the connection: the stream was delivered to its
+    /// end (and is forgotten), closed by the handler, or taken over by a resume.
+    pub(crate) async fn next(&mut self) -> Option<Sse> {
+        if let Some(priming) = self.priming.take() {
+            return Some(priming);
+        }
+        loop {
+            let mut changes = self.stream.changed.subscribe();
+            {
+                let mut inner = self.stream.lock();
+                if inner.generation != self.generation {
+                    return None;
+                }
+                if let Some((seq, message)) = inner.replay.after(self.cursor) {
+                    inner.replay.mark_sent(seq);
+                    self.cursor = seq;
+                    drop(inner);
+                    // A producer may wait for the room this makes.
+                    self.stream.signal();
+                    return Some(self.stream.event(seq, &message));
+                }
+                if inner.finished {
+                    inner.attached = false;
+                    drop(inner);
+                    self.streams.forget(self.stream.number);
+                    return None;
+                }
+            }
+            if changes.changed().await.is_err() {
+                return None;
+            }
+        }
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        let mut inner = self.stream.lock();
+        if inner.generation == self.generation {
+            inner.attached = false;
+        }
+    }
+}
+
+/// Feeds a request's stream: `pending` first, then what the handler sends on `rx`, then
+/// its response. Ends the request (cancelled) when the session ends first; a client that
+/// went away does not cancel it (it may resume), `notifications/cancelled` does.
+pub(crate) async fn pump_request(
+    stream: Arc<Stream>,
+    pending: VecDeque<Bytes>,
+    mut rx: mpsc::Receiver<Bytes>,
+    mut task: JoinHandle<Reply>,
+    id: RequestId,
+    closed: CancellationToken,
+    cancel_on_drop: DropGuard,
+) {
+    let mut fed = true;
+    for message in pending {
+        fed = fed && stream.push(message, &closed).await;
+    }
+    while fed {
+        tokio::select! {
+            biased;
+            () = closed.cancelled() => break,
+            Some(message) = rx.recv() => fed = stream.push(message, &closed).await,
+            done = &mut task => {
+                drop(cancel_on_drop.disarm());
+                // Messages sent before the response come first.
+                while let Ok(message) = rx.try_recv() {
+                    stream.push(message, &closed).await;
+                }
+                let body = done.map(|reply| reply.body).unwrap_or_else(|_| {
+                    Reply::error(Some(id), McpError::internal("Internal error")).body
+                });
+                // An empty body: the request was cancelled, and gets no response.
+                if !body.is_empty() {
+                    stream.push(body, &closed).await;
+                }
+                stream.finish();
+                return;
+            }
+        }
+    }
+    // The session ended: the request is cancelled (dropping the guard) and stopped.
+    task.abort();
+    stream.finish();
+}
+
+/// Feeds the session's GET stream from its notification sink until the sink is replaced
+/// or the session ends. A stream nobody reads is given up once its buffer is full (the
+/// sink then fails, and the session forgets it).
+pub(crate) async fn pump_session(
+    stream: Arc<Stream>,
+    streams: Arc<Streams>,
+    mut rx: mpsc::Receiver<Bytes>,
+    closed: CancellationToken,
+) {
+    loop {
+        let message = tokio::select! {
+            () = closed.cancelled() => None,
+            message = rx.recv() => message,
+        };
+        match message {
+            Some(message) if stream.try_push(&message) => {}
+            _ => break,
+        }
+    }
+    drop(rx);
+    stream.finish();
+    if stream.finished_unattached() {
+        streams.forget(stream.number());
+    }
+}

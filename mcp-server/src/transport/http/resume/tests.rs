@@ -1,0 +1,133 @@
+//! The streams of one session, driven without HTTP: the replay bound, resumption from an id,
+//! take-over by a new connection, and forgetting delivered streams.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use tokio_util::sync::CancellationToken;
+
+use super::{Settings, Streams};
+
+fn streams(replay_bytes: usize) -> Arc<Streams> {
+    let settings = Settings {
+        replay_bytes,
+        retry: None,
+    };
+    Streams::new("session", "2025-11-25", settings)
+}
+
+/// A 20-byte message numbered `n`.
+fn message(n: usize) -> Bytes {
+    Bytes::from(format!("{{\"n\":{n:>14}}}"))
+}
+
+fn seq_of(event: &sse_stream::Sse) -> u64 {
+    let id = event.id.as_deref().unwrap_or_default();
+    id.rsplit('.')
+        .next()
+        .and_then(|seq| seq.parse().ok())
+        .unwrap_or(u64::MAX)
+}
+
+#[tokio::test]
+async fn a_detached_stream_keeps_at_most_its_bound_and_the_producer_waits() {
+    let streams = streams(64);
+    let (stream, control) = streams.prepare();
+    streams.register(&stream);
+    let mut first = stream.start(Arc::clone(&streams), None);
+    assert!(control.is_some_and(|control| control.close()));
+    assert!(first.next().await.is_none(), "the closed connection ends");
+    let closed = CancellationToken::new();
+    let producer = tokio::spawn({
+        let (stream, closed) = (Arc::clone(&stream), closed.clone());
+        async move {
+            for n in 0..10 {
+                assert!(stream.push(message(n), &closed).await);
+            }
+            stream.finish();
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(
+        stream.kept_bytes(),
+        60,
+        "three of the ten fit, none dropped"
+    );
+    assert!(!producer.is_finished(), "the producer waits for room");
+
+    let mut resumed = stream
+        .resume(Arc::clone(&streams), 0)
+        .unwrap_or_else(|_| panic!("resume"));
+    let mut seqs = Vec::new();
+    while let Some(event) = resumed.next().await {
+        assert!(stream.kept_bytes() <= 64);
+        seqs.push(seq_of(&event));
+    }
+    assert_eq!(
+        seqs,
+        (1..=10).collect::<Vec<u64>>(),
+        "each event once, in order"
+    );
+    assert!(producer.await.is_ok());
+    assert_eq!(streams.kept(), 0, "a delivered stream is forgotten");
+}
+
+#[tokio::test]
+async fn a_resume_from_before_dropped_events_is_refused() {
+    let streams = streams(40);
+    let (stream, _) = streams.prepare();
+    streams.register(&stream);
+    let mut connection = stream.start(Arc::clone(&streams), None);
+    let closed = CancellationToken::new();
+    for n in 0..2 {
+        assert!(stream.push(message(n), &closed).await);
+    }
+    for _ in 0..2 {
+        assert!(connection.next().await.is_some());
+    }
+    // Both were sent: the third makes room by dropping the first.
+    assert!(stream.push(message(2), &closed).await);
+    assert!(stream.resume(Arc::clone(&streams), 0).is_err());
+    assert!(
+        stream.resume(Arc::clone(&streams), 9).is_err(),
+        "never minted"
+    );
+    let mut resumed = stream
+        .resume(Arc::clone(&streams), 1)
+        .unwrap_or_else(|_| panic!("resume from 1"));
+    assert!(
+        connection.next().await.is_none(),
+        "the resume took the stream over"
+    );
+    let next = resumed.next().await.map(|event| seq_of(&event));
+    assert_eq!(next, Some(2));
+}
+
+#[tokio::test]
+async fn a_close_before_anything_was_sent_primes_then_closes() {
+    let streams = streams(1024);
+    let (stream, control) = streams.prepare();
+    assert!(control.is_some_and(|control| control.close()));
+    streams.register(&stream);
+    let priming = stream.priming(Some(Duration::from_millis(250)));
+    assert_eq!(priming.data.as_deref(), Some(""));
+    assert_eq!(priming.retry, Some(250));
+    let mut connection = stream.start(Arc::clone(&streams), Some(priming));
+    assert_eq!(connection.next().await.map(|event| seq_of(&event)), Some(0));
+    assert!(connection.next().await.is_none());
+    assert_eq!(streams.kept(), 1, "still resumable");
+}
+
+#[test]
+fn older_revisions_get_no_polling() {
+    let old = Streams::new(
+        "session",
+        "2025-06-18",
+        Settings {
+            replay_bytes: 1,
+            retry: None,
+        },
+    );
+    assert!(old.prepare().1.is_none());
+}
