@@ -681,7 +681,7 @@ async fn test_elicitation_sep1330_enums(round: Round<EnumsFlow>) -> Step<EnumsFl
 #[tool]
 async fn test_reconnection(ctx: RequestContext) -> &'static str {
     // A no-op over stdio and on the 2026-07-28 wire: the call then simply answers.
-    ctx.close_sse_stream();
+    ctx.close_sse_stream().await;
     tokio::time::sleep(Duration::from_millis(100)).await;
     "Reconnection test completed successfully. If you received this, the client properly \
      reconnected after stream closure."

@@ -246,8 +246,9 @@ impl RequestContext {
     /// ([`HttpConfig::sse_retry`](crate::transport::http::HttpConfig::sse_retry)). Use it to
     /// free the connection during a long call.
     ///
-    /// Returns whether a connection was closed (or, before anything was sent, will be once
-    /// the stream is primed). Only a request of a 2025-11-25 session over HTTP whose client
+    /// What the handler sent before the call is delivered on the connection first. Returns
+    /// whether a connection was closed (or, before anything was sent, will be once the stream
+    /// is primed). Only a request of a 2025-11-25 session over HTTP whose client
     /// accepts an event stream has one: over stdio, on the 2026-07-28 wire (whose streams are
     /// not resumable), on sessions of older revisions, and when the connection is already
     /// closed, this does nothing and returns `false`.
@@ -259,19 +260,17 @@ impl RequestContext {
     /// async fn long_job(ctx: RequestContext) -> &'static str {
     ///     // Nothing to report for a while: let the client poll instead of holding a
     ///     // connection open.
-    ///     ctx.close_sse_stream();
+    ///     ctx.close_sse_stream().await;
     ///     tokio::time::sleep(Duration::from_millis(10)).await;
     ///     "done"
     /// }
     /// # let _ = long_job;
     /// ```
-    pub fn close_sse_stream(&self) -> bool {
-        self.is_legacy_session()
-            && self
-                .inner
-                .transport
-                .sse_control()
-                .is_some_and(SseControl::close)
+    pub async fn close_sse_stream(&self) -> bool {
+        match self.inner.transport.sse_control() {
+            Some(control) if self.is_legacy_session() => control.close().await,
+            _ => false,
+        }
     }
 
     pub(crate) fn outbound(&self) -> &Outbound {

@@ -5,18 +5,24 @@
 use std::fmt;
 use std::sync::Arc;
 
+use futures_util::future::BoxFuture;
+
+type Close = dyn Fn() -> BoxFuture<'static, bool> + Send + Sync;
+
 /// Closes the connection currently carrying a request's SSE stream; says whether it did.
 #[derive(Clone)]
-pub(crate) struct SseControl(Arc<dyn Fn() -> bool + Send + Sync>);
+pub(crate) struct SseControl(Arc<Close>);
 
 impl SseControl {
     #[cfg_attr(not(feature = "http"), allow(dead_code))] // Made by the HTTP transport.
-    pub(crate) fn new(close: impl Fn() -> bool + Send + Sync + 'static) -> Self {
+    pub(crate) fn new(
+        close: impl Fn() -> BoxFuture<'static, bool> + Send + Sync + 'static,
+    ) -> Self {
         Self(Arc::new(close))
     }
 
-    pub(crate) fn close(&self) -> bool {
-        (self.0)()
+    pub(crate) async fn close(&self) -> bool {
+        (self.0)().await
     }
 }
 

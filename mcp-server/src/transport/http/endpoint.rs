@@ -369,9 +369,9 @@ impl Endpoint {
         let mut transport = TransportInfo::http(parts);
         let legacy = matches!(routed, Routed::Legacy(..));
         // A session's stream is resumable, and its handler may close it (polling).
-        let resumable = match (&named, &notifications) {
-            (Some(Some(live)), Some(_)) if legacy => {
-                let (stream, control) = live.streams.prepare();
+        let resumable = match (&named, &outbound) {
+            (Some(Some(live)), Outbound::Channel(tx)) if legacy => {
+                let (stream, control) = live.streams.prepare(tx);
                 if let Some(control) = control {
                     transport = transport.with_sse_control(control);
                 }

@@ -60,6 +60,11 @@ impl Replay {
         seq
     }
 
+    /// The number of the last event pushed (0 before any).
+    pub(crate) fn last(&self) -> u64 {
+        self.next - 1
+    }
+
     /// The first kept event after `seq`.
     pub(crate) fn after(&self, seq: u64) -> Option<(u64, Bytes)> {
         self.events

@@ -138,14 +138,21 @@ impl Streams {
         self.lock().len()
     }
 
-    /// A request of the session about to be served with the client accepting SSE: its
-    /// stream, and the control its handler closes the connection with (for revisions
-    /// with polling).
-    pub(crate) fn prepare(&self) -> (Arc<Stream>, Option<SseControl>) {
+    /// A request of the session about to be served with the client accepting SSE, whose
+    /// handler sends its messages on `tx`: its stream, and the control its handler closes
+    /// the connection with (for revisions with polling).
+    pub(crate) fn prepare(&self, tx: &mpsc::Sender<Bytes>) -> (Arc<Stream>, Option<SseControl>) {
         let stream = self.open();
         let control = self.polling.then(|| {
-            let weak: Weak<Stream> = Arc::downgrade(&stream);
-            SseControl::new(move || weak.upgrade().is_some_and(|s| s.request_close()))
+            let (weak, tx): (Weak<Stream>, _) = (Arc::downgrade(&stream), tx.clone());
+            SseControl::new(move || {
+                let (weak, tx) = (weak.clone(), tx.clone());
+                Box::pin(async move {
+                    // In order with the handler's messages: see `stream::CLOSE_REQUEST`.
+                    weak.upgrade().is_some_and(|stream| stream.can_close())
+                        && tx.send(stream::CLOSE_REQUEST).await.is_ok()
+                })
+            })
         });
         (stream, control)
     }
@@ -185,9 +192,9 @@ pub(crate) async fn respond(
     let mut pending = VecDeque::new();
     let mut done = None;
     if json_allowed {
+        // A close request is a message too: it makes the answer a stream.
         tokio::select! {
             biased;
-            () = stream.close_requested() => {}
             finished = &mut reply => {
                 while let Ok(message) = rx.try_recv() {
                     pending.push_back(message);

@@ -46,8 +46,8 @@ struct Inner {
     /// Whether the request's answer became an SSE stream (before that, it may still be
     /// a JSON body).
     started: bool,
-    /// A close asked before the stream started: it starts, primes and closes at once.
-    close_pending: bool,
+    /// The connection of `generation` ends once it sent the events up to this one.
+    close_after: Option<u64>,
 }
 
 /// Why a `Last-Event-ID` cannot resume its stream.
@@ -65,7 +65,7 @@ impl Stream {
                 generation: 0,
                 attached: false,
                 started: false,
-                close_pending: false,
+                close_after: None,
             }),
             changed: watch::Sender::new(()),
         })
@@ -84,33 +84,22 @@ impl Stream {
         self.number
     }
 
-    /// The handler asks to close the connection (not the stream); whether there was one to
-    /// close (or, before the answer started, whether it will be closed once primed).
-    pub(crate) fn request_close(&self) -> bool {
-        let mut inner = self.lock();
-        let closing = if !inner.started {
-            inner.close_pending = true;
-            true
-        } else if inner.attached && !inner.finished {
-            inner.generation += 1;
-            inner.attached = false;
-            true
-        } else {
-            false
-        };
-        drop(inner);
-        self.signal();
-        closing
+    /// Whether a close asked by the handler now would close something: the answer is not
+    /// a stream yet (it becomes one, primed, then closed), or a connection serves it.
+    pub(crate) fn can_close(&self) -> bool {
+        let inner = self.lock();
+        !inner.started || (inner.attached && !inner.finished)
     }
 
-    /// Resolves once the handler asked to close before the answer started.
-    pub(crate) async fn close_requested(&self) {
-        let mut changes = self.changed.subscribe();
-        while !self.lock().close_pending {
-            if changes.changed().await.is_err() {
-                return std::future::pending().await;
-            }
+    /// The handler's close request came through the producer, after what the handler sent
+    /// before it: the connection ends once it delivered the events so far.
+    fn apply_close(&self) {
+        let mut inner = self.lock();
+        if inner.attached {
+            inner.close_after = Some(inner.replay.last());
         }
+        drop(inner);
+        self.signal();
     }
 
     /// Appends an event, waiting while the buffer is full of events not sent yet; `false`
@@ -168,11 +157,6 @@ impl Stream {
         let mut inner = self.lock();
         inner.started = true;
         let mut connection = self.take_over(&mut inner, streams, 0);
-        if inner.close_pending {
-            inner.close_pending = false;
-            inner.generation += 1;
-            inner.attached = false;
-        }
         drop(inner);
         connection.priming = priming;
         self.signal();
@@ -205,6 +189,7 @@ impl Stream {
     ) -> Connection {
         inner.generation += 1;
         inner.attached = true;
+        inner.close_after = None;
         Connection {
             stream: Arc::clone(self),
             streams,
@@ -266,6 +251,12 @@ impl Connection {
                 if inner.generation != self.generation {
                     return None;
                 }
+                if inner.close_after.is_some_and(|last| self.cursor >= last) {
+                    inner.close_after = None;
+                    inner.generation += 1;
+                    inner.attached = false;
+                    return None;
+                }
                 if let Some((seq, message)) = inner.replay.after(self.cursor) {
                     inner.replay.mark_sent(seq);
                     self.cursor = seq;
@@ -297,6 +288,23 @@ impl Drop for Connection {
     }
 }
 
+/// The message a handler's close request travels as, on the channel of its messages, so
+/// that it takes effect after what the handler sent before it and before what comes after.
+/// Never a JSON-RPC message (those are never empty), and only ever sent on the channel of a
+/// resumable stream, whose producer is the only reader.
+pub(crate) const CLOSE_REQUEST: Bytes = Bytes::new();
+
+/// Takes in one message from the handler: an event, or its close request; `false` when the
+/// session ended first.
+async fn take(stream: &Stream, message: Bytes, closed: &CancellationToken) -> bool {
+    if message.is_empty() {
+        stream.apply_close();
+        true
+    } else {
+        stream.push(message, closed).await
+    }
+}
+
 /// Feeds a request's stream: `pending` first, then what the handler sends on `rx`, then
 /// its response. Ends the request (cancelled) when the session ends first; a client that
 /// went away does not cancel it (it may resume), `notifications/cancelled` does.
@@ -311,18 +319,18 @@ pub(crate) async fn pump_request(
 ) {
     let mut fed = true;
     for message in pending {
-        fed = fed && stream.push(message, &closed).await;
+        fed = fed && take(&stream, message, &closed).await;
     }
     while fed {
         tokio::select! {
             biased;
             () = closed.cancelled() => break,
-            Some(message) = rx.recv() => fed = stream.push(message, &closed).await,
+            Some(message) = rx.recv() => fed = take(&stream, message, &closed).await,
             done = &mut task => {
                 drop(cancel_on_drop.disarm());
                 // Messages sent before the response come first.
                 while let Ok(message) = rx.try_recv() {
-                    stream.push(message, &closed).await;
+                    take(&stream, message, &closed).await;
                 }
                 let body = done.map(|reply| reply.body).unwrap_or_else(|_| {
                     Reply::error(Some(id), McpError::internal("Internal error")).body

@@ -1,13 +1,18 @@
 //! The streams of one session, driven without HTTP: the replay bound, resumption from an id,
 //! take-over by a new connection, and forgetting delivered streams.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use mcp_core::RequestId;
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::stream::pump_request;
 use super::{Settings, Streams};
+use crate::dispatch::Reply;
 
 fn streams(replay_bytes: usize) -> Arc<Streams> {
     let settings = Settings {
@@ -33,21 +38,27 @@ fn seq_of(event: &sse_stream::Sse) -> u64 {
 #[tokio::test]
 async fn a_detached_stream_keeps_at_most_its_bound_and_the_producer_waits() {
     let streams = streams(64);
-    let (stream, control) = streams.prepare();
+    let (tx, rx) = mpsc::channel(64);
+    let (stream, control) = streams.prepare(&tx);
     streams.register(&stream);
     let mut first = stream.start(Arc::clone(&streams), None);
-    assert!(control.is_some_and(|control| control.close()));
-    assert!(first.next().await.is_none(), "the closed connection ends");
-    let closed = CancellationToken::new();
-    let producer = tokio::spawn({
-        let (stream, closed) = (Arc::clone(&stream), closed.clone());
-        async move {
-            for n in 0..10 {
-                assert!(stream.push(message(n), &closed).await);
-            }
-            stream.finish();
+    assert!(control.expect("polling").close().await);
+    let handler = tokio::spawn(async move {
+        for n in 0..10 {
+            assert!(tx.send(message(n)).await.is_ok());
         }
+        Reply::answered(message(10))
     });
+    let producer = tokio::spawn(pump_request(
+        Arc::clone(&stream),
+        VecDeque::new(),
+        rx,
+        handler,
+        RequestId::from(1),
+        CancellationToken::new(),
+        CancellationToken::new().drop_guard(),
+    ));
+    assert!(first.next().await.is_none(), "the closed connection ends");
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert_eq!(
         stream.kept_bytes(),
@@ -66,7 +77,7 @@ async fn a_detached_stream_keeps_at_most_its_bound_and_the_producer_waits() {
     }
     assert_eq!(
         seqs,
-        (1..=10).collect::<Vec<u64>>(),
+        (1..=11).collect::<Vec<u64>>(),
         "each event once, in order"
     );
     assert!(producer.await.is_ok());
@@ -76,7 +87,8 @@ async fn a_detached_stream_keeps_at_most_its_bound_and_the_producer_waits() {
 #[tokio::test]
 async fn a_resume_from_before_dropped_events_is_refused() {
     let streams = streams(40);
-    let (stream, _) = streams.prepare();
+    let (tx, _rx) = mpsc::channel(1);
+    let (stream, _) = streams.prepare(&tx);
     streams.register(&stream);
     let mut connection = stream.start(Arc::clone(&streams), None);
     let closed = CancellationToken::new();
@@ -107,16 +119,29 @@ async fn a_resume_from_before_dropped_events_is_refused() {
 #[tokio::test]
 async fn a_close_before_anything_was_sent_primes_then_closes() {
     let streams = streams(1024);
-    let (stream, control) = streams.prepare();
-    assert!(control.is_some_and(|control| control.close()));
+    let (tx, mut rx) = mpsc::channel(4);
+    let (stream, control) = streams.prepare(&tx);
+    assert!(control.expect("polling").close().await);
+    let request = rx.recv().await.expect("the close request, in band");
     streams.register(&stream);
     let priming = stream.priming(Some(Duration::from_millis(250)));
     assert_eq!(priming.data.as_deref(), Some(""));
     assert_eq!(priming.retry, Some(250));
     let mut connection = stream.start(Arc::clone(&streams), Some(priming));
+    let handler = tokio::spawn(std::future::pending());
+    let producer = tokio::spawn(pump_request(
+        Arc::clone(&stream),
+        VecDeque::from([request]),
+        rx,
+        handler,
+        RequestId::from(1),
+        CancellationToken::new(),
+        CancellationToken::new().drop_guard(),
+    ));
     assert_eq!(connection.next().await.map(|event| seq_of(&event)), Some(0));
     assert!(connection.next().await.is_none());
     assert_eq!(streams.kept(), 1, "still resumable");
+    producer.abort();
 }
 
 #[test]
@@ -129,5 +154,6 @@ fn older_revisions_get_no_polling() {
             retry: None,
         },
     );
-    assert!(old.prepare().1.is_none());
+    let (tx, _rx) = mpsc::channel(1);
+    assert!(old.prepare(&tx).1.is_none());
 }
