@@ -37,6 +37,7 @@ pub struct HttpConfig {
     pub(crate) session_idle: Duration,
     pub(crate) sse_retry: Option<Duration>,
     pub(crate) replay_bytes: usize,
+    pub(crate) max_streams: usize,
     pub(crate) head_timeout: Duration,
     pub(crate) body_timeout: Duration,
     pub(crate) max_connections: usize,
@@ -54,6 +55,7 @@ impl Default for HttpConfig {
             session_idle: Duration::from_secs(30 * 60),
             sse_retry: None,
             replay_bytes: 1024 * 1024,
+            max_streams: 32,
             head_timeout: Duration::from_secs(30),
             body_timeout: Duration::from_secs(30),
             max_connections: 4096,
@@ -143,6 +145,23 @@ impl HttpConfig {
     #[must_use]
     pub fn replay_buffer_bytes(mut self, bytes: usize) -> Self {
         self.replay_bytes = bytes.max(1);
+        self
+    }
+
+    /// How many resumable SSE streams one 2025-11-25 session keeps at once (default 32).
+    /// A stream stays resumable until it is delivered to its end, so that a client that went
+    /// away can come back for it (its request goes on meanwhile); beyond this many, the
+    /// oldest stream no connection serves is given up: its request is cancelled, and a
+    /// resume of it is refused (400).
+    ///
+    /// ```
+    /// use mcp_server::transport::http::HttpConfig;
+    /// let config = HttpConfig::default().max_streams_per_session(8);
+    /// # let _ = config;
+    /// ```
+    #[must_use]
+    pub fn max_streams_per_session(mut self, streams: usize) -> Self {
+        self.max_streams = streams.max(1);
         self
     }
 

@@ -49,6 +49,7 @@ impl Endpoint {
         let streams = resume::Settings {
             replay_bytes: config.replay_bytes,
             retry: config.sse_retry,
+            max_streams: config.max_streams,
         };
         let sessions = Sessions::new(config.max_sessions, config.session_idle, streams);
         Self {
@@ -406,7 +407,6 @@ impl Endpoint {
                     json_allowed: accepts.json,
                     id,
                     cancel_on_drop,
-                    session_closed: live.session.closed().clone(),
                 };
                 return resume::respond(&live.streams, request, self.config.keep_alive).await;
             }

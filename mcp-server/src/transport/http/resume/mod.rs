@@ -17,7 +17,9 @@
 //!   those of that stream, are sent again, then the stream goes on live to its end.
 //!
 //! A stream is forgotten once a connection delivered it to its end (its response), and
-//! every stream of a session when the session ends or expires. A `Last-Event-ID` that is
+//! every stream of a session when the session ends or expires. A session keeps at most
+//! [`HttpConfig::max_streams_per_session`](super::HttpConfig::max_streams_per_session)
+//! streams: beyond, the oldest one no connection serves is given up (its request cancelled). A `Last-Event-ID` that is
 //! garbled, minted for another session, or names a stream that can no longer be resumed is
 //! refused with 400 and a JSON-RPC error saying which (404 stays the answer for an unknown
 //! session, which tells the client to start a new one).
@@ -61,6 +63,8 @@ pub(crate) struct Settings {
     pub(crate) replay_bytes: usize,
     /// The `retry` sent with each priming event.
     pub(crate) retry: Option<Duration>,
+    /// The most streams a session keeps resumable at once.
+    pub(crate) max_streams: usize,
 }
 
 /// The resumable streams of one session.
@@ -70,6 +74,8 @@ pub(crate) struct Streams {
     settings: Settings,
     /// Whether the session's revision has priming events and polling.
     polling: bool,
+    /// Fires when the session ends.
+    session_closed: CancellationToken,
     next: AtomicU64,
     table: Mutex<HashMap<u64, Arc<Stream>>>,
 }
@@ -102,12 +108,22 @@ impl Refused {
 }
 
 impl Streams {
-    /// The streams of the session named `session_id`, which negotiated `version`.
-    pub(crate) fn new(session_id: &str, version: &str, settings: Settings) -> Arc<Self> {
+    /// The streams of `session`, named `session_id`.
+    pub(crate) fn new(session_id: &str, session: &Session, settings: Settings) -> Arc<Self> {
+        Self::with(session_id, session.version(), session.closed(), settings)
+    }
+
+    fn with(
+        session_id: &str,
+        version: &str,
+        session_closed: &CancellationToken,
+        settings: Settings,
+    ) -> Arc<Self> {
         Arc::new(Self {
             tag: Tag::of_session(session_id),
             settings,
             polling: version >= POLLING_SINCE,
+            session_closed: session_closed.clone(),
             next: AtomicU64::new(1),
             table: Mutex::default(),
         })
@@ -120,11 +136,30 @@ impl Streams {
     /// A new stream, not resumable until its answer starts.
     fn open(&self) -> Arc<Stream> {
         let number = self.next.fetch_add(1, Ordering::Relaxed);
-        Stream::new(self.tag.clone(), number, self.settings.replay_bytes)
+        let ended = self.session_closed.child_token();
+        Stream::new(self.tag.clone(), number, self.settings.replay_bytes, ended)
     }
 
+    /// Makes `stream` resumable. Beyond the session's bound, the oldest stream no connection
+    /// serves is given up: it cannot be resumed, and its request is cancelled.
     fn register(&self, stream: &Arc<Stream>) {
-        self.lock().insert(stream.number(), Arc::clone(stream));
+        let mut table = self.lock();
+        table.insert(stream.number(), Arc::clone(stream));
+        while table.len() > self.settings.max_streams {
+            let oldest = table
+                .values()
+                .filter(|kept| kept.number() != stream.number() && !kept.is_attached())
+                .map(|kept| kept.number())
+                .min();
+            let Some(oldest) = oldest else { break };
+            if let Some(given_up) = table.remove(&oldest) {
+                tracing::debug!(
+                    stream = oldest,
+                    "a session gave up its oldest unread stream"
+                );
+                given_up.give_up();
+            }
+        }
     }
 
     /// Forgets a stream delivered to its end (or given up).
@@ -169,7 +204,6 @@ pub(crate) struct Request {
     pub(crate) json_allowed: bool,
     pub(crate) id: RequestId,
     pub(crate) cancel_on_drop: DropGuard,
-    pub(crate) session_closed: CancellationToken,
 }
 
 /// Answers a session's request: JSON when the handler finishes without sending anything
@@ -187,7 +221,6 @@ pub(crate) async fn respond(
         json_allowed,
         id,
         cancel_on_drop,
-        session_closed,
     } = request;
     let mut pending = VecDeque::new();
     let mut done = None;
@@ -223,7 +256,6 @@ pub(crate) async fn respond(
         rx,
         task,
         id,
-        session_closed,
         cancel_on_drop,
     ));
     body::response(connection, keep_alive)
@@ -236,12 +268,7 @@ pub(crate) fn listen(streams: &Arc<Streams>, session: &Session, keep_alive: Dura
     let stream = streams.open();
     streams.register(&stream);
     let connection = stream.start(Arc::clone(streams), None);
-    tokio::spawn(stream::pump_session(
-        stream,
-        Arc::clone(streams),
-        rx,
-        session.closed().clone(),
-    ));
+    tokio::spawn(stream::pump_session(stream, Arc::clone(streams), rx));
     body::response(connection, keep_alive)
 }
 

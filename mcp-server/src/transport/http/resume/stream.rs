@@ -28,6 +28,9 @@ use crate::dispatch::Reply;
 pub(crate) struct Stream {
     tag: Tag,
     number: u64,
+    /// Fires when the session ends, or when the session gives the stream up: its producer
+    /// stops (a request is cancelled).
+    ended: CancellationToken,
     inner: Mutex<Inner>,
     /// Signalled on every change, for connections and a producer waiting for room.
     changed: watch::Sender<()>,
@@ -55,10 +58,12 @@ struct Inner {
 pub(crate) struct Gone;
 
 impl Stream {
-    pub(crate) fn new(tag: Tag, number: u64, limit: usize) -> Arc<Self> {
+    /// Stream `number` of the session tagged `tag`, ended by `ended`.
+    pub(crate) fn new(tag: Tag, number: u64, limit: usize, ended: CancellationToken) -> Arc<Self> {
         Arc::new(Self {
             tag,
             number,
+            ended,
             inner: Mutex::new(Inner {
                 replay: Replay::new(limit),
                 finished: false,
@@ -82,6 +87,16 @@ impl Stream {
     /// The stream's number within its session.
     pub(crate) fn number(&self) -> u64 {
         self.number
+    }
+
+    /// Stops the stream's producer (and so its request): the session gave it up.
+    pub(crate) fn give_up(&self) {
+        self.ended.cancel();
+    }
+
+    /// Whether a connection serves the stream.
+    pub(crate) fn is_attached(&self) -> bool {
+        self.lock().attached
     }
 
     /// Whether a close asked by the handler now would close something: the answer is not
@@ -306,17 +321,18 @@ async fn take(stream: &Stream, message: Bytes, closed: &CancellationToken) -> bo
 }
 
 /// Feeds a request's stream: `pending` first, then what the handler sends on `rx`, then
-/// its response. Ends the request (cancelled) when the session ends first; a client that
-/// went away does not cancel it (it may resume), `notifications/cancelled` does.
+/// its response. Ends the request (cancelled) when the session ends or gives the stream up
+/// first; a client that went away does not cancel it (it may resume),
+/// `notifications/cancelled` does.
 pub(crate) async fn pump_request(
     stream: Arc<Stream>,
     pending: VecDeque<Bytes>,
     mut rx: mpsc::Receiver<Bytes>,
     mut task: JoinHandle<Reply>,
     id: RequestId,
-    closed: CancellationToken,
     cancel_on_drop: DropGuard,
 ) {
+    let closed = stream.ended.clone();
     let mut fed = true;
     for message in pending {
         fed = fed && take(&stream, message, &closed).await;
@@ -344,7 +360,8 @@ pub(crate) async fn pump_request(
             }
         }
     }
-    // The session ended: the request is cancelled (dropping the guard) and stopped.
+    // The session ended, or gave the stream up: the request is cancelled (dropping the
+    // guard) and stopped.
     task.abort();
     stream.finish();
 }
@@ -356,8 +373,8 @@ pub(crate) async fn pump_session(
     stream: Arc<Stream>,
     streams: Arc<Streams>,
     mut rx: mpsc::Receiver<Bytes>,
-    closed: CancellationToken,
 ) {
+    let closed = stream.ended.clone();
     loop {
         let message = tokio::select! {
             () = closed.cancelled() => None,

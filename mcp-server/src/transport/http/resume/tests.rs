@@ -10,16 +10,22 @@ use mcp_core::RequestId;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::event_id::EventId;
 use super::stream::pump_request;
-use super::{Settings, Streams};
+use super::{Refused, Settings, Streams};
 use crate::dispatch::Reply;
 
 fn streams(replay_bytes: usize) -> Arc<Streams> {
+    streams_of("2025-11-25", replay_bytes, 32)
+}
+
+fn streams_of(version: &str, replay_bytes: usize, max_streams: usize) -> Arc<Streams> {
     let settings = Settings {
         replay_bytes,
         retry: None,
+        max_streams,
     };
-    Streams::new("session", "2025-11-25", settings)
+    Streams::with("session", version, &CancellationToken::new(), settings)
 }
 
 /// A 20-byte message numbered `n`.
@@ -55,7 +61,6 @@ async fn a_detached_stream_keeps_at_most_its_bound_and_the_producer_waits() {
         rx,
         handler,
         RequestId::from(1),
-        CancellationToken::new(),
         CancellationToken::new().drop_guard(),
     ));
     assert!(first.next().await.is_none(), "the closed connection ends");
@@ -135,7 +140,6 @@ async fn a_close_before_anything_was_sent_primes_then_closes() {
         rx,
         handler,
         RequestId::from(1),
-        CancellationToken::new(),
         CancellationToken::new().drop_guard(),
     ));
     assert_eq!(connection.next().await.map(|event| seq_of(&event)), Some(0));
@@ -146,14 +150,46 @@ async fn a_close_before_anything_was_sent_primes_then_closes() {
 
 #[test]
 fn older_revisions_get_no_polling() {
-    let old = Streams::new(
-        "session",
-        "2025-06-18",
-        Settings {
-            replay_bytes: 1,
-            retry: None,
-        },
-    );
+    let old = streams_of("2025-06-18", 1, 1);
     let (tx, _rx) = mpsc::channel(1);
     assert!(old.prepare(&tx).1.is_none());
+}
+
+#[tokio::test]
+async fn beyond_its_bound_a_session_gives_up_its_oldest_unread_stream() {
+    let streams = streams_of("2025-11-25", 1024, 2);
+    let (tx, rx) = mpsc::channel(4);
+    let (first, _) = streams.prepare(&tx);
+    streams.register(&first);
+    // The client went away from the first stream; its request goes on.
+    drop(first.start(Arc::clone(&streams), None));
+    let cancelled = CancellationToken::new();
+    let producer = tokio::spawn(pump_request(
+        Arc::clone(&first),
+        VecDeque::new(),
+        rx,
+        tokio::spawn(std::future::pending()),
+        RequestId::from(1),
+        cancelled.clone().drop_guard(),
+    ));
+    let (second, _) = streams.prepare(&tx);
+    streams.register(&second);
+    let _reading = second.start(Arc::clone(&streams), None);
+    let (third, _) = streams.prepare(&tx);
+    streams.register(&third);
+
+    assert_eq!(streams.kept(), 2);
+    let given_up = tokio::time::timeout(Duration::from_secs(5), cancelled.cancelled()).await;
+    assert!(
+        given_up.is_ok(),
+        "the given-up stream's request is cancelled"
+    );
+    assert!(producer.await.is_ok());
+    let id = EventId {
+        stream: first.number(),
+        seq: 0,
+    }
+    .render(&streams.tag);
+    let resumed = super::resume(&streams, &id, Duration::from_secs(15));
+    assert!(matches!(resumed, Err(Refused::Gone)));
 }
