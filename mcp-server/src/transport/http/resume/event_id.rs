@@ -6,8 +6,6 @@
 //! priming event, which carries no message). Ids are therefore unique across every stream
 //! of the session, and a `Last-Event-ID` is a cursor into exactly one stream.
 
-use std::fmt;
-
 use sha2::{Digest, Sha256};
 
 /// The part of every event id that names its session.
@@ -73,15 +71,6 @@ impl EventId {
             return Err(BadEventId::OtherSession);
         }
         Ok(id)
-    }
-}
-
-impl fmt::Display for BadEventId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::Malformed => "Last-Event-ID is not an event id of this server",
-            Self::OtherSession => "Last-Event-ID names an event of another session",
-        })
     }
 }
 

@@ -29,6 +29,7 @@
 mod body;
 mod buffer;
 mod event_id;
+mod pump;
 mod stream;
 #[cfg(test)]
 mod tests;
@@ -183,9 +184,9 @@ impl Streams {
             SseControl::new(move || {
                 let (weak, tx) = (weak.clone(), tx.clone());
                 Box::pin(async move {
-                    // In order with the handler's messages: see `stream::CLOSE_REQUEST`.
+                    // In order with the handler's messages: see `pump::CLOSE_REQUEST`.
                     weak.upgrade().is_some_and(|stream| stream.can_close())
-                        && tx.send(stream::CLOSE_REQUEST).await.is_ok()
+                        && tx.send(pump::CLOSE_REQUEST).await.is_ok()
                 })
             })
         });
@@ -250,14 +251,7 @@ pub(crate) async fn respond(
         .polling
         .then(|| stream.priming(streams.settings.retry));
     let connection = stream.start(Arc::clone(streams), priming);
-    tokio::spawn(stream::pump_request(
-        stream,
-        pending,
-        rx,
-        task,
-        id,
-        cancel_on_drop,
-    ));
+    tokio::spawn(pump::request(stream, pending, rx, task, id, cancel_on_drop));
     body::response(connection, keep_alive)
 }
 
@@ -268,7 +262,7 @@ pub(crate) fn listen(streams: &Arc<Streams>, session: &Session, keep_alive: Dura
     let stream = streams.open();
     streams.register(&stream);
     let connection = stream.start(Arc::clone(streams), None);
-    tokio::spawn(stream::pump_session(stream, Arc::clone(streams), rx));
+    tokio::spawn(pump::session(stream, Arc::clone(streams), rx));
     body::response(connection, keep_alive)
 }
 

@@ -1,27 +1,23 @@
 //! One resumable stream of a 2025-11-25 session: its events, produced independently of any
-//! HTTP connection, and the connections that deliver them in turn.
+//! HTTP connection (by the tasks of [`super::pump`]), and the connections that deliver them
+//! in turn.
 //!
-//! A producer task feeds the stream (a POST's notifications, the server's requests and
-//! finally the response; or the session's notifications for the GET stream). A connection
+//! A connection
 //! reads the events after its cursor. At most one connection serves a stream: a resume
 //! takes the stream over from the previous connection, and [`Stream::request_close`] (the
 //! handler's [`RequestContext::close_sse_stream`](crate::RequestContext::close_sse_stream))
 //! ends the current one while the stream goes on, to be resumed with `Last-Event-ID`.
 
-use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use bytes::Bytes;
-use mcp_core::{McpError, RequestId};
 use sse_stream::Sse;
-use tokio::sync::{mpsc, watch};
-use tokio::task::JoinHandle;
-use tokio_util::sync::{CancellationToken, DropGuard};
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
 
 use super::Streams;
 use super::buffer::Replay;
 use super::event_id::{EventId, Tag};
-use crate::dispatch::Reply;
 
 /// One stream's events and the connection serving it.
 #[derive(Debug)]
@@ -94,6 +90,11 @@ impl Stream {
         self.ended.cancel();
     }
 
+    /// Fires when the stream's producer must stop.
+    pub(super) fn ended(&self) -> &CancellationToken {
+        &self.ended
+    }
+
     /// Whether a connection serves the stream.
     pub(crate) fn is_attached(&self) -> bool {
         self.lock().attached
@@ -108,7 +109,7 @@ impl Stream {
 
     /// The handler's close request came through the producer, after what the handler sent
     /// before it: the connection ends once it delivered the events so far.
-    fn apply_close(&self) {
+    pub(super) fn apply_close(&self) {
         let mut inner = self.lock();
         if inner.attached {
             inner.close_after = Some(inner.replay.last());
@@ -300,94 +301,5 @@ impl Drop for Connection {
         if inner.generation == self.generation {
             inner.attached = false;
         }
-    }
-}
-
-/// The message a handler's close request travels as, on the channel of its messages, so
-/// that it takes effect after what the handler sent before it and before what comes after.
-/// Never a JSON-RPC message (those are never empty), and only ever sent on the channel of a
-/// resumable stream, whose producer is the only reader.
-pub(crate) const CLOSE_REQUEST: Bytes = Bytes::new();
-
-/// Takes in one message from the handler: an event, or its close request; `false` when the
-/// session ended first.
-async fn take(stream: &Stream, message: Bytes, closed: &CancellationToken) -> bool {
-    if message.is_empty() {
-        stream.apply_close();
-        true
-    } else {
-        stream.push(message, closed).await
-    }
-}
-
-/// Feeds a request's stream: `pending` first, then what the handler sends on `rx`, then
-/// its response. Ends the request (cancelled) when the session ends or gives the stream up
-/// first; a client that went away does not cancel it (it may resume),
-/// `notifications/cancelled` does.
-pub(crate) async fn pump_request(
-    stream: Arc<Stream>,
-    pending: VecDeque<Bytes>,
-    mut rx: mpsc::Receiver<Bytes>,
-    mut task: JoinHandle<Reply>,
-    id: RequestId,
-    cancel_on_drop: DropGuard,
-) {
-    let closed = stream.ended.clone();
-    let mut fed = true;
-    for message in pending {
-        fed = fed && take(&stream, message, &closed).await;
-    }
-    while fed {
-        tokio::select! {
-            biased;
-            () = closed.cancelled() => break,
-            Some(message) = rx.recv() => fed = take(&stream, message, &closed).await,
-            done = &mut task => {
-                drop(cancel_on_drop.disarm());
-                // Messages sent before the response come first.
-                while let Ok(message) = rx.try_recv() {
-                    take(&stream, message, &closed).await;
-                }
-                let body = done.map(|reply| reply.body).unwrap_or_else(|_| {
-                    Reply::error(Some(id), McpError::internal("Internal error")).body
-                });
-                // An empty body: the request was cancelled, and gets no response.
-                if !body.is_empty() {
-                    stream.push(body, &closed).await;
-                }
-                stream.finish();
-                return;
-            }
-        }
-    }
-    // The session ended, or gave the stream up: the request is cancelled (dropping the
-    // guard) and stopped.
-    task.abort();
-    stream.finish();
-}
-
-/// Feeds the session's GET stream from its notification sink until the sink is replaced
-/// or the session ends. A stream nobody reads is given up once its buffer is full (the
-/// sink then fails, and the session forgets it).
-pub(crate) async fn pump_session(
-    stream: Arc<Stream>,
-    streams: Arc<Streams>,
-    mut rx: mpsc::Receiver<Bytes>,
-) {
-    let closed = stream.ended.clone();
-    loop {
-        let message = tokio::select! {
-            () = closed.cancelled() => None,
-            message = rx.recv() => message,
-        };
-        match message {
-            Some(message) if stream.try_push(&message) => {}
-            _ => break,
-        }
-    }
-    drop(rx);
-    stream.finish();
-    if stream.finished_unattached() {
-        streams.forget(stream.number());
     }
 }

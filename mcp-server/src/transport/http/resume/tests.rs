@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::event_id::EventId;
-use super::stream::pump_request;
+use super::pump;
 use super::{Refused, Settings, Streams};
 use crate::dispatch::Reply;
 
@@ -55,7 +55,7 @@ async fn a_detached_stream_keeps_at_most_its_bound_and_the_producer_waits() {
         }
         Reply::answered(message(10))
     });
-    let producer = tokio::spawn(pump_request(
+    let producer = tokio::spawn(pump::request(
         Arc::clone(&stream),
         VecDeque::new(),
         rx,
@@ -134,7 +134,7 @@ async fn a_close_before_anything_was_sent_primes_then_closes() {
     assert_eq!(priming.retry, Some(250));
     let mut connection = stream.start(Arc::clone(&streams), Some(priming));
     let handler = tokio::spawn(std::future::pending());
-    let producer = tokio::spawn(pump_request(
+    let producer = tokio::spawn(pump::request(
         Arc::clone(&stream),
         VecDeque::from([request]),
         rx,
@@ -164,7 +164,7 @@ async fn beyond_its_bound_a_session_gives_up_its_oldest_unread_stream() {
     // The client went away from the first stream; its request goes on.
     drop(first.start(Arc::clone(&streams), None));
     let cancelled = CancellationToken::new();
-    let producer = tokio::spawn(pump_request(
+    let producer = tokio::spawn(pump::request(
         Arc::clone(&first),
         VecDeque::new(),
         rx,
