@@ -19,10 +19,11 @@
 //! A stream is forgotten once a connection delivered it to its end (its response), and
 //! every stream of a session when the session ends or expires. A session keeps at most
 //! [`HttpConfig::max_streams_per_session`](super::HttpConfig::max_streams_per_session)
-//! streams: beyond, the oldest one no connection serves is given up (its request cancelled). A `Last-Event-ID` that is
-//! garbled, minted for another session, or names a stream that can no longer be resumed is
-//! refused with 400 and a JSON-RPC error saying which (404 stays the answer for an unknown
-//! session, which tells the client to start a new one).
+//! streams: beyond, the oldest one no connection serves is given up (its request cancelled).
+//!
+//! A `Last-Event-ID` that is garbled, minted for another session, or names a stream that can
+//! no longer be resumed is refused with 400 and a JSON-RPC error saying which; 404 stays the
+//! answer for an unknown session only, since it tells the client to start a new session.
 //!
 //! The 2026-07-28 wire has no sessions and no resumability: its streams are untouched.
 

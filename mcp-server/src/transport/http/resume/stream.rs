@@ -2,11 +2,12 @@
 //! HTTP connection (by the tasks of [`super::pump`]), and the connections that deliver them
 //! in turn.
 //!
-//! A connection
-//! reads the events after its cursor. At most one connection serves a stream: a resume
-//! takes the stream over from the previous connection, and [`Stream::request_close`] (the
-//! handler's [`RequestContext::close_sse_stream`](crate::RequestContext::close_sse_stream))
-//! ends the current one while the stream goes on, to be resumed with `Last-Event-ID`.
+//! A connection reads the events after its cursor. At most one connection serves a stream:
+//! a resume takes the stream over from the previous connection, and the handler's close
+//! request ([`RequestContext::close_sse_stream`](crate::RequestContext::close_sse_stream),
+//! applied by the producer in order with the handler's messages) ends the current one once
+//! it delivered what came before, while the stream goes on, to be resumed with
+//! `Last-Event-ID`.
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -163,8 +164,7 @@ impl Stream {
         self.lock().replay.bytes()
     }
 
-    /// A connection serving the stream from its start, opened with `priming` (which may
-    /// close it right away when the handler asked so before the answer started).
+    /// A connection serving the stream from its start, opening with `priming`.
     pub(crate) fn start(
         self: &Arc<Self>,
         streams: Arc<Streams>,
@@ -216,14 +216,13 @@ impl Stream {
     }
 
     fn event(&self, seq: u64, message: &Bytes) -> Sse {
-        // Messages are compact JSON, which has no line breaks to split across `data:` lines.
         Sse::default()
             .id(EventId {
                 stream: self.number,
                 seq,
             }
             .render(&self.tag))
-            .data(String::from_utf8_lossy(message))
+            .data(one_line(message))
     }
 
     /// The priming event: the stream's first id, no message, and `retry` when configured.
@@ -301,5 +300,33 @@ impl Drop for Connection {
         if inner.generation == self.generation {
             inner.attached = false;
         }
+    }
+}
+
+/// A message as the data of one event. `sse-stream` writes the data as one `data:` line, and
+/// messages are compact JSON, which has no line breaks; one that has some anyway is sent
+/// compacted, so that it can never break the framing.
+fn one_line(message: &Bytes) -> String {
+    let text = String::from_utf8_lossy(message);
+    if !text.contains(['\n', '\r']) {
+        return text.into_owned();
+    }
+    serde_json::from_str::<serde_json::Value>(&text)
+        .map(|value| value.to_string())
+        .unwrap_or_else(|_| text.replace(['\n', '\r'], " "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_breaks_never_reach_the_event_data() {
+        let compact = Bytes::from_static(br#"{"a":"x\ny"}"#);
+        assert_eq!(one_line(&compact), r#"{"a":"x\ny"}"#);
+        let pretty = Bytes::from_static(b"{\n  \"a\": 1\r\n}");
+        assert_eq!(one_line(&pretty), r#"{"a":1}"#);
+        let garbage = Bytes::from_static(b"not\njson");
+        assert_eq!(one_line(&garbage), "not json");
     }
 }
