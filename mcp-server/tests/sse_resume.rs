@@ -3,11 +3,14 @@
 //! the client resuming with GET and `Last-Event-ID` (every event exactly once, then live to
 //! the response), a client that went away resuming too, refused ids (garbled, another
 //! session's, gone) with the server still serving, the replay bound holding a handler back,
-//! older sessions without priming, and the 2026-07-28 wire without ids, priming or polling.
+//! older sessions without priming, and the 2026-07-28 wire and stdio, where closing the stream
+//! does nothing.
 //!
 //! The events are read with `sse-stream`'s parser, independent of how the server frames them.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -25,12 +28,15 @@ use sse_stream::{Sse, SseStream};
 use tokio::sync::Notify;
 use tower::ServiceExt;
 
+use support::stdio_pipe::StdioPipe;
+
 const RETRY: Duration = Duration::from_millis(750);
 const BOTH: &str = "application/json, text/event-stream";
 const CHATTY_MESSAGES: usize = 200;
 
 /// The server under test and what its handlers report.
 struct Fixture {
+    server: Server,
     app: Router,
     /// Releases the handlers that wait (`held`, `wait`).
     gate: Arc<Notify>,
@@ -95,6 +101,7 @@ fn fixture(config: HttpConfig) -> Fixture {
         .unwrap();
     Fixture {
         app: server.http_service_with(config),
+        server,
         gate,
         sent,
     }
@@ -487,4 +494,27 @@ async fn the_2026_wire_has_no_event_ids_priming_or_polling() {
             "done (closed: false)"
         ]
     );
+}
+
+#[tokio::test]
+async fn over_stdio_closing_the_stream_does_nothing() {
+    let fixture = default_fixture();
+    let mut io = StdioPipe::start(fixture.server.clone());
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "poller", "version": "1"}}});
+    assert_eq!(io.call(initialize).await["id"], 0);
+    io.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    io.send(&call(1, "poll")).await;
+    let mut said = Vec::new();
+    loop {
+        let message = io.next().await;
+        if message["id"] == 1 {
+            said.push(message["result"]["content"][0]["text"].to_string());
+            break;
+        }
+        said.push(message["params"]["progress"].to_string());
+    }
+    assert_eq!(said, ["1.0", "2.0", "3.0", "\"done (closed: false)\""]);
 }
