@@ -19,6 +19,7 @@ use crate::Server;
 use crate::dispatch::Session;
 
 pub use outbound::Outbound;
+#[cfg(feature = "http")] // The HTTP transport makes them.
 pub(crate) use polling::SseControl;
 pub use transport::{AuthIdentity, TransportInfo, TransportKind};
 
