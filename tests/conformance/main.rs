@@ -126,7 +126,7 @@ fn conformance_2025_11_25() {
     for (paths, exit) in extras {
         let log = SuiteLog::parse(&read_to_string(&paths.suite_log()));
         let scenario = BTreeSet::from_iter(paths.scenario.map(str::to_owned));
-        let outcome = Outcome::evaluate(&log, &scenario).with_revision(LEGACY_REVISION);
+        let outcome = Outcome::evaluate(&log, &scenario).with_revision(paths.run_name());
         report(&outcome.render(exit));
         extra_outcomes.push((outcome, log, exit, paths));
     }
