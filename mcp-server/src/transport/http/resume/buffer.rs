@@ -65,11 +65,13 @@ impl Replay {
         self.next - 1
     }
 
-    /// The first kept event after `seq`.
+    /// The first kept event after `seq`. Kept events are numbered without gaps, so it is
+    /// found by its place.
     pub(crate) fn after(&self, seq: u64) -> Option<(u64, Bytes)> {
+        let &(first, _) = self.events.front()?;
+        let index = usize::try_from(seq.saturating_add(1).saturating_sub(first)).ok()?;
         self.events
-            .iter()
-            .find(|(kept, _)| *kept > seq)
+            .get(index)
             .map(|(kept, message)| (*kept, message.clone()))
     }
 
