@@ -29,6 +29,7 @@ use mcp_server::mcp_core::protocol::{
     PromptMessage, ResourceContents, Role,
 };
 use mcp_server::state::{Continuation, RawInputResponses, Reply, Roots, Round, Sampled, Step};
+use mcp_server::transport::http::HttpConfig;
 use mcp_server::{
     Answer, CompletionRequest, ElicitForm, FormChoice, McpError, RequestContext, Server, ToolRoute,
     prompt, resource, tool,
@@ -837,6 +838,24 @@ async fn test_param_headers(
 
 // ----- end of SEP-2243 -----
 
+// ----- SSE polling (SEP-1699): 2025-11-25 sessions only -----
+
+/// Tests SSE stream disconnection and client reconnection (SEP-1699): closes the stream
+/// mid-call, and answers once the client reconnected with `Last-Event-ID`.
+#[tool]
+async fn test_reconnection(ctx: RequestContext) -> &'static str {
+    // A no-op over stdio and on the 2026-07-28 wire: the call then simply answers.
+    ctx.close_sse_stream().await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    "Reconnection test completed successfully. If you received this, the client properly \
+     reconnected after stream closure."
+}
+
+/// How long a client waits before reconnecting to a stream the server closed.
+const SSE_RETRY: Duration = Duration::from_millis(500);
+
+// ----- end of SSE polling -----
+
 /// A simple prompt without arguments.
 #[prompt]
 async fn test_simple_prompt() -> &'static str {
@@ -979,6 +998,8 @@ pub(crate) fn server() -> Result<Server, mcp_server::BuildError> {
         .tool(test_tool_with_task)
         // SEP-2243 (`Mcp-Param-*` headers).
         .tool(test_param_headers)
+        // SSE polling (SEP-1699).
+        .tool(test_reconnection)
         .prompt(test_simple_prompt)
         .prompt(test_prompt_with_arguments)
         .prompt(test_prompt_with_embedded_resource)
@@ -1021,6 +1042,13 @@ fn mode() -> Result<Mode, String> {
     Ok(mode)
 }
 
+/// Resolves on Ctrl-C (never, where signals cannot be handled).
+async fn ctrl_c() {
+    if tokio::signal::ctrl_c().await.is_err() {
+        std::future::pending::<()>().await;
+    }
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     tracing_subscriber::fmt()
@@ -1032,7 +1060,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mode = mode()?;
     let server = server()?;
     match mode {
-        Mode::Http(port) => server.serve_http(("127.0.0.1", port)).await?,
+        Mode::Http(port) => {
+            let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+            let config = HttpConfig::default().sse_retry(SSE_RETRY);
+            server.serve_http_on(listener, config, ctrl_c()).await?;
+        }
         Mode::Stdio => server.serve_stdio().await?,
     }
     Ok(())

@@ -421,7 +421,7 @@ fn deploy_completes_its_rounds_over_both_transports() {
 fn conformance_server_serves_what_it_registers_over_both_transports() {
     over_both_transports(common::FIXTURE, |send, transport, listing| {
         let tools = listing.names("tools/list");
-        assert_eq!(tools.len(), 34, "{transport}: {tools:?}");
+        assert_eq!(tools.len(), 35, "{transport}: {tools:?}");
         assert_eq!(
             tools[0], "test_simple_text",
             "registration order: {tools:?}"

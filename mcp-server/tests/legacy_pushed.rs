@@ -699,7 +699,8 @@ impl Events {
                     .filter_map(|line| line.strip_prefix("data:"))
                     .map(str::trim)
                     .collect();
-                if data.is_empty() {
+                // No data (a keep-alive comment), or empty data (the priming event).
+                if data.concat().is_empty() {
                     continue;
                 }
                 return Some(serde_json::from_str(&data.join("\n")).unwrap());

@@ -11,7 +11,8 @@ pub(crate) struct SuiteLog {
     pub(crate) result_dirs: Vec<(String, PathBuf)>,
     /// `(scenario, error)` from `Failed to run scenario <name>: <error>` (no results saved).
     pub(crate) crashed: Vec<(String, String)>,
-    /// Scenarios of the `✓|✗ <scenario>: N passed, M failed` summary lines, in run order.
+    /// Scenarios of the `✓|✗ <scenario>: N passed, M failed` summary lines, in run order
+    /// (for a run of one `--scenario`, which prints `Test Results:` instead, that scenario).
     pub(crate) summary: Vec<String>,
     /// `(scenario, reason)` listed under `Not scored for <rev>`, e.g. `("tasks-lifecycle",
     /// "extension")`.
@@ -23,10 +24,18 @@ impl SuiteLog {
         let text = strip_ansi(raw);
         let mut log = Self::default();
         let mut scenario: Option<&str> = None;
+        // The scenario of a run of one `--scenario`, which has no `=== Running` header.
+        let mut alone: Option<&str> = None;
         let mut in_not_scored = false;
         for line in text.lines() {
             if let Some(name) = line.strip_prefix("=== Running scenario: ") {
                 scenario = Some(name.trim_end_matches(" ===").trim());
+            } else if let Some(rest) = line.strip_prefix("Running client scenario '") {
+                let name = rest.split_once('\'').map_or(rest, |(name, _)| name);
+                scenario = Some(name);
+                alone = Some(name);
+            } else if line.trim() == "Test Results:" {
+                log.summary.extend(alone.map(str::to_owned));
             } else if let Some(dir) = line.strip_prefix("Results saved to ") {
                 if let Some(name) = scenario.take() {
                     log.result_dirs

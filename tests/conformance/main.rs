@@ -20,7 +20,11 @@
 //! A second test, [`conformance_2025_11_25`], runs the requirement set of 2025-11-25 (the
 //! stateful wire: `initialize`, `Mcp-Session-Id`, requests pushed to the client) against the
 //! same fixture, into `target/conformance/2025-11-25/` and `2025-11-25.log` (server output in
-//! `server-2025-11-25.log`), with the same verdicts. The runs never overlap.
+//! `server-2025-11-25.log`), with the same verdicts. The runs never overlap. Scenarios of
+//! that wire outside its requirement set that the fixture must pass all the same
+//! ([`LEGACY_EXTRA_SCENARIOS`], such as `server-sse-polling`) then run one by one against the
+//! same server, into `2025-11-25-<scenario>/` and `2025-11-25-<scenario>.log`, with the same
+//! verdicts.
 //!
 //! A third test, [`conformance_suite_all`], runs every scenario of the suite (`--suite all`,
 //! into `target/conformance/all/`, `all.log` and `server-all.log`): pending scenarios and
@@ -62,6 +66,10 @@ const LEGACY_MIN_OK: usize = 30;
 const SUITE_ALL: &str = "all";
 /// Scenarios `--suite all` runs in 0.2.0-alpha.12; fewer is a regression of the run itself.
 const SUITE_ALL_MIN: usize = 65;
+/// Scenarios of [`LEGACY_REVISION`] that its requirement set leaves out (0.2.0-alpha.12
+/// lists `server-sse-polling` for the wire but does not require it) and the fixture must pass
+/// all the same, with no FAILURE and no WARNING check.
+const LEGACY_EXTRA_SCENARIOS: [&str; 1] = ["server-sse-polling"];
 /// npm package of the conformance CLI.
 const CONFORMANCE_PKG: &str = "@modelcontextprotocol/conformance";
 /// How long the server may take to accept TCP connections.
@@ -113,8 +121,24 @@ fn conformance_2025_11_25() {
     let server = start_server(&paths);
     let scored = scored_scenarios(&paths);
     let exit = run_suite(&paths, &server.url());
+    let extras: Vec<(Paths, i32)> = LEGACY_EXTRA_SCENARIOS
+        .into_iter()
+        .map(|scenario| {
+            let paths = Paths::for_scenario(LEGACY_REVISION, scenario);
+            let exit = run_suite(&paths, &server.url());
+            (paths, exit)
+        })
+        .collect();
     drop(server);
 
+    let mut extra_outcomes = Vec::new();
+    for (paths, exit) in extras {
+        let log = SuiteLog::parse(&read_to_string(&paths.suite_log()));
+        let scenario = BTreeSet::from_iter(paths.scenario.map(str::to_owned));
+        let outcome = Outcome::evaluate(&log, &scenario).with_revision(paths.run_name());
+        report(&outcome.render(exit));
+        extra_outcomes.push((outcome, log, exit, paths));
+    }
     let log = SuiteLog::parse(&read_to_string(&paths.suite_log()));
     let outcome = Outcome::evaluate(&log, &scored).with_revision(LEGACY_REVISION);
     report(&outcome.render(exit));
@@ -126,6 +150,9 @@ fn conformance_2025_11_25() {
         paths.suite_log()
     );
     outcome.assert_conforms(&log, exit, &paths);
+    for (outcome, log, exit, paths) in extra_outcomes {
+        outcome.assert_conforms(&log, exit, &paths);
+    }
 }
 
 /// Every scenario of the suite (`--suite all`: the scored ones, the pending ones and the
@@ -230,6 +257,24 @@ Client scenarios (test against a client):
         parse_scored_listing(listing),
         BTreeSet::from(["caching".to_owned(), "tools-list".to_owned()])
     );
+}
+
+#[test]
+fn log_parser_reads_a_run_of_one_scenario() {
+    let sample = "\
+Running client scenario 'server-sse-polling' against server: http://127.0.0.1:1/mcp
+Results saved to /x/server-server-sse-polling-2026-12-01T10-40-11-845Z
+Checks:
+\u{1b}[90m2026-12-01T10:40:11.903Z\u{1b}[0m [outgoing-request] INFO Sending POST tools/call
+
+Test Results:
+Passed: 3/3, 0 failed, 0 warnings
+";
+    let log = SuiteLog::parse(sample);
+    assert_eq!(log.summary, ["server-sse-polling"]);
+    assert_eq!(log.result_dirs.len(), 1);
+    assert_eq!(log.result_dirs[0].0, "server-sse-polling");
+    assert!(log.crashed.is_empty());
 }
 
 /// Scored scenarios fail the run on a FAILURE, a WARNING, a crash or missing results, and so
@@ -347,8 +392,10 @@ struct Paths {
     root: PathBuf,
     /// `target/conformance`: logs and results of this test.
     out_dir: PathBuf,
-    /// The requirement set run.
+    /// The requirement set run, or the wire of [`Paths::scenario`].
     revision: &'static str,
+    /// The one scenario run at `revision`'s wire, instead of its requirement set.
+    scenario: Option<&'static str>,
 }
 
 impl Paths {
@@ -367,15 +414,32 @@ impl Paths {
             root: common::root_dir(),
             out_dir: common::target_dir().join("conformance"),
             revision,
+            scenario: None,
+        }
+    }
+
+    /// The paths of a run of `scenario` alone, at `revision`'s wire.
+    fn for_scenario(revision: &'static str, scenario: &'static str) -> Self {
+        Self {
+            scenario: Some(scenario),
+            ..Self::for_revision(revision)
+        }
+    }
+
+    /// The name of the run's results and log: the revision, and the scenario if alone.
+    fn run_name(&self) -> String {
+        match self.scenario {
+            None => self.revision.to_owned(),
+            Some(scenario) => format!("{}-{scenario}", self.revision),
         }
     }
 
     fn results_dir(&self) -> PathBuf {
-        self.out_dir.join(self.revision)
+        self.out_dir.join(self.run_name())
     }
 
     fn suite_log(&self) -> PathBuf {
-        self.out_dir.join(format!("{}.log", self.revision))
+        self.out_dir.join(format!("{}.log", self.run_name()))
     }
 
     fn server_log(&self) -> PathBuf {
@@ -453,19 +517,20 @@ fn scored_scenarios(paths: &Paths) -> BTreeSet<String> {
     scored
 }
 
-/// Runs the requirement set against the server; returns the CLI's exit code.
+/// Runs the requirement set (or the one scenario) of `paths` against the server; returns the
+/// CLI's exit code.
 fn run_suite(paths: &Paths, url: &str) -> i32 {
     let results_dir = paths.results_dir();
     if results_dir.exists() {
         fs::remove_dir_all(&results_dir)
             .unwrap_or_else(|e| panic!("cannot clear old results {results_dir:?}: {e}"));
     }
-    let mut cmd = conformance_cmd(paths);
-    let selection = if paths.revision == SUITE_ALL {
-        ["--suite", "all"]
-    } else {
-        ["--requirements", paths.revision]
+    let selection = match paths.scenario {
+        None if paths.revision == SUITE_ALL => vec!["--suite", "all"],
+        None => vec!["--requirements", paths.revision],
+        Some(scenario) => vec!["--scenario", scenario, "--spec-version", paths.revision],
     };
+    let mut cmd = conformance_cmd(paths);
     cmd.args(["server", "--url", url])
         .args(selection)
         .arg("-o")

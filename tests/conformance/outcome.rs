@@ -133,8 +133,9 @@ impl ScenarioOutcome {
 #[derive(Debug)]
 pub(crate) struct Outcome {
     scenarios: Vec<ScenarioOutcome>,
-    /// The requirement set that was run (`REVISION` unless [`Outcome::with_revision`]).
-    revision: &'static str,
+    /// The requirement set that was run (`REVISION` unless [`Outcome::with_revision`]), as
+    /// named in the summary and the failure message.
+    revision: String,
 }
 
 impl Outcome {
@@ -163,13 +164,13 @@ impl Outcome {
             .collect();
         Self {
             scenarios,
-            revision: REVISION,
+            revision: REVISION.to_owned(),
         }
     }
 
     /// The same verdicts, named after another requirement set.
-    pub(crate) fn with_revision(mut self, revision: &'static str) -> Self {
-        self.revision = revision;
+    pub(crate) fn with_revision(mut self, revision: impl Into<String>) -> Self {
+        self.revision = revision.into();
         self
     }
 

@@ -2,6 +2,7 @@
 //! the channels a handler uses while it works (progress, logs, cancellation).
 
 mod outbound;
+mod polling;
 mod transport;
 
 use std::sync::{Arc, OnceLock, PoisonError};
@@ -18,6 +19,8 @@ use crate::Server;
 use crate::dispatch::Session;
 
 pub use outbound::Outbound;
+#[cfg(feature = "http")] // The HTTP transport makes them.
+pub(crate) use polling::SseControl;
 pub use transport::{AuthIdentity, TransportInfo, TransportKind};
 
 /// Everything a handler may want to know about the request it is serving.
@@ -325,6 +328,40 @@ impl RequestContext {
             .await
             .map(drop)
             .map_err(|why| why.into_error(legacy_methods::PING))
+    }
+
+    /// Closes the connection carrying this request's SSE stream without ending the stream
+    /// (2025-11-25 polling, SEP-1699): the handler goes on, what it sends from now on is
+    /// kept, and the client reconnects with GET and `Last-Event-ID` to get it, response
+    /// included, after the `retry` the stream was primed with
+    /// ([`HttpConfig::sse_retry`](crate::transport::http::HttpConfig::sse_retry)). Use it to
+    /// free the connection during a long call.
+    ///
+    /// What the handler sent before the call is delivered on the connection first. Returns
+    /// whether a connection was closed (or, before anything was sent, will be once the stream
+    /// is primed). Only a request of a 2025-11-25 session over HTTP whose client
+    /// accepts an event stream has one: over stdio, on the 2026-07-28 wire (whose streams are
+    /// not resumable), on sessions of older revisions, and when the connection is already
+    /// closed, this does nothing and returns `false`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_server::RequestContext;
+    ///
+    /// async fn long_job(ctx: RequestContext) -> &'static str {
+    ///     // Nothing to report for a while: let the client poll instead of holding a
+    ///     // connection open.
+    ///     ctx.close_sse_stream().await;
+    ///     tokio::time::sleep(Duration::from_millis(10)).await;
+    ///     "done"
+    /// }
+    /// # let _ = long_job;
+    /// ```
+    pub async fn close_sse_stream(&self) -> bool {
+        match self.inner.transport.sse_control() {
+            Some(control) if self.is_legacy_session() => control.close().await,
+            _ => false,
+        }
     }
 
     pub(crate) fn outbound(&self) -> &Outbound {

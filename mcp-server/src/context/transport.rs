@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use super::polling::SseControl;
+
 /// The transport a request arrived on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TransportKind {
@@ -100,6 +102,8 @@ pub struct TransportInfo {
     kind: TransportKind,
     http: Option<Arc<http::request::Parts>>,
     auth: Option<AuthIdentity>,
+    /// Closes the request's SSE connection (a resumable stream of a 2025-11-25 session).
+    sse: Option<SseControl>,
 }
 
 impl TransportInfo {
@@ -109,6 +113,7 @@ impl TransportInfo {
             kind: TransportKind::Stdio,
             http: None,
             auth: None,
+            sse: None,
         }
     }
 
@@ -118,6 +123,7 @@ impl TransportInfo {
             kind: TransportKind::InProcess,
             http: None,
             auth: None,
+            sse: None,
         }
     }
 
@@ -128,6 +134,7 @@ impl TransportInfo {
             kind: TransportKind::Http,
             http: Some(Arc::new(parts)),
             auth,
+            sse: None,
         }
     }
 
@@ -136,6 +143,17 @@ impl TransportInfo {
     pub fn with_auth(mut self, auth: AuthIdentity) -> Self {
         self.auth = Some(auth);
         self
+    }
+
+    /// Lets the handler close the connection of the request's resumable SSE stream.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))] // Used by the HTTP transport.
+    pub(crate) fn with_sse_control(mut self, control: SseControl) -> Self {
+        self.sse = Some(control);
+        self
+    }
+
+    pub(crate) fn sse_control(&self) -> Option<&SseControl> {
+        self.sse.as_ref()
     }
 
     /// The transport kind.

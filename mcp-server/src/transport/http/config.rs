@@ -35,6 +35,9 @@ pub struct HttpConfig {
     pub(crate) auth: Option<AuthSettings>,
     pub(crate) max_sessions: usize,
     pub(crate) session_idle: Duration,
+    pub(crate) sse_retry: Option<Duration>,
+    pub(crate) replay_bytes: usize,
+    pub(crate) max_streams: usize,
     pub(crate) head_timeout: Duration,
     pub(crate) body_timeout: Duration,
     pub(crate) max_connections: usize,
@@ -50,6 +53,9 @@ impl Default for HttpConfig {
             auth: None,
             max_sessions: 1024,
             session_idle: Duration::from_secs(30 * 60),
+            sse_retry: None,
+            replay_bytes: 1024 * 1024,
+            max_streams: 32,
             head_timeout: Duration::from_secs(30),
             body_timeout: Duration::from_secs(30),
             max_connections: 4096,
@@ -103,6 +109,59 @@ impl HttpConfig {
     #[must_use]
     pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
         self.session_idle = idle;
+        self
+    }
+
+    /// The `retry` (how long to wait before reconnecting) sent in the priming event that
+    /// starts each SSE stream of a 2025-11-25 session (default: none, and clients use their
+    /// own). A handler that closes its stream mid-call
+    /// ([`RequestContext::close_sse_stream`](crate::RequestContext::close_sse_stream)) has
+    /// the client come back after this long.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_server::transport::http::HttpConfig;
+    /// let config = HttpConfig::default().sse_retry(Duration::from_millis(500));
+    /// # let _ = config;
+    /// ```
+    #[must_use]
+    pub fn sse_retry(mut self, retry: Duration) -> Self {
+        self.sse_retry = Some(retry);
+        self
+    }
+
+    /// The most bytes of events each SSE stream of a 2025-11-25 session keeps so that a
+    /// client can resume it with `Last-Event-ID` (default 1 MiB). Events the client has not
+    /// been sent yet are never dropped: when they fill the buffer (nobody is reading), the
+    /// handler's further notifications wait, as on a slow connection. Events already sent
+    /// are dropped, oldest first, to make room; a resume from before them is refused (400).
+    /// The GET stream of a session that nobody reads is given up when its buffer fills.
+    ///
+    /// ```
+    /// use mcp_server::transport::http::HttpConfig;
+    /// let config = HttpConfig::default().replay_buffer_bytes(256 * 1024);
+    /// # let _ = config;
+    /// ```
+    #[must_use]
+    pub fn replay_buffer_bytes(mut self, bytes: usize) -> Self {
+        self.replay_bytes = bytes.max(1);
+        self
+    }
+
+    /// How many resumable SSE streams one 2025-11-25 session keeps at once (default 32).
+    /// A stream stays resumable until it is delivered to its end, so that a client that went
+    /// away can come back for it (its request goes on meanwhile); beyond this many, the
+    /// oldest stream no connection serves is given up: its request is cancelled, and a
+    /// resume of it is refused (400).
+    ///
+    /// ```
+    /// use mcp_server::transport::http::HttpConfig;
+    /// let config = HttpConfig::default().max_streams_per_session(8);
+    /// # let _ = config;
+    /// ```
+    #[must_use]
+    pub fn max_streams_per_session(mut self, streams: usize) -> Self {
+        self.max_streams = streams.max(1);
         self
     }
 

@@ -5,7 +5,9 @@
 //! are 405, as on a modern-only server; with one naming no live session, 404.
 //!
 //! On a session, a POSTed JSON-RPC response answers a request the server sent on an SSE stream
-//! (202), and a POSTed `notifications/cancelled` cancels the request it names.
+//! (202), and a POSTed `notifications/cancelled` cancels the request it names. A session's SSE
+//! answers are resumable streams, and GET with `Last-Event-ID` resumes one (see
+//! [`super::resume`]).
 
 use std::sync::Arc;
 
@@ -23,14 +25,16 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::origin::{self, Forbidden};
-use super::sessions::{Full, Sessions};
-use super::{HttpConfig, headers, negotiate, param_headers, status, stream};
+use super::sessions::{Full, Live, Sessions};
+use super::{HttpConfig, headers, negotiate, param_headers, resume, status, stream};
 use crate::Server;
 use crate::context::{AuthIdentity, Outbound, TransportInfo};
 use crate::dispatch::{Outcome, Reply, Routed, Scope, Session, SessionHeader};
 
 /// The session header of the 2025-11-25 Streamable HTTP transport.
 const SESSION_ID: &str = "mcp-session-id";
+/// The header of an SSE client resuming a stream.
+const LAST_EVENT_ID: &str = "last-event-id";
 
 /// Shared state of one mounted endpoint.
 #[derive(Debug)]
@@ -42,7 +46,12 @@ pub(crate) struct Endpoint {
 
 impl Endpoint {
     pub(crate) fn new(server: Server, config: HttpConfig) -> Self {
-        let sessions = Sessions::new(config.max_sessions, config.session_idle);
+        let streams = resume::Settings {
+            replay_bytes: config.replay_bytes,
+            retry: config.sse_retry,
+            max_streams: config.max_streams,
+        };
+        let sessions = Sessions::new(config.max_sessions, config.session_idle, streams);
         Self {
             server,
             config,
@@ -52,7 +61,7 @@ impl Endpoint {
 
     /// What the request's `Mcp-Session-Id` names: `None` without the header, `Some(None)`
     /// when it names no live session of this caller.
-    fn session_of(&self, parts: &http::request::Parts) -> Option<Option<Arc<Session>>> {
+    fn session_of(&self, parts: &http::request::Parts) -> Option<Option<Live>> {
         let id = parts.headers.get(SESSION_ID)?;
         let owner = owner(parts);
         Some(
@@ -174,15 +183,15 @@ async fn handle(endpoint: Arc<Endpoint>, request: Request) -> Response {
     match parse_message(&bytes) {
         Err(error) => stream::json(Reply::error(error.id.clone(), error.error)),
         Ok(IncomingMessage::Notification(notification)) => {
-            if let Some(Some(session)) = endpoint.session_of(&parts) {
-                session_notification(&session, notification);
+            if let Some(Some(live)) = endpoint.session_of(&parts) {
+                session_notification(&live.session, notification);
             }
             StatusCode::ACCEPTED.into_response()
         }
         // Answers to the server's requests on a session (unknown or late ones are dropped).
         Ok(IncomingMessage::Response { .. }) if parts.headers.contains_key(SESSION_ID) => {
-            if let Some(Some(session)) = endpoint.session_of(&parts) {
-                session.answer(&bytes);
+            if let Some(Some(live)) = endpoint.session_of(&parts) {
+                live.session.answer(&bytes);
             }
             StatusCode::ACCEPTED.into_response()
         }
@@ -297,7 +306,7 @@ impl Endpoint {
                 not_found()
             };
         }
-        let Some(session) = self.sessions.get(id, owner(parts)) else {
+        let Some(live) = self.sessions.get(id, owner(parts)) else {
             return not_found();
         };
         if !negotiate::accepts(&parts.headers).sse {
@@ -306,10 +315,19 @@ impl Endpoint {
                 "Not Acceptable: Accept must include text/event-stream",
             );
         }
-        session.touch();
-        let (tx, rx) = mpsc::channel(64);
-        session.set_sink(tx);
-        stream::session_stream(rx, session.closed().clone(), self.config.keep_alive)
+        live.session.touch();
+        let keep_alive = self.config.keep_alive;
+        let Some(last_event_id) = parts.headers.get(LAST_EVENT_ID) else {
+            return resume::listen(&live.streams, &live.session, keep_alive);
+        };
+        let resumed = match last_event_id.to_str() {
+            Ok(last_event_id) => resume::resume(&live.streams, last_event_id, keep_alive),
+            Err(_) => Err(resume::Refused::Bad(resume::BadEventId::Malformed)),
+        };
+        resumed.unwrap_or_else(|refused| {
+            tracing::debug!(?refused, "refused to resume a stream");
+            refuse(StatusCode::BAD_REQUEST, refused.message())
+        })
     }
 
     async fn request(
@@ -321,7 +339,7 @@ impl Endpoint {
         let named = self.session_of(&parts);
         let session = match &named {
             None => SessionHeader::Absent,
-            Some(Some(session)) => SessionHeader::Live(session),
+            Some(Some(live)) => SessionHeader::Live(&live.session),
             Some(None) => SessionHeader::Unknown,
         };
         let version = parts
@@ -350,8 +368,19 @@ impl Endpoint {
             (Outbound::Discard, None)
         };
         let server = self.server.clone();
-        let transport = TransportInfo::http(parts);
+        let mut transport = TransportInfo::http(parts);
         let legacy = matches!(routed, Routed::Legacy(..));
+        // A session's stream is resumable, and its handler may close it (polling).
+        let resumable = match (&named, &outbound) {
+            (Some(Some(live)), Outbound::Channel(tx)) if legacy => {
+                let (stream, control) = live.streams.prepare(tx);
+                if let Some(control) = control {
+                    transport = transport.with_sse_control(control);
+                }
+                Some((live.clone(), stream))
+            }
+            _ => None,
+        };
         let status = if legacy {
             status::on_session
         } else {
@@ -369,6 +398,21 @@ impl Endpoint {
             }
             reply
         });
+        let notifications = match (resumable, notifications) {
+            (Some((live, stream)), Some(notifications)) => {
+                let request = resume::Request {
+                    stream,
+                    reply,
+                    status,
+                    notifications,
+                    json_allowed: accepts.json,
+                    id,
+                    cancel_on_drop,
+                };
+                return resume::respond(&live.streams, request, self.config.keep_alive).await;
+            }
+            (_, notifications) => notifications,
+        };
         stream::respond(
             reply,
             status,

@@ -6,7 +6,10 @@
 //! `Mcp-Session-Id`; later requests name it (missing: 400, unknown or expired: 404), GET with
 //! it opens the session's notification stream and DELETE ends it. Sessions are bounded
 //! ([`HttpConfig::max_sessions`]) and expire when idle ([`HttpConfig::session_idle_timeout`]);
-//! behind authentication, a session belongs to the subject that opened it.
+//! behind authentication, a session belongs to the subject that opened it. A session's SSE
+//! streams are resumable (GET with `Last-Event-ID`), and a handler may close its stream
+//! mid-call for the client to poll ([`HttpConfig::sse_retry`],
+//! [`HttpConfig::replay_buffer_bytes`]; see `resume`).
 //!
 //! - [`Server::http_service`] gives an axum [`Router`] to nest inside your own application;
 //! - [`Server::serve_http`] binds an address and serves `/mcp` until Ctrl-C, with a time
@@ -28,6 +31,7 @@ mod headers;
 mod negotiate;
 mod origin;
 mod param_headers;
+mod resume;
 mod serve;
 mod sessions;
 mod status;

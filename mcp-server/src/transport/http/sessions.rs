@@ -4,6 +4,9 @@
 //!
 //! Behind an authentication layer, a session belongs to the subject that opened it: another
 //! caller presenting its id finds no session (404).
+//!
+//! Each session keeps its resumable SSE streams ([`super::resume`]) beside it; they go with
+//! it when it ends.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -11,6 +14,7 @@ use std::time::Duration;
 
 use mcp_core::protocol::new_session_id;
 
+use super::resume::{self, Streams};
 use crate::dispatch::Session;
 
 /// Why a session could not be stored.
@@ -22,11 +26,18 @@ pub(crate) enum Full {
     NoRandomness,
 }
 
-/// A stored session and the authenticated subject that opened it.
+/// A stored session, its streams, and the authenticated subject that opened it.
 #[derive(Debug)]
 struct Entry {
-    session: Arc<Session>,
+    live: Live,
     owner: Option<String>,
+}
+
+/// A live session and its resumable streams.
+#[derive(Debug, Clone)]
+pub(crate) struct Live {
+    pub(crate) session: Arc<Session>,
+    pub(crate) streams: Arc<Streams>,
 }
 
 /// The session table.
@@ -35,14 +46,16 @@ pub(crate) struct Sessions {
     table: Mutex<HashMap<String, Entry>>,
     max: usize,
     idle: Duration,
+    streams: resume::Settings,
 }
 
 impl Sessions {
-    pub(crate) fn new(max: usize, idle: Duration) -> Self {
+    pub(crate) fn new(max: usize, idle: Duration, streams: resume::Settings) -> Self {
         Self {
             table: Mutex::default(),
             max,
             idle,
+            streams,
         }
     }
 
@@ -56,16 +69,16 @@ impl Sessions {
 
     /// The live session named `id`, if `owner` opened it; an expired one is ended and
     /// forgotten.
-    pub(crate) fn get(&self, id: &str, owner: Option<&str>) -> Option<Arc<Session>> {
+    pub(crate) fn get(&self, id: &str, owner: Option<&str>) -> Option<Live> {
         let mut table = self.lock();
         let entry = table.get(id)?;
-        if self.expired(&entry.session) {
+        if self.expired(&entry.live.session) {
             if let Some(entry) = table.remove(id) {
-                entry.session.close();
+                entry.live.session.close();
             }
             return None;
         }
-        (entry.owner.as_deref() == owner).then(|| Arc::clone(&entry.session))
+        (entry.owner.as_deref() == owner).then(|| entry.live.clone())
     }
 
     /// Stores a new session of `owner` under a fresh id, after dropping expired ones.
@@ -76,9 +89,9 @@ impl Sessions {
     ) -> Result<String, Full> {
         let mut table = self.lock();
         table.retain(|_, entry| {
-            let keep = !self.expired(&entry.session);
+            let keep = !self.expired(&entry.live.session);
             if !keep {
-                entry.session.close();
+                entry.live.session.close();
             }
             keep
         });
@@ -86,7 +99,9 @@ impl Sessions {
             return Err(Full::TooMany);
         }
         let id = new_session_id().ok_or(Full::NoRandomness)?;
-        table.insert(id.clone(), Entry { session, owner });
+        let streams = Streams::new(&id, &session, self.streams);
+        let live = Live { session, streams };
+        table.insert(id.clone(), Entry { live, owner });
         Ok(id)
     }
 
@@ -101,7 +116,7 @@ impl Sessions {
         }
         match table.remove(id) {
             Some(entry) => {
-                entry.session.close();
+                entry.live.session.close();
                 true
             }
             None => false,
@@ -112,7 +127,7 @@ impl Sessions {
 impl Drop for Sessions {
     fn drop(&mut self) {
         for entry in self.lock().values() {
-            entry.session.close();
+            entry.live.session.close();
         }
     }
 }

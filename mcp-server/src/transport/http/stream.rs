@@ -1,8 +1,8 @@
 //! Answering one request: a JSON body when the handler finishes without notifying, or an
 //! SSE stream (notifications, then the response) as soon as it sends its first
-//! notification (or, on a 2025-11-25 session, its first request to the client). Dropping the
-//! stream (the client went away) cancels the handler. A request the client cancelled with
-//! `notifications/cancelled` gets no response: its stream ends without one.
+//! notification. Dropping the stream (the client went away) cancels the handler. The
+//! requests of 2025-11-25 sessions are answered by [`super::resume`] instead, whose streams
+//! are resumable; [`json_or_nothing`] serves both.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -40,7 +40,7 @@ pub(crate) fn json_with(body: Bytes, status: StatusCode) -> Response {
 
 /// A reply as a JSON response; an empty body (a request the client cancelled, which gets no
 /// response) as `202 Accepted` without one.
-fn json_or_nothing(reply: Reply, status: fn(Outcome) -> StatusCode) -> Response {
+pub(crate) fn json_or_nothing(reply: Reply, status: fn(Outcome) -> StatusCode) -> Response {
     if reply.body.is_empty() {
         StatusCode::ACCEPTED.into_response()
     } else {
@@ -172,27 +172,4 @@ impl EventStream {
 
 fn event(message: &Bytes) -> Event {
     Event::default().data(String::from_utf8_lossy(message))
-}
-
-/// The GET stream of a 2025-11-25 session: the session's notifications outside any request,
-/// until the session ends or the client goes away.
-pub(crate) fn session_stream(
-    rx: mpsc::Receiver<Bytes>,
-    closed: CancellationToken,
-    keep_alive: Duration,
-) -> Response {
-    let stream = futures_util::stream::unfold((rx, closed), |(mut rx, closed)| async move {
-        let message = tokio::select! {
-            () = closed.cancelled() => None,
-            message = rx.recv() => message,
-        }?;
-        Some((Ok::<_, Infallible>(event(&message)), (rx, closed)))
-    });
-    let mut response = Sse::new(stream)
-        .keep_alive(KeepAlive::new().interval(keep_alive))
-        .into_response();
-    response
-        .headers_mut()
-        .insert("x-accel-buffering", HeaderValue::from_static("no"));
-    response
 }

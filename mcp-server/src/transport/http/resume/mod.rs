@@ -1,0 +1,287 @@
+//! Resumable SSE streams of 2025-11-25 sessions (SEP-1699: polling and resumption).
+//!
+//! Every SSE event of a session's streams (a POST answered as a stream, and the GET
+//! stream) carries an id naming the session, the stream and the event's place in it
+//! ([`event_id`]). A POST stream of a 2025-11-25 session starts with a priming event (that
+//! id, empty data, and `retry` when [`HttpConfig::sse_retry`](super::HttpConfig::sse_retry)
+//! is set).
+//!
+//! The events of a stream are produced independently of the HTTP connection carrying them
+//! and kept in a bounded replay buffer ([`HttpConfig::replay_buffer_bytes`](
+//! super::HttpConfig::replay_buffer_bytes)), so that:
+//! - a handler may close its connection mid-call
+//!   ([`RequestContext::close_sse_stream`](crate::RequestContext::close_sse_stream)) and go
+//!   on; a client that went away does not cancel the request either (the 2025-11-25 spec:
+//!   disconnection is not cancellation; `notifications/cancelled` is);
+//! - the client resumes with GET and `Last-Event-ID`: the events after that id, and only
+//!   those of that stream, are sent again, then the stream goes on live to its end.
+//!
+//! A stream is forgotten once a connection delivered it to its end (its response), and
+//! every stream of a session when the session ends or expires. A session keeps at most
+//! [`HttpConfig::max_streams_per_session`](super::HttpConfig::max_streams_per_session)
+//! streams: beyond, the oldest one no connection serves is given up (its request cancelled).
+//!
+//! A `Last-Event-ID` that is garbled, minted for another session, or names a stream that can
+//! no longer be resumed is refused with 400 and a JSON-RPC error saying which; 404 stays the
+//! answer for an unknown session only, since it tells the client to start a new session.
+//!
+//! The 2026-07-28 wire has no sessions and no resumability: its streams are untouched.
+
+mod body;
+mod buffer;
+mod event_id;
+mod pump;
+mod stream;
+#[cfg(test)]
+mod tests;
+
+use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::time::Duration;
+
+use axum::response::Response;
+use bytes::Bytes;
+use http::StatusCode;
+use mcp_core::RequestId;
+use tokio::sync::mpsc;
+use tokio_util::sync::{CancellationToken, DropGuard};
+
+use crate::context::SseControl;
+use crate::dispatch::{Outcome, Reply, Session};
+pub(crate) use event_id::BadEventId;
+use event_id::{EventId, Tag};
+use stream::Stream;
+
+/// The revision from which POST streams are primed and handlers may close them (SEP-1699).
+const POLLING_SINCE: &str = "2025-11-25";
+
+/// The resumable-stream settings of an endpoint.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Settings {
+    /// The most bytes of events kept for replay per stream.
+    pub(crate) replay_bytes: usize,
+    /// The `retry` sent with each priming event.
+    pub(crate) retry: Option<Duration>,
+    /// The most streams a session keeps resumable at once.
+    pub(crate) max_streams: usize,
+}
+
+/// The resumable streams of one session.
+#[derive(Debug)]
+pub(crate) struct Streams {
+    tag: Tag,
+    settings: Settings,
+    /// Whether the session's revision has priming events and polling.
+    polling: bool,
+    /// Fires when the session ends.
+    session_closed: CancellationToken,
+    next: AtomicU64,
+    table: Mutex<HashMap<u64, Arc<Stream>>>,
+}
+
+/// Why a `Last-Event-ID` resumes nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// Not an event id of this session.
+    Bad(BadEventId),
+    /// A stream of this session that ended, or whose events after that id were dropped.
+    Gone,
+}
+
+impl Refused {
+    /// The message of the 400 answer.
+    pub(crate) fn message(self) -> &'static str {
+        match self {
+            Self::Bad(BadEventId::Malformed) => {
+                "Bad Request: Last-Event-ID is not an event id of this server"
+            }
+            Self::Bad(BadEventId::OtherSession) => {
+                "Bad Request: Last-Event-ID names an event of another session"
+            }
+            Self::Gone => {
+                "Bad Request: Last-Event-ID names no stream of this session that can be \
+                 resumed (it was delivered to its end, or the events after it are no longer kept)"
+            }
+        }
+    }
+}
+
+impl Streams {
+    /// The streams of `session`, named `session_id`.
+    pub(crate) fn new(session_id: &str, session: &Session, settings: Settings) -> Arc<Self> {
+        Self::with(session_id, session.version(), session.closed(), settings)
+    }
+
+    fn with(
+        session_id: &str,
+        version: &str,
+        session_closed: &CancellationToken,
+        settings: Settings,
+    ) -> Arc<Self> {
+        Arc::new(Self {
+            tag: Tag::of_session(session_id),
+            settings,
+            polling: version >= POLLING_SINCE,
+            session_closed: session_closed.clone(),
+            next: AtomicU64::new(1),
+            table: Mutex::default(),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<u64, Arc<Stream>>> {
+        self.table.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A new stream, not resumable until its answer starts.
+    fn open(&self) -> Arc<Stream> {
+        let number = self.next.fetch_add(1, Ordering::Relaxed);
+        let ended = self.session_closed.child_token();
+        Stream::new(self.tag.clone(), number, self.settings.replay_bytes, ended)
+    }
+
+    /// Makes `stream` resumable. Beyond the session's bound, the oldest stream no connection
+    /// serves is given up: it cannot be resumed, and its request is cancelled.
+    fn register(&self, stream: &Arc<Stream>) {
+        let mut table = self.lock();
+        table.insert(stream.number(), Arc::clone(stream));
+        while table.len() > self.settings.max_streams {
+            let oldest = table
+                .values()
+                .filter(|kept| kept.number() != stream.number() && !kept.is_attached())
+                .map(|kept| kept.number())
+                .min();
+            let Some(oldest) = oldest else { break };
+            if let Some(given_up) = table.remove(&oldest) {
+                tracing::debug!(
+                    stream = oldest,
+                    "a session gave up its oldest unread stream"
+                );
+                given_up.give_up();
+            }
+        }
+    }
+
+    /// Forgets a stream delivered to its end (or given up).
+    fn forget(&self, number: u64) {
+        self.lock().remove(&number);
+    }
+
+    /// How many streams can still be resumed.
+    #[cfg(test)]
+    pub(crate) fn kept(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// A request of the session about to be served with the client accepting SSE, whose
+    /// handler sends its messages on `tx`: its stream, and the control its handler closes
+    /// the connection with (for revisions with polling).
+    pub(crate) fn prepare(&self, tx: &mpsc::Sender<Bytes>) -> (Arc<Stream>, Option<SseControl>) {
+        let stream = self.open();
+        let control = self.polling.then(|| {
+            let (weak, tx): (Weak<Stream>, _) = (Arc::downgrade(&stream), tx.clone());
+            SseControl::new(move || {
+                let (weak, tx) = (weak.clone(), tx.clone());
+                Box::pin(async move {
+                    // In order with the handler's messages: see `pump::CLOSE_REQUEST`.
+                    weak.upgrade().is_some_and(|stream| stream.can_close())
+                        && tx.send(pump::CLOSE_REQUEST).await.is_ok()
+                })
+            })
+        });
+        (stream, control)
+    }
+}
+
+type ReplyFuture = Pin<Box<dyn Future<Output = Reply> + Send>>;
+
+/// What [`respond`] needs of the request being served.
+pub(crate) struct Request {
+    pub(crate) stream: Arc<Stream>,
+    pub(crate) reply: ReplyFuture,
+    pub(crate) status: fn(Outcome) -> StatusCode,
+    pub(crate) notifications: mpsc::Receiver<Bytes>,
+    pub(crate) json_allowed: bool,
+    pub(crate) id: RequestId,
+    pub(crate) cancel_on_drop: DropGuard,
+}
+
+/// Answers a session's request: JSON when the handler finishes without sending anything
+/// (and the client accepts JSON), else a resumable SSE stream.
+pub(crate) async fn respond(
+    streams: &Arc<Streams>,
+    request: Request,
+    keep_alive: Duration,
+) -> Response {
+    let Request {
+        stream,
+        mut reply,
+        status,
+        notifications: mut rx,
+        json_allowed,
+        id,
+        cancel_on_drop,
+    } = request;
+    let mut pending = VecDeque::new();
+    let mut done = None;
+    if json_allowed {
+        // A close request is a message too: it makes the answer a stream.
+        tokio::select! {
+            biased;
+            finished = &mut reply => {
+                while let Ok(message) = rx.try_recv() {
+                    pending.push_back(message);
+                }
+                if pending.is_empty() {
+                    drop(cancel_on_drop.disarm());
+                    return super::stream::json_or_nothing(finished, status);
+                }
+                done = Some(finished);
+            }
+            Some(first) = rx.recv() => pending.push_back(first),
+        }
+    }
+    let task = match done {
+        Some(finished) => tokio::spawn(std::future::ready(finished)),
+        None => tokio::spawn(reply),
+    };
+    streams.register(&stream);
+    let priming = streams
+        .polling
+        .then(|| stream.priming(streams.settings.retry));
+    let connection = stream.start(Arc::clone(streams), priming);
+    tokio::spawn(pump::request(stream, pending, rx, task, id, cancel_on_drop));
+    body::response(connection, keep_alive)
+}
+
+/// The session's GET stream (a new one replaces the previous one as the session's sink).
+pub(crate) fn listen(streams: &Arc<Streams>, session: &Session, keep_alive: Duration) -> Response {
+    let (tx, rx) = mpsc::channel(64);
+    session.set_sink(tx);
+    let stream = streams.open();
+    streams.register(&stream);
+    let connection = stream.start(Arc::clone(streams), None);
+    tokio::spawn(pump::session(stream, Arc::clone(streams), rx));
+    body::response(connection, keep_alive)
+}
+
+/// GET with `Last-Event-ID`: the events of that id's stream after it, then the rest of the
+/// stream as it comes.
+pub(crate) fn resume(
+    streams: &Arc<Streams>,
+    last_event_id: &str,
+    keep_alive: Duration,
+) -> Result<Response, Refused> {
+    let id = EventId::parse(last_event_id, &streams.tag).map_err(Refused::Bad)?;
+    let stream = streams
+        .lock()
+        .get(&id.stream)
+        .cloned()
+        .ok_or(Refused::Gone)?;
+    let connection = stream
+        .resume(Arc::clone(streams), id.seq)
+        .map_err(|stream::Gone| Refused::Gone)?;
+    Ok(body::response(connection, keep_alive))
+}
