@@ -7,6 +7,8 @@
 //! `call_tool`, which answers each round's `inputRequests` through its own `ClientHandler`
 //! (the elicitation callback below) and retries with `inputResponses` and the echoed
 //! `requestState`. A tampered `requestState` is sent with the one-round `call_tool_once`.
+//! Declaring the tasks extension, it runs the `long_task` example as a task: `tasks/get`,
+//! `tasks/update` with the answer to the task's question, and `tasks/cancel`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -17,9 +19,11 @@ use std::time::Duration;
 
 use rmcp::ClientHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientInfo,
-    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability, ErrorData,
-    FormElicitationCapability, Implementation, ProtocolVersion,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ClientCapabilities,
+    ClientInfo, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability,
+    ErrorData, ExtensionCapabilities, FormElicitationCapability, GetTaskParams, GetTaskResult,
+    Implementation, InputResponses, JsonObject, ProtocolVersion, TaskPayload, TaskStatus,
+    UpdateTaskParams,
 };
 use rmcp::service::{
     ClientLifecycleMode, ClientServiceExt, RequestContext, RoleClient, RunningService, ServiceError,
@@ -31,6 +35,17 @@ use common::{ExampleServer, HttpServer, code};
 
 /// One fixture server for the whole binary, on a free loopback port.
 static SERVER: LazyLock<HttpServer> = LazyLock::new(HttpServer::start);
+
+/// The `long_task` example over HTTP (a quarter of an export takes 40 ms), for the whole
+/// binary.
+static LONG_TASK: LazyLock<HttpServer> = LazyLock::new(|| {
+    ExampleServer::named("long_task")
+        .with_args(["--step-ms", "40"])
+        .http()
+});
+
+/// The tasks extension.
+const TASKS: &str = "io.modelcontextprotocol/tasks";
 
 /// The `deploy` example over HTTP, for the whole binary.
 static DEPLOY: LazyLock<HttpServer> = LazyLock::new(|| ExampleServer::named("deploy").http());
@@ -49,6 +64,8 @@ async fn within<T>(what: &str, step: impl Future<Output = T>) -> T {
 #[derive(Clone, Debug, Default)]
 struct ScriptedClient {
     asked: Arc<Mutex<Vec<String>>>,
+    /// Declares the tasks extension (`io.modelcontextprotocol/tasks`).
+    tasks: bool,
 }
 
 impl ScriptedClient {
@@ -106,6 +123,11 @@ impl ClientHandler for ScriptedClient {
         elicitation.form = Some(FormElicitationCapability::new());
         let mut capabilities = ClientCapabilities::default();
         capabilities.elicitation = Some(elicitation);
+        if self.tasks {
+            let mut extensions = ExtensionCapabilities::new();
+            extensions.insert(TASKS.to_owned(), JsonObject::new());
+            capabilities.extensions = Some(extensions);
+        }
         ClientInfo::new(
             capabilities,
             Implementation::new("mcp-sdk-interop-rmcp", "0.0.0"),
@@ -273,5 +295,117 @@ async fn rmcp_client_completes_the_rounds_of_the_deploy_example_to_staging() {
         ],
         "one elicitation in the first round, two in the second"
     );
+    service.cancel().await.unwrap();
+}
+
+/// The acknowledgement of `tasks/update` or `tasks/cancel`: `{resultType: "complete"}` with
+/// the server's `_meta` (`io.modelcontextprotocol/serverInfo`, which servers SHOULD put on
+/// every result). rmcp 3.1.4 reads such an object as a `SubscriptionsListenResult` (the first
+/// member of its untagged `ServerResult` that only needs `resultType` and `_meta`) and
+/// reports `UnexpectedResponse`; every other error fails the test. What the ack acknowledged
+/// is checked through `tasks/get` afterwards.
+fn expect_ack(ack: Result<(), ServiceError>, what: &str) {
+    match ack {
+        Ok(()) | Err(ServiceError::UnexpectedResponse) => {}
+        Err(other) => panic!("{what} was refused: {other:?}"),
+    }
+}
+
+/// Polls `id` with `tasks/get` until `done` holds for it (within [`STEP_TIMEOUT`]).
+async fn poll_task(
+    service: &RunningService<RoleClient, ScriptedClient>,
+    id: &str,
+    done: impl Fn(&GetTaskResult) -> bool,
+) -> GetTaskResult {
+    within("polling the task", async {
+        loop {
+            let task = service
+                .get_task(GetTaskParams::new(id))
+                .await
+                .expect("tasks/get answers");
+            if done(&task) {
+                return task;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    })
+    .await
+}
+
+/// rmcp's client of the tasks extension (SEP-2663) runs the `long_task` export: the call
+/// answers with a task, `tasks/get` shows the question halfway, `tasks/update` answers it,
+/// and the task completes with the result the answer shaped.
+#[tokio::test]
+async fn rmcp_client_runs_the_long_task_example_as_a_task() {
+    let client = ScriptedClient {
+        tasks: true,
+        ..ScriptedClient::default()
+    };
+    let service = connect(LONG_TASK.url(), client).await;
+    let info = service.peer_info().expect("server/discover");
+    assert!(
+        info.capabilities
+            .extensions
+            .as_ref()
+            .is_some_and(|e| e.contains_key(TASKS)),
+        "the server declares the tasks extension: {info:?}"
+    );
+    let Value::Object(arguments) = json!({ "table": "users" }) else {
+        unreachable!("an object literal")
+    };
+    let call = CallToolRequestParams::new("export_table").with_arguments(arguments);
+    let created = within("the call", service.call_tool_once(call)).await;
+    let Ok(CallToolResponse::Task(created)) = created else {
+        panic!("a task, not {created:?}");
+    };
+    let id = created.task.task_id.clone();
+
+    let asking = poll_task(&service, &id, |t| {
+        t.task.status() == TaskStatus::InputRequired
+    })
+    .await;
+    let TaskPayload::InputRequired { input_requests } = &asking.task.payload else {
+        panic!("input_required without its requests: {asking:?}");
+    };
+    let keys: Vec<&String> = input_requests.keys().collect();
+    assert_eq!(keys, ["1.choice"], "{asking:?}");
+    let mut answers = InputResponses::new();
+    answers.insert(
+        "1.choice".to_owned(),
+        json!({"action": "accept", "content": {"anonymize": true}}),
+    );
+    let ack = within(
+        "tasks/update",
+        service.update_task(UpdateTaskParams::new(&id, answers)),
+    );
+    expect_ack(ack.await, "tasks/update");
+
+    let done = poll_task(&service, &id, |t| t.task.status() == TaskStatus::Completed).await;
+    let TaskPayload::Completed { result } = &done.task.payload else {
+        panic!("completed without its result: {done:?}");
+    };
+    assert_eq!(
+        result["content"][0]["text"],
+        "Exported 10000 rows of users to users.csv (e-mail addresses anonymized)."
+    );
+
+    // A second export, cancelled while it runs.
+    let Value::Object(arguments) = json!({ "table": "orders" }) else {
+        unreachable!("an object literal")
+    };
+    let call = CallToolRequestParams::new("export_table").with_arguments(arguments);
+    let Ok(CallToolResponse::Task(created)) =
+        within("the call", service.call_tool_once(call)).await
+    else {
+        panic!("a task");
+    };
+    let id = created.task.task_id.clone();
+    let ack = within(
+        "tasks/cancel",
+        service.cancel_task(CancelTaskParams::new(&id)),
+    );
+    expect_ack(ack.await, "tasks/cancel");
+    let cancelled = poll_task(&service, &id, |t| t.task.status() != TaskStatus::Working).await;
+    assert_eq!(cancelled.task.status(), TaskStatus::Cancelled);
     service.cancel().await.unwrap();
 }
