@@ -13,6 +13,13 @@
 //! `requestState` round 1 returned, round 3 answering the second with round 2's state, each
 //! a new JSON-RPC id. A failed round abandons its flow; the next flow starts from round 1.
 //!
+//! In the [`Workload::Task`] scenario (the tasks extension) each worker runs tasks back to back
+//! on its connection: a `tools/call` of `task_echo` declaring the extension creates one, then
+//! `tasks/get` polls it with no pause between polls (the server's `pollIntervalMs` is
+//! ignored: the scenario measures what creating and polling cost the server) until it is
+//! `completed` with the echoed text. Every reply is checked in full; a failed request
+//! abandons its task, and so does a task still not completed after the request timeout.
+//!
 //! In the [`Workload::Session`] scenario (the 2025-11-25 era) each worker opens a session when
 //! it connects (`initialize`, then `notifications/initialized`, neither of them counted) and
 //! then sends the `echo` call back to back on it, with the session's `Mcp-Session-Id` and
@@ -36,7 +43,8 @@ use tokio::net::TcpStream;
 use crate::protocol::{
     self, ACCEPT, CONTENT_TYPE_JSON, FLOW_TOOL_NAME, FlowRound, HEADER_METHOD, HEADER_NAME,
     HEADER_PROTOCOL_VERSION, HEADER_SESSION_ID, INITIALIZE_BODY, INITIALIZED_BODY,
-    LEGACY_PROTOCOL_VERSION, MCP_PATH, METHOD, PROTOCOL_VERSION, ReplyError, TOOL_NAME,
+    LEGACY_PROTOCOL_VERSION, MCP_PATH, METHOD, PROTOCOL_VERSION, ReplyError, TASK_TOOL_NAME,
+    TASKS_GET_METHOD, TOOL_NAME, TaskPoll,
 };
 use crate::stats::{CellStats, Recorder, Window};
 
@@ -49,6 +57,9 @@ pub enum Workload {
     Flow,
     /// One `tools/call` of `echo` per request on a 2025-11-25 session opened per connection.
     Session,
+    /// Tasks of the `task_echo` tool: created by a `tools/call`, polled by `tasks/get` until
+    /// completed.
+    Task,
 }
 
 /// Parameters of one HTTP cell.
@@ -180,13 +191,25 @@ impl Connection {
         tool: &'static str,
         body: Vec<u8>,
     ) -> Result<http::Response<Incoming>, ReplyError> {
+        self.send_request(METHOD, tool, body).await
+    }
+
+    /// Sends a 2026-07-28 request of `method` with this JSON-RPC body and `name` in
+    /// `Mcp-Name` (the tool of a `tools/call`, the task of a `tasks/get`), and returns the
+    /// response head.
+    async fn send_request(
+        &mut self,
+        method: &str,
+        name: &str,
+        body: Vec<u8>,
+    ) -> Result<http::Response<Incoming>, ReplyError> {
         let request = Request::post(MCP_PATH)
             .header(header::HOST, &self.host)
             .header(header::CONTENT_TYPE, CONTENT_TYPE_JSON)
             .header(header::ACCEPT, ACCEPT)
             .header(HEADER_PROTOCOL_VERSION, PROTOCOL_VERSION)
-            .header(HEADER_METHOD, METHOD)
-            .header(HEADER_NAME, tool)
+            .header(HEADER_METHOD, method)
+            .header(HEADER_NAME, name)
             .body(Full::new(Bytes::from(body)))
             .map_err(|e| ReplyError::Transport(e.to_string()))?;
         self.sender
@@ -218,6 +241,20 @@ impl Connection {
     /// Sends a `tools/call` of `tool` and returns the JSON-RPC reply body.
     async fn call_body(&mut self, tool: &'static str, body: Vec<u8>) -> Result<Bytes, ReplyError> {
         let response = self.send_body(tool, body).await?;
+        read_reply(response).await
+    }
+
+    /// Sends request `id` creating a task of `task_echo` and returns the JSON-RPC reply body.
+    async fn create_task(&mut self, id: u64) -> Result<Bytes, ReplyError> {
+        self.call_body(TASK_TOOL_NAME, protocol::task_request_body(id))
+            .await
+    }
+
+    /// Sends request `id` polling task `task_id` (`tasks/get`) and returns the JSON-RPC reply
+    /// body.
+    async fn poll_task(&mut self, id: u64, task_id: &str) -> Result<Bytes, ReplyError> {
+        let body = protocol::task_get_body(id, task_id);
+        let response = self.send_request(TASKS_GET_METHOD, task_id, body).await?;
         read_reply(response).await
     }
 }
@@ -338,6 +375,30 @@ pub async fn run_flow(addr: SocketAddr, timeout: Duration) -> anyhow::Result<[St
         .map_err(|states: Vec<String>| anyhow::anyhow!("{} states in a flow", states.len()))
 }
 
+/// Runs one whole task on a fresh connection: creates it, then polls it until it is
+/// completed with the echoed text, every reply checked in full; the pre-flight check of the
+/// task scenario. Returns how many times it was polled.
+pub async fn preflight_task(addr: SocketAddr, timeout: Duration) -> anyhow::Result<u64> {
+    let mut connection = tokio::time::timeout(timeout, Connection::open(addr))
+        .await
+        .context("connect timed out")??;
+    let started = Instant::now();
+    let body = within(timeout, connection.create_task(1)).await?;
+    let task_id = protocol::check_task_created(&body, 1).context("creating the task")?;
+    for (polls, id) in (1..).zip(2..) {
+        let body = within(timeout, connection.poll_task(id, &task_id)).await?;
+        let poll = protocol::check_task_poll(&body, id, &task_id)
+            .with_context(|| format!("poll {polls} of task {task_id}"))?;
+        if poll == TaskPoll::Completed {
+            return Ok(polls);
+        }
+        if started.elapsed() > timeout {
+            anyhow::bail!("task {task_id} still working after {polls} polls ({timeout:?})");
+        }
+    }
+    anyhow::bail!("task {task_id} polled too often")
+}
+
 /// Sends one flow round with an arbitrary `state` on a fresh connection and returns the
 /// reply body as text (for tests: a forged state must be refused).
 pub async fn flow_round_with_state(
@@ -371,6 +432,7 @@ pub async fn run(cell: HttpCell) -> anyhow::Result<CellStats> {
                     worker_loop(cell, window, budget, first_id).await
                 }
                 Workload::Flow => flow_worker_loop(cell, window, budget, first_id).await,
+                Workload::Task => task_worker_loop(cell, window, budget, first_id).await,
             }
         }));
     }
@@ -453,6 +515,20 @@ async fn worker_loop(
     recorder
 }
 
+/// `request`'s reply, or a transport error when none came within `timeout`.
+async fn within(
+    timeout: Duration,
+    request: impl Future<Output = Result<Bytes, ReplyError>>,
+) -> Result<Bytes, ReplyError> {
+    tokio::time::timeout(timeout, request)
+        .await
+        .unwrap_or_else(|_| {
+            Err(ReplyError::Transport(format!(
+                "no reply within {timeout:?}"
+            )))
+        })
+}
+
 /// One request of a flow: sends round `round` and checks the reply, returning the state
 /// to echo next.
 async fn flow_round(
@@ -524,7 +600,88 @@ async fn flow_worker_loop(
         if full {
             recorder.validated();
         }
-        recorder.flow_success(&window, started, Instant::now());
+        recorder.flow_success(&window, started, Instant::now(), 3);
+    }
+    recorder
+}
+
+/// Records `error`; after a transport error the next request opens a new connection.
+fn failed(recorder: &mut Recorder, connection: &mut Option<Connection>, error: &ReplyError) {
+    if matches!(error, ReplyError::Transport(_)) {
+        *connection = None;
+    }
+    recorder.error(error);
+}
+
+async fn task_worker_loop(
+    cell: HttpCell,
+    window: Window,
+    budget: Arc<AtomicU64>,
+    first_id: u64,
+) -> Recorder {
+    let mut recorder = Recorder::default();
+    let mut connection = None;
+    let mut id = first_id;
+    'tasks: while Instant::now() < window.end
+        && budget.fetch_add(1, Ordering::Relaxed) < cell.max_requests
+    {
+        let conn = match connection.as_mut() {
+            Some(conn) => conn,
+            None => match Connection::open(cell.addr).await {
+                Ok(conn) => connection.insert(conn),
+                Err(e) => {
+                    recorder.error(&ReplyError::Transport(format!("{e:#}")));
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    continue;
+                }
+            },
+        };
+        id += 1;
+        let started = Instant::now();
+        let created = within(cell.timeout, conn.create_task(id))
+            .await
+            .and_then(|body| protocol::check_task_created(&body, id));
+        let task_id = match created {
+            Ok(task_id) => task_id,
+            Err(error) => {
+                failed(&mut recorder, &mut connection, &error);
+                continue;
+            }
+        };
+        recorder.success(&window, started, Instant::now());
+        let mut requests = 1;
+        loop {
+            if started.elapsed() > cell.timeout {
+                recorder.error(&ReplyError::Transport(format!(
+                    "task {task_id} still working after {:?}",
+                    cell.timeout
+                )));
+                continue 'tasks;
+            }
+            if budget.fetch_add(1, Ordering::Relaxed) >= cell.max_requests {
+                break 'tasks;
+            }
+            id += 1;
+            requests += 1;
+            let sent = Instant::now();
+            let polled = within(cell.timeout, conn.poll_task(id, &task_id))
+                .await
+                .and_then(|body| protocol::check_task_poll(&body, id, &task_id));
+            let done = Instant::now();
+            match polled {
+                Ok(TaskPoll::Working) => recorder.success(&window, sent, done),
+                Ok(TaskPoll::Completed) => {
+                    recorder.success(&window, sent, done);
+                    recorder.validated();
+                    recorder.flow_success(&window, started, done, requests);
+                    continue 'tasks;
+                }
+                Err(error) => {
+                    failed(&mut recorder, &mut connection, &error);
+                    continue 'tasks;
+                }
+            }
+        }
     }
     recorder
 }

@@ -7,6 +7,7 @@
 //! | `LOAD_HTTP_CONCURRENCY` | `1,64` | HTTP workers per cell, one keep-alive connection each (`none`: skip HTTP) |
 //! | `LOAD_FLOW_CONCURRENCY` | `1,64` | HTTP workers of the three-round flow scenario (`none`: skip it) |
 //! | `LOAD_SESSION_CONCURRENCY` | `1,64` | HTTP workers of the 2025-11-25 session scenario, one session per connection (`none`: skip it) |
+//! | `LOAD_TASK_CONCURRENCY` | `1,64` | HTTP workers of the task scenario, each creating a task and polling it to completion (`none`: skip it) |
 //! | `LOAD_STDIO_IN_FLIGHT` | `1,64` | stdio requests pipelined per cell (`none`: skip stdio) |
 //! | `LOAD_SERVER_THREADS` | `2` | worker threads of the servers' runtime |
 //! | `LOAD_CLIENT_THREADS` | `2` | worker threads of the load generator's runtime |
@@ -32,6 +33,8 @@ pub struct LoadConfig {
     pub flow_concurrency: Vec<usize>,
     /// Concurrency levels of the 2025-11-25 session scenario (HTTP).
     pub session_concurrency: Vec<usize>,
+    /// Concurrency levels of the task scenario (HTTP, the tasks extension).
+    pub task_concurrency: Vec<usize>,
     /// Pipelining depths of the stdio scenarios.
     pub stdio_in_flight: Vec<usize>,
     /// Worker threads given to the servers' runtime.
@@ -56,6 +59,7 @@ impl Default for LoadConfig {
             http_concurrency: vec![1, 64],
             flow_concurrency: vec![1, 64],
             session_concurrency: vec![1, 64],
+            task_concurrency: vec![1, 64],
             stdio_in_flight: vec![1, 64],
             server_threads: 2,
             client_threads: 2,
@@ -100,6 +104,7 @@ impl LoadConfig {
             http_concurrency: list("LOAD_HTTP_CONCURRENCY", &defaults.http_concurrency)?,
             flow_concurrency: list("LOAD_FLOW_CONCURRENCY", &defaults.flow_concurrency)?,
             session_concurrency: list("LOAD_SESSION_CONCURRENCY", &defaults.session_concurrency)?,
+            task_concurrency: list("LOAD_TASK_CONCURRENCY", &defaults.task_concurrency)?,
             stdio_in_flight: list("LOAD_STDIO_IN_FLIGHT", &defaults.stdio_in_flight)?,
             server_threads: to_usize(number("LOAD_SERVER_THREADS", 2)?)?,
             client_threads: to_usize(number("LOAD_CLIENT_THREADS", 2)?)?,
@@ -169,6 +174,7 @@ mod tests {
         assert_eq!(config.http_concurrency, vec![1, 64]);
         assert_eq!(config.flow_concurrency, vec![1, 64]);
         assert_eq!(config.session_concurrency, vec![1, 64]);
+        assert_eq!(config.task_concurrency, vec![1, 64]);
         assert!(config.wants("rmcp"));
         Ok(())
     }
@@ -182,9 +188,11 @@ mod tests {
             "LOAD_TARGETS" => Some("bare-hyper".into()),
             "LOAD_FLOW_CONCURRENCY" => Some("none".into()),
             "LOAD_SESSION_CONCURRENCY" => Some("64".into()),
+            "LOAD_TASK_CONCURRENCY" => Some("none".into()),
             _ => None,
         })?;
         assert_eq!(config.session_concurrency, vec![64]);
+        assert!(config.task_concurrency.is_empty());
         assert!(config.flow_concurrency.is_empty());
         assert_eq!(config.warmup, Duration::from_millis(10));
         assert_eq!(config.measure, Duration::from_millis(20));

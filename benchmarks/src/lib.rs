@@ -25,6 +25,13 @@
 //! same `echo` call on it under its `Mcp-Session-Id`. It is reported as a ratio to bare
 //! hyper's and to the same SDK's 2026-wire rate at the same concurrency.
 //!
+//! A fourth HTTP scenario, tasks (`task http`), runs the tasks extension on ours: each
+//! worker creates a task (a `tools/call` of `task_echo` declaring the extension, answered with
+//! a `CreateTaskResult`), polls it with `tasks/get` back to back until it is `completed`, and
+//! checks the echoed result (see [`protocol::task_request_body`]). It reports tasks/s,
+//! requests per task and whole-task latency, and tasks/s against the same target's
+//! single-call rate at the same concurrency.
+//!
 //! Servers run on their own multi-thread tokio runtime, the load generators on
 //! another ([`runner`]); traffic stays on `127.0.0.1` and every cell is bounded
 //! in time and in request count ([`config`]). The bench target

@@ -15,6 +15,12 @@
 //! declaring `elicitation`) and checks each reply with [`check_flow_reply`], which also
 //! hands back the `requestState` to echo.
 //!
+//! The task scenario (the tasks extension, `io.modelcontextprotocol/tasks`) creates a task
+//! with [`task_request_body`] (tool `task_echo`, clientCapabilities declaring the extension),
+//! whose reply [`check_task_created`] checks and hands back the task id, then polls it with
+//! [`task_get_body`] (`tasks/get`, the task id also in the `Mcp-Name` header) until
+//! [`check_task_poll`] sees it `completed` with the echoed text.
+//!
 //! The session mode (2025-11-25) opens a session per connection with [`INITIALIZE_BODY`] and
 //! [`INITIALIZED_BODY`], then sends [`session_request_body`]: the same `echo` call without
 //! `_meta`, under the session's `Mcp-Session-Id` and `MCP-Protocol-Version: 2025-11-25`.
@@ -373,6 +379,191 @@ pub fn check_flow_reply(
     }
 }
 
+// ----- The tasks extension -----------------------------------------------------------
+
+/// Name of the task tool of the task scenario (the `echo` tool, run as a task).
+pub const TASK_TOOL_NAME: &str = "task_echo";
+/// JSON-RPC method that polls a task.
+pub const TASKS_GET_METHOD: &str = "tasks/get";
+
+const TASK_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}"#;
+const TASK_CALL: &str =
+    r#","method":"tools/call","params":{"name":"task_echo","arguments":{"text":"hello"},"#;
+const TASK_GET: &str = r#","method":"tasks/get","params":{"taskId":"#;
+
+/// The JSON-RPC body that creates a task as request `id`: a `tools/call` of
+/// [`TASK_TOOL_NAME`] from a client declaring the tasks extension.
+pub fn task_request_body(id: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(BODY_PREFIX.len() + TASK_CALL.len() + TASK_META.len() + 22);
+    out.extend_from_slice(BODY_PREFIX.as_bytes());
+    out.extend_from_slice(id.to_string().as_bytes());
+    out.extend_from_slice(TASK_CALL.as_bytes());
+    out.extend_from_slice(TASK_META.as_bytes());
+    out.extend_from_slice(b"}}");
+    out
+}
+
+/// The JSON-RPC body of request `id` polling task `task_id` (`tasks/get`, with the same
+/// `_meta` as the call that created it).
+pub fn task_get_body(id: u64, task_id: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(
+        BODY_PREFIX.len() + TASK_GET.len() + TASK_META.len() + task_id.len() + 26,
+    );
+    out.extend_from_slice(BODY_PREFIX.as_bytes());
+    out.extend_from_slice(id.to_string().as_bytes());
+    out.extend_from_slice(TASK_GET.as_bytes());
+    // A JSON string: task ids are hex, but escape anyway.
+    let _ = serde_json::to_writer(&mut out, task_id);
+    out.push(b',');
+    out.extend_from_slice(TASK_META.as_bytes());
+    out.extend_from_slice(b"}}");
+    out
+}
+
+/// Where a polled task stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskPoll {
+    /// Still `working`: poll again.
+    Working,
+    /// `completed`, with the echoed text as its result.
+    Completed,
+}
+
+#[derive(Deserialize)]
+struct TextContent<'a> {
+    #[serde(borrow)]
+    text: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolResult<'a> {
+    is_error: Option<bool>,
+    #[serde(borrow, default)]
+    content: Vec<TextContent<'a>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TaskResult<'a> {
+    #[serde(borrow)]
+    result_type: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    task_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    status: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    result: Option<ToolResult<'a>>,
+    #[serde(borrow)]
+    error: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct TaskReply<'a> {
+    #[serde(borrow)]
+    jsonrpc: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    result: Option<TaskResult<'a>>,
+    #[serde(borrow)]
+    error: Option<&'a RawValue>,
+}
+
+/// The `result` of a task reply to request `id`: `"jsonrpc":"2.0"`, the id, no `error`,
+/// and `resultType` `expected_type`.
+fn task_result<'a>(
+    json: &'a [u8],
+    id: u64,
+    expected_type: &str,
+) -> Result<TaskResult<'a>, ReplyError> {
+    let reply: TaskReply<'a> =
+        serde_json::from_slice(json).map_err(|e| ReplyError::Malformed(e.to_string()))?;
+    if let Some(error) = reply.error {
+        return Err(ReplyError::JsonRpcError(truncate(error.get())));
+    }
+    let found = reply.id.map_or("none", RawValue::get);
+    if found.parse::<u64>() != Ok(id) {
+        return Err(ReplyError::WrongId {
+            expected: id,
+            found: found.to_owned(),
+        });
+    }
+    if reply.jsonrpc.as_deref() != Some("2.0") {
+        return Err(ReplyError::Malformed("`jsonrpc` is not \"2.0\"".into()));
+    }
+    let result = reply
+        .result
+        .ok_or_else(|| ReplyError::Malformed("no `result` member".into()))?;
+    if result.result_type.as_deref() != Some(expected_type) {
+        return Err(ReplyError::Malformed(format!(
+            "expected resultType {expected_type:?}: {}",
+            truncate(&String::from_utf8_lossy(json))
+        )));
+    }
+    Ok(result)
+}
+
+/// Checks the reply to [`task_request_body`]`(id)`: a `CreateTaskResult` (`resultType`
+/// `task`, status `working`) whose task id it returns.
+pub fn check_task_created(json: &[u8], id: u64) -> Result<String, ReplyError> {
+    let result = task_result(json, id, "task")?;
+    if result.status.as_deref() != Some("working") {
+        return Err(ReplyError::Malformed(format!(
+            "a new task is not working: {}",
+            truncate(&String::from_utf8_lossy(json))
+        )));
+    }
+    match result.task_id {
+        Some(task_id) if !task_id.is_empty() => Ok(task_id.into_owned()),
+        _ => Err(ReplyError::Malformed(format!(
+            "no taskId: {}",
+            truncate(&String::from_utf8_lossy(json))
+        ))),
+    }
+}
+
+/// Checks the reply to [`task_get_body`]`(id, task_id)`: task `task_id`, `working`, or
+/// `completed` with a tool result that is not `isError` and whose first text content is
+/// [`ECHO_TEXT`]. Any other status (`failed`, `cancelled`, `input_required`) is an error.
+pub fn check_task_poll(json: &[u8], id: u64, task_id: &str) -> Result<TaskPoll, ReplyError> {
+    let result = task_result(json, id, "complete")?;
+    if result.task_id.as_deref() != Some(task_id) {
+        return Err(ReplyError::Malformed(format!(
+            "taskId {:?}, expected {task_id:?}",
+            result.task_id
+        )));
+    }
+    match result.status.as_deref() {
+        Some("working") => Ok(TaskPoll::Working),
+        Some("completed") => {
+            let tool = result.result.ok_or_else(|| {
+                ReplyError::Malformed("a completed task carries no `result`".into())
+            })?;
+            if tool.is_error == Some(true) {
+                return Err(ReplyError::JsonRpcError(truncate(
+                    &String::from_utf8_lossy(json),
+                )));
+            }
+            let text = tool.content.first().and_then(|c| c.text.as_deref());
+            if text != Some(ECHO_TEXT) {
+                return Err(ReplyError::Malformed(format!(
+                    "result.content[0].text is {text:?}, expected {ECHO_TEXT:?}"
+                )));
+            }
+            Ok(TaskPoll::Completed)
+        }
+        Some("failed") => Err(ReplyError::JsonRpcError(format!(
+            "the task failed: {}",
+            truncate(result.error.map_or("no error", RawValue::get))
+        ))),
+        status => Err(ReplyError::Malformed(format!(
+            "task status {status:?}: {}",
+            truncate(&String::from_utf8_lossy(json))
+        ))),
+    }
+}
+
 /// `"jsonrpc":"2.0"`, a result that is not `isError`, whose first text content is `expected`.
 fn check_text(json: &[u8], expected: &str) -> Result<(), ReplyError> {
     let value: serde_json::Value =
@@ -531,6 +722,85 @@ mod tests {
             br#"{"jsonrpc":"2.0","id":6,"error":{"code":-32602,"message":"Invalid or expired"}}"#;
         assert!(matches!(
             check_flow_reply(error, 6, FlowRound::Second, false),
+            Err(ReplyError::JsonRpcError(_))
+        ));
+    }
+
+    #[test]
+    fn task_requests_are_the_specified_bodies() -> anyhow::Result<()> {
+        let meta = serde_json::json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {
+                "extensions": {"io.modelcontextprotocol/tasks": {}}
+            }
+        });
+        let call: serde_json::Value = serde_json::from_slice(&task_request_body(5))?;
+        assert_eq!(
+            call,
+            serde_json::json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                "params": {"name": "task_echo", "arguments": {"text": "hello"}, "_meta": meta}})
+        );
+        let get: serde_json::Value = serde_json::from_slice(&task_get_body(6, "ab\"12"))?;
+        assert_eq!(
+            get,
+            serde_json::json!({"jsonrpc": "2.0", "id": 6, "method": "tasks/get",
+                "params": {"taskId": "ab\"12", "_meta": meta}})
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn checks_task_creation() {
+        let created = br#"{"jsonrpc":"2.0","id":5,"result":{"resultType":"task","taskId":"0123abcd","status":"working","createdAt":"2026-12-01T10:00:00.000Z","lastUpdatedAt":"2026-12-01T10:00:00.000Z","ttlMs":5000,"pollIntervalMs":500}}"#;
+        assert_eq!(check_task_created(created, 5), Ok("0123abcd".to_owned()));
+        assert!(matches!(
+            check_task_created(created, 6),
+            Err(ReplyError::WrongId { .. })
+        ));
+        // The call answered at once (the grace shortcut) is not a task.
+        let at_once =
+            br#"{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"hello"}]}}"#;
+        assert!(check_task_created(at_once, 5).is_err());
+        let no_id =
+            br#"{"jsonrpc":"2.0","id":5,"result":{"resultType":"task","status":"working"}}"#;
+        assert!(check_task_created(no_id, 5).is_err());
+        let done = br#"{"jsonrpc":"2.0","id":5,"result":{"resultType":"task","taskId":"t","status":"completed"}}"#;
+        assert!(check_task_created(done, 5).is_err());
+        let refused = br#"{"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"full"}}"#;
+        assert!(matches!(
+            check_task_created(refused, 5),
+            Err(ReplyError::JsonRpcError(_))
+        ));
+    }
+
+    #[test]
+    fn checks_task_polls() {
+        let working = br#"{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","taskId":"t1","status":"working","createdAt":"x","lastUpdatedAt":"x","ttlMs":5000}}"#;
+        assert_eq!(check_task_poll(working, 7, "t1"), Ok(TaskPoll::Working));
+        assert!(check_task_poll(working, 7, "t2").is_err());
+        assert!(check_task_poll(working, 8, "t1").is_err());
+        let completed = br#"{"jsonrpc":"2.0","id":8,"result":{"resultType":"complete","taskId":"t1","status":"completed","createdAt":"x","lastUpdatedAt":"x","ttlMs":5000,"result":{"content":[{"type":"text","text":"hello"}]}}}"#;
+        assert_eq!(check_task_poll(completed, 8, "t1"), Ok(TaskPoll::Completed));
+        let wrong_text = br#"{"jsonrpc":"2.0","id":8,"result":{"resultType":"complete","taskId":"t1","status":"completed","result":{"content":[{"type":"text","text":"bye"}]}}}"#;
+        assert!(check_task_poll(wrong_text, 8, "t1").is_err());
+        let no_result = br#"{"jsonrpc":"2.0","id":8,"result":{"resultType":"complete","taskId":"t1","status":"completed"}}"#;
+        assert!(check_task_poll(no_result, 8, "t1").is_err());
+        let tool_error = br#"{"jsonrpc":"2.0","id":8,"result":{"resultType":"complete","taskId":"t1","status":"completed","result":{"isError":true,"content":[{"type":"text","text":"hello"}]}}}"#;
+        assert!(matches!(
+            check_task_poll(tool_error, 8, "t1"),
+            Err(ReplyError::JsonRpcError(_))
+        ));
+        let failed = br#"{"jsonrpc":"2.0","id":8,"result":{"resultType":"complete","taskId":"t1","status":"failed","error":{"code":-32603,"message":"boom"}}}"#;
+        assert!(matches!(
+            check_task_poll(failed, 8, "t1"),
+            Err(ReplyError::JsonRpcError(e)) if e.contains("boom")
+        ));
+        let cancelled = br#"{"jsonrpc":"2.0","id":8,"result":{"resultType":"complete","taskId":"t1","status":"cancelled"}}"#;
+        assert!(check_task_poll(cancelled, 8, "t1").is_err());
+        let unknown =
+            br#"{"jsonrpc":"2.0","id":8,"error":{"code":-32602,"message":"Unknown task"}}"#;
+        assert!(matches!(
+            check_task_poll(unknown, 8, "t1"),
             Err(ReplyError::JsonRpcError(_))
         ));
     }

@@ -19,6 +19,14 @@
 //! by the baseline's flows/s at the same concurrency in the same run: the share of the flow
 //! rate that survives the variant's extra work (1.00x: it costs nothing).
 //!
+//! The task scenario (`task http`, the tasks extension) has no ceiling and no peer: in the
+//! main table its rows give requests per second (creations and polls alike) and per-request
+//! latency; its own section gives completed tasks per second, requests per task (one creation
+//! plus the polls), whole-task latency (creation sent to the `completed` poll answered), and
+//! tasks/s divided by the same target's single-call `tools/call` rate at the same concurrency
+//! in the same run: how many plain calls one task costs (0.50x would mean a task costs two
+//! plain calls, a creation and a single poll).
+//!
 //! The 2025-11-25 session scenario (`session http`) sends the same `echo` call on a session
 //! opened per connection. It has no ceiling of its own: in the main table its ratio is to
 //! bare hyper's 2026-wire rate at the same concurrency in the same run, and its own section
@@ -74,6 +82,18 @@ pub fn render(report: &RunReport) -> String {
         "session http: initialize + notifications/initialized once per connection, then the same \
          echo call without _meta, Mcp-Session-Id + MCP-Protocol-Version: 2025-11-25"
     );
+    if report
+        .cells
+        .iter()
+        .any(|c| c.scenario.workload == Workload::Task)
+    {
+        let _ = writeln!(
+            out,
+            "task http: tools/call of task_echo declaring io.modelcontextprotocol/tasks in \
+             clientCapabilities.extensions, then tasks/get (Mcp-Method: tasks/get, Mcp-Name: the \
+             task id) until completed; no ceiling"
+        );
+    }
     let _ = writeln!(
         out,
         "ceiling: bare-hyper for http (its 2026-wire cell for session http), echo-stdio for \
@@ -97,6 +117,14 @@ pub fn render(report: &RunReport) -> String {
         "\nours vs rmcp (ours req/s / rmcp req/s; >1 means ours is faster)"
     );
     for (scenario, cells) in &groups {
+        if scenario.workload == Workload::Task {
+            let _ = writeln!(
+                out,
+                "{:<18} n/a (rmcp serves no tasks)",
+                scenario.to_string()
+            );
+            continue;
+        }
         let rate = |kind| {
             cells
                 .iter()
@@ -116,6 +144,7 @@ pub fn render(report: &RunReport) -> String {
     session_section(&mut out, report);
     flow_section(&mut out, report);
     variant_section(&mut out, report);
+    task_section(&mut out, report);
     out
 }
 
@@ -352,14 +381,96 @@ fn flow_section(out: &mut String, report: &RunReport) {
     }
 }
 
-/// The healthy single-call HTTP rate of `flow`'s target (or of its baseline, for a variant)
-/// at `flow`'s concurrency.
-fn single_call_rps(report: &RunReport, flow: &Cell) -> Option<f64> {
-    let target = flow.baseline.unwrap_or(flow.target);
+/// The task section (nothing when the scenario did not run).
+fn task_section(out: &mut String, report: &RunReport) {
+    let tasks: Vec<&Cell> = report
+        .cells
+        .iter()
+        .filter(|c| c.scenario.workload == Workload::Task)
+        .collect();
+    if tasks.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\ntasks (tool `task_echo`, the echo tool as a task: tools/call declaring \
+         io.modelcontextprotocol/tasks answers a task, tasks/get polls it back to back until \
+         completed; every reply checked)"
+    );
+    let _ = writeln!(
+        out,
+        "tasks / single = tasks/s / the same target's single-call tools/call req/s at the same \
+         concurrency in this run (1.00x: a task costs one plain call)\n"
+    );
+    let _ = writeln!(
+        out,
+        "{:<18} {:<12} {:>9} {:>11} {:>8} {:>10} {:>10} {:>14}  status",
+        "scenario",
+        "target",
+        "tasks/s",
+        "req/s",
+        "req/task",
+        "task p50",
+        "task p99",
+        "tasks / single"
+    );
+    for cell in tasks {
+        let scenario = cell.scenario.to_string();
+        let line = match &cell.outcome {
+            Outcome::Measured(stats) if stats.healthy() && stats.flows > 0 => {
+                let single = single_call_rps(report, cell);
+                let ratio = match single {
+                    Some(single) if single > 0.0 => {
+                        format!("{:.2}x", stats.flows_per_sec() / single)
+                    }
+                    _ => "-".to_owned(),
+                };
+                let basis = single.map_or_else(
+                    || "no healthy single-call cell to compare with".to_owned(),
+                    |single| format!("ok (single-call: {single:.0} req/s)"),
+                );
+                format!(
+                    "{scenario:<18} {:<12} {:>9.0} {:>11.0} {:>8.2} {:>10} {:>10} {ratio:>14}  {basis}",
+                    cell.target,
+                    stats.flows_per_sec(),
+                    stats.rps(),
+                    stats.requests_per_flow().unwrap_or_default(),
+                    latency(stats.flow_p50),
+                    latency(stats.flow_p99),
+                )
+            }
+            Outcome::Measured(stats) => format!(
+                "{scenario:<18} {:<12} {:>9} {:>11} {:>8} {:>10} {:>10} {:>14}  BROKEN: {} errors, first: {}",
+                cell.target,
+                "-",
+                "-",
+                "-",
+                "-",
+                "-",
+                "-",
+                stats.errors,
+                stats
+                    .first_error
+                    .as_deref()
+                    .unwrap_or("no task completed in the window")
+            ),
+            Outcome::Broken(why) => format!(
+                "{scenario:<18} {:<12} {:>9} {:>11} {:>8} {:>10} {:>10} {:>14}  BROKEN: {why}",
+                cell.target, "-", "-", "-", "-", "-", "-"
+            ),
+        };
+        let _ = writeln!(out, "{line}");
+    }
+}
+
+/// The healthy single-call HTTP rate of `cell`'s target (or of its baseline, for a variant)
+/// at `cell`'s concurrency: the basis of the flow and task ratios.
+fn single_call_rps(report: &RunReport, cell: &Cell) -> Option<f64> {
+    let target = cell.baseline.unwrap_or(cell.target);
     let twin = Scenario {
         transport: Transport::Http,
         workload: Workload::Echo,
-        depth: flow.scenario.depth,
+        depth: cell.scenario.depth,
     };
     report
         .cells
@@ -391,6 +502,7 @@ fn row(scenario: &str, cell: &Cell, ceiling: Option<f64>) -> String {
                 let what = match cell.scenario.workload {
                     Workload::Echo | Workload::Session => "replies",
                     Workload::Flow => "flows",
+                    Workload::Task => "tasks",
                 };
                 format!("ok ({} {what} fully validated)", stats.validated)
             } else if stats.errors > 0 {
@@ -505,6 +617,68 @@ mod tests {
         assert!(line("ours").contains("300.0µs"), "{text}");
         // ours vs rmcp on the flow scenario: 450 / 300 req/s.
         assert!(text.contains("flow3 http c=1     1.50x"), "{text}");
+    }
+
+    #[test]
+    fn task_ratio_is_against_the_same_targets_single_call_rate() {
+        let task = |target: &'static str, depth: usize, tasks: u64, polls: u64| Cell {
+            scenario: Scenario {
+                transport: Transport::Http,
+                workload: Workload::Task,
+                depth,
+            },
+            target,
+            kind: TargetKind::Ours,
+            baseline: None,
+            outcome: Outcome::Measured(CellStats {
+                requests: tasks + polls,
+                validated: tasks,
+                window: Duration::from_secs(1),
+                flows: tasks,
+                flow_requests: tasks + polls,
+                flow_p50: Duration::from_micros(250),
+                flow_p99: Duration::from_millis(4),
+                ..CellStats::default()
+            }),
+        };
+        let mut at_64 = measured("ours", TargetKind::Ours, 2000, 0);
+        at_64.scenario.depth = 64;
+        let report = RunReport {
+            config: LoadConfig::default(),
+            cores: 2,
+            load_average: (None, None),
+            cells: vec![
+                measured("bare-hyper", TargetKind::Ceiling, 1000, 0),
+                measured("ours", TargetKind::Ours, 800, 0),
+                task("ours", 1, 200, 300),
+                at_64,
+                task("ours", 64, 0, 0),
+            ],
+        };
+        let text = render(&report);
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("task http c=1") && l.contains("single-call: 800"))
+            .unwrap_or_default();
+        // 200 tasks/s / 800 req/s; (200 creations + 300 polls) / 200 tasks.
+        assert!(line.contains("0.25x"), "{text}");
+        assert!(line.contains("2.50"), "{text}");
+        assert!(
+            line.contains("250.0µs") && line.contains("4.00ms"),
+            "{text}"
+        );
+        // The main table counts the tasks validated.
+        assert!(text.contains("ok (200 tasks fully validated)"), "{text}");
+        // No task completed at 64: broken, never a rate.
+        assert!(
+            text.lines().any(|l| l.starts_with("task http c=64")
+                && l.contains("no task completed in the window")),
+            "{text}"
+        );
+        assert!(
+            text.contains("task http c=1      n/a (rmcp serves no tasks)"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -16,7 +16,10 @@
 //! scenario at a concurrency runs right after the single-call HTTP scenario at
 //! the same concurrency, so the two can be compared; so does the 2025-11-25 session scenario
 //! (each connection opens a session, then calls on it), compared with the single-call
-//! 2026-wire cells of the same concurrency. A target that cannot run on
+//! 2026-wire cells of the same concurrency; and so does the task scenario (each worker creates a
+//! task and polls it until it completes), compared with the same target's single-call cell.
+//! Only targets that serve tasks ([`Target::has_tasks`]) have a task cell, each checked
+//! first with one whole task. A target that cannot run on
 //! this machine (the single-use flow without `redis-server`) is skipped, saying
 //! why; a flow-only target (a variant of another) runs no single-call cells, and a
 //! session-only target (a peer's stateful configuration) only the session cells.
@@ -52,7 +55,8 @@ pub enum Transport {
 pub struct Scenario {
     /// The transport.
     pub transport: Transport,
-    /// What is sent ([`Workload::Flow`] only over HTTP).
+    /// What is sent ([`Workload::Flow`], [`Workload::Session`] and [`Workload::Task`] only
+    /// over HTTP).
     pub workload: Workload,
     /// Connections (HTTP) or requests in flight (stdio).
     pub depth: usize,
@@ -64,6 +68,7 @@ impl std::fmt::Display for Scenario {
             (Transport::Http, Workload::Flow) => write!(f, "flow3 http c={}", self.depth),
             (Transport::Http, Workload::Echo) => write!(f, "http c={}", self.depth),
             (Transport::Http, Workload::Session) => write!(f, "session http c={}", self.depth),
+            (Transport::Http, Workload::Task) => write!(f, "task http c={}", self.depth),
             (Transport::Stdio, _) => write!(f, "stdio inflight={}", self.depth),
         }
     }
@@ -164,7 +169,8 @@ pub fn run(
     let mut http: Vec<(&dyn Target, Result<SocketAddr, String>)> = Vec::new();
     let run_http = !config.http_concurrency.is_empty()
         || !config.flow_concurrency.is_empty()
-        || !config.session_concurrency.is_empty();
+        || !config.session_concurrency.is_empty()
+        || !config.task_concurrency.is_empty();
     let runs_http = |t: &dyn Target| {
         let measured = if t.flow_only() {
             t.has_flow() && !config.flow_concurrency.is_empty()
@@ -224,6 +230,23 @@ pub fn run(
             session_ready.insert(target.name(), ready);
         }
     }
+    // Tasks: one created and polled until it completes, fully validated, per target.
+    let mut task_ready: HashMap<&'static str, Result<(), String>> = HashMap::new();
+    if !config.task_concurrency.is_empty() {
+        for (target, started) in http.iter().filter(|(t, _)| t.has_tasks()) {
+            let ready = match started {
+                Err(why) => Err(why.clone()),
+                Ok(addr) => load
+                    .block_on(client::preflight_task(*addr, config.request_timeout))
+                    .map(drop)
+                    .map_err(|e| format!("task pre-flight to {addr} failed: {e:#}")),
+            };
+            if let Err(why) = &ready {
+                eprintln!("[task] {} is BROKEN: {why}", target.name());
+            }
+            task_ready.insert(target.name(), ready);
+        }
+    }
     for scenario in http_scenarios(config) {
         for (target, started) in &http {
             let started = match scenario.workload {
@@ -235,6 +258,11 @@ pub fn run(
                     Some(Ok(())) => started.clone(),
                 },
                 Workload::Flow => match flow_ready.get(target.name()) {
+                    None => continue,
+                    Some(Err(why)) => Err(why.clone()),
+                    Some(Ok(())) => started.clone(),
+                },
+                Workload::Task => match task_ready.get(target.name()) {
                     None => continue,
                     Some(Err(why)) => Err(why.clone()),
                     Some(Ok(())) => started.clone(),
@@ -336,14 +364,15 @@ pub fn run(
 }
 
 /// The HTTP scenarios in run order: for each concurrency (single-call levels first, then
-/// session-only and flow-only ones), the single-call scenario, then the session scenario,
-/// then the flow scenario.
+/// session-only, flow-only and task-only ones), the single-call scenario, then the session
+/// scenario, then the flow scenario, then the task scenario.
 pub fn http_scenarios(config: &LoadConfig) -> Vec<Scenario> {
     let mut depths: Vec<usize> = config.http_concurrency.clone();
     for &depth in config
         .session_concurrency
         .iter()
         .chain(&config.flow_concurrency)
+        .chain(&config.task_concurrency)
     {
         if !depths.contains(&depth) {
             depths.push(depth);
@@ -355,6 +384,7 @@ pub fn http_scenarios(config: &LoadConfig) -> Vec<Scenario> {
             (&config.http_concurrency, Workload::Echo),
             (&config.session_concurrency, Workload::Session),
             (&config.flow_concurrency, Workload::Flow),
+            (&config.task_concurrency, Workload::Task),
         ] {
             if levels.contains(&depth) {
                 scenarios.push(Scenario {
@@ -390,6 +420,17 @@ fn progress(cell: Cell) -> Cell {
             cell.target,
             stats.rps(),
             stats.flows_per_sec(),
+            stats.flow_p50,
+            stats.flow_p99,
+            stats.errors
+        ),
+        Outcome::Measured(stats) if cell.scenario.workload == Workload::Task => eprintln!(
+            "[{}] {:<12} {:>10.0} req/s  {:>9.0} tasks/s  {:.2} req/task  task p50 {:>9.1?}  p99 {:>9.1?}  errors {}",
+            cell.scenario,
+            cell.target,
+            stats.rps(),
+            stats.flows_per_sec(),
+            stats.requests_per_flow().unwrap_or_default(),
             stats.flow_p50,
             stats.flow_p99,
             stats.errors
@@ -432,11 +473,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn flow_scenarios_follow_their_single_call_twins() {
+    fn session_flow_and_task_scenarios_follow_their_single_call_twins() {
         let config = LoadConfig {
             http_concurrency: vec![1, 64],
             flow_concurrency: vec![64, 8],
             session_concurrency: vec![64, 4],
+            task_concurrency: vec![1, 2],
             ..LoadConfig::default()
         };
         let names: Vec<String> = http_scenarios(&config)
@@ -447,16 +489,19 @@ mod tests {
             names,
             [
                 "http c=1",
+                "task http c=1",
                 "http c=64",
                 "session http c=64",
                 "flow3 http c=64",
                 "session http c=4",
-                "flow3 http c=8"
+                "flow3 http c=8",
+                "task http c=2"
             ]
         );
         let none = LoadConfig {
             flow_concurrency: Vec::new(),
             session_concurrency: Vec::new(),
+            task_concurrency: Vec::new(),
             ..LoadConfig::default()
         };
         assert!(

@@ -47,6 +47,8 @@ pub struct Recorder {
     /// Latencies (nanoseconds) of multi-request flows completed inside the window,
     /// first request sent to last reply.
     flow_latencies_ns: Vec<u64>,
+    /// Requests of the flows counted in `flow_latencies_ns`.
+    flow_requests: u64,
     /// Errors seen at any time (warm-up included: a broken target is broken).
     errors: u64,
     /// Replies that passed the full validation.
@@ -65,13 +67,21 @@ impl Recorder {
         }
     }
 
-    /// Records one flow whose every request succeeded, from its first request's send to
-    /// its last reply (counted only when both lie inside the window).
-    pub fn flow_success(&mut self, window: &Window, started: Instant, done: Instant) {
+    /// Records one flow of `requests` requests that all succeeded (three rounds; a task's
+    /// creation and its polls), from its first request's send to its last reply (counted
+    /// only when both lie inside the window).
+    pub fn flow_success(
+        &mut self,
+        window: &Window,
+        started: Instant,
+        done: Instant,
+        requests: u64,
+    ) {
         if window.contains(started, done) {
             let nanos = done.saturating_duration_since(started).as_nanos();
             self.flow_latencies_ns
                 .push(u64::try_from(nanos).unwrap_or(u64::MAX));
+            self.flow_requests += requests;
         }
     }
 
@@ -109,8 +119,11 @@ pub struct CellStats {
     pub p50: Duration,
     /// 99th-percentile latency.
     pub p99: Duration,
-    /// Flows (multi-request scenarios) completed inside the window; 0 elsewhere.
+    /// Flows (multi-request scenarios: three-round flows, tasks) completed inside the
+    /// window; 0 elsewhere.
     pub flows: u64,
+    /// Requests of the flows counted in `flows` (a task's: its creation and its polls).
+    pub flow_requests: u64,
     /// Median latency of a whole flow.
     pub flow_p50: Duration,
     /// 99th-percentile latency of a whole flow.
@@ -136,6 +149,7 @@ impl CellStats {
         for recorder in recorders {
             latencies.extend(recorder.latencies_ns);
             flow_latencies.extend(recorder.flow_latencies_ns);
+            stats.flow_requests += recorder.flow_requests;
             stats.errors += recorder.errors;
             stats.validated += recorder.validated;
             if stats.first_error.is_none() {
@@ -161,6 +175,11 @@ impl CellStats {
         } else {
             0.0
         }
+    }
+
+    /// Requests per completed flow (for tasks: one creation plus the polls), if any completed.
+    pub fn requests_per_flow(&self) -> Option<f64> {
+        (self.flows > 0).then(|| self.flow_requests as f64 / self.flows as f64)
     }
 
     /// Successful requests per second inside the window.
@@ -229,6 +248,7 @@ mod tests {
         assert!(stats.healthy());
         assert!((stats.rps() - 1.0).abs() < 1e-9);
         assert_eq!(stats.flows, 0);
+        assert_eq!(stats.requests_per_flow(), None);
     }
 
     #[test]
@@ -239,11 +259,12 @@ mod tests {
             end: now + Duration::from_secs(2),
         };
         let mut recorder = Recorder::default();
-        recorder.flow_success(&window, now, now + Duration::from_millis(3));
-        recorder.flow_success(&window, now, now + Duration::from_millis(5));
-        recorder.flow_success(&window, now, now + Duration::from_secs(3));
+        recorder.flow_success(&window, now, now + Duration::from_millis(3), 2);
+        recorder.flow_success(&window, now, now + Duration::from_millis(5), 3);
+        recorder.flow_success(&window, now, now + Duration::from_secs(3), 4);
         let stats = CellStats::merge(&window, [recorder]);
         assert_eq!(stats.flows, 2);
+        assert_eq!(stats.requests_per_flow(), Some(2.5));
         assert_eq!(stats.flow_p50, Duration::from_millis(3));
         assert_eq!(stats.flow_p99, Duration::from_millis(5));
         assert!((stats.flows_per_sec() - 1.0).abs() < 1e-9);

@@ -4,14 +4,17 @@
 //! spawns its server on the servers' runtime) and/or over stdio (it names a
 //! `[[bin]]` of this crate that speaks newline-delimited JSON on stdin/stdout).
 //!
-//! | target | HTTP | three-round flow (HTTP) | 2025-11-25 session (HTTP) | stdio |
-//! | --- | --- | --- | --- | --- |
-//! | [`bare_hyper`] | ceiling | – | – | – |
-//! | [`echo_stdio`] | – | – | – | ceiling |
-//! | [`rmcp`] | yes | yes (`RequestStateCodec`) | – | yes |
-//! | `rmcp-session` ([`rmcp::RmcpSession`]) | – | – | yes (`LocalSessionManager`) | – |
-//! | [`ours`] | yes | yes (`Round` / `Step`) | yes (the same server) | yes |
-//! | [`ours_redis`] | – | yes, single use over Redis (ratio to [`ours`]) | – | – |
+//! | target | HTTP | three-round flow (HTTP) | 2025-11-25 session (HTTP) | tasks (HTTP) | stdio |
+//! | --- | --- | --- | --- | --- | --- |
+//! | [`bare_hyper`] | ceiling | – | – | – | – |
+//! | [`echo_stdio`] | – | – | – | – | ceiling |
+//! | [`rmcp`] | yes | yes (`RequestStateCodec`) | – | – | yes |
+//! | `rmcp-session` ([`rmcp::RmcpSession`]) | – | – | yes (`LocalSessionManager`) | – | – |
+//! | [`ours`] | yes | yes (`Round` / `Step`) | yes (the same server) | yes (`task_echo`) | yes |
+//! | [`ours_redis`] | – | yes, single use over Redis (ratio to [`ours`]) | – | – | – |
+//!
+//! The task scenario has no ceiling and no peer: its rate is divided by the same target's
+//! single-call rate at the same concurrency.
 //!
 //! The session scenario has no ceiling of its own: its rates are divided by bare hyper's
 //! 2026-wire rate at the same concurrency, and by the same SDK's 2026-wire rate (rmcp's
@@ -103,6 +106,13 @@ pub trait Target: Send + Sync {
     /// Whether its HTTP server also serves the three-round `flow` tool (see
     /// [`crate::protocol::flow_request_body`]).
     fn has_flow(&self) -> bool {
+        false
+    }
+
+    /// Whether its HTTP server also serves the `task_echo` tool as a task to clients that
+    /// declare the tasks extension, and `tasks/get` (see
+    /// [`crate::protocol::task_request_body`]).
+    fn has_tasks(&self) -> bool {
         false
     }
 
@@ -292,6 +302,37 @@ mod tests {
                     std::time::Duration::from_secs(5),
                 ))
                 .map_err(|e| anyhow::anyhow!("{}: {e:#}", target.name()))?;
+        }
+        shutdown.cancel();
+        Ok(())
+    }
+
+    /// Every target that says it serves tasks completes one, created and polled over HTTP,
+    /// fully validated.
+    #[test]
+    fn task_targets_complete_a_task() -> anyhow::Result<()> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?;
+        let shutdown = CancellationToken::new();
+        let task_targets: Vec<_> = all().into_iter().filter(|t| t.has_tasks()).collect();
+        let names: Vec<&str> = task_targets.iter().map(|t| t.name()).collect();
+        assert_eq!(names, ["ours"], "who serves tasks");
+        for target in task_targets {
+            let listener = runtime.block_on(TcpListener::bind("127.0.0.1:0"))?;
+            let addr = listener.local_addr()?;
+            {
+                let _entered = runtime.enter();
+                target.spawn_http(listener, shutdown.child_token())?;
+            }
+            let polls = runtime
+                .block_on(client::preflight_task(
+                    addr,
+                    std::time::Duration::from_secs(5),
+                ))
+                .map_err(|e| anyhow::anyhow!("{}: {e:#}", target.name()))?;
+            assert!(polls >= 1, "{}", target.name());
         }
         shutdown.cancel();
         Ok(())

@@ -1,5 +1,5 @@
-//! This workspace's SDK (`mcp-server`) serving the `echo` tool and the three-round
-//! `flow` tool.
+//! This workspace's SDK (`mcp-server`) serving the `echo` tool, the three-round `flow` tool
+//! and `task_echo`, the `echo` tool run as a task.
 //!
 //! HTTP: `Server::http_service()` is an axum `Router` answering at its root, so
 //! it is nested at `/mcp` and driven through the same hyper HTTP/1.1 plumbing
@@ -16,9 +16,19 @@
 //! the answer against the form's compiled JSON Schema, then serializing, signing and
 //! re-verifying the next state. The server's signer is the default one (a key generated at
 //! start-up).
+//!
+//! `task_echo` is `echo` registered with `.task()`, whose handler yields once before it
+//! answers: called by a client that declares the tasks extension, it becomes a task at that
+//! first wait (the default grace of zero) and completes in the background. Tasks live in the
+//! default in-memory store, with a TTL of [`TASK_TTL`] and room for [`TASK_CAPACITY`] live
+//! tasks: the load creates thousands a second, which the defaults (one hour, 10 000 tasks)
+//! would turn into a full store, and every later call into an error, within seconds.
+
+use std::time::Duration;
 
 use axum::Router;
 use mcp_server::state::{Continuation, Reply, Round, Step};
+use mcp_server::tasks::MemoryTaskStore;
 use mcp_server::{Arguments, ElicitForm, Server, ServerBuilder, ToolRoute, tool};
 use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
@@ -54,6 +64,10 @@ impl Target for Ours {
     }
 
     fn has_session(&self) -> bool {
+        true
+    }
+
+    fn has_tasks(&self) -> bool {
         true
     }
 
@@ -118,13 +132,21 @@ pub struct EchoArgs {
     pub text: String,
 }
 
-/// The server with its `echo` and `flow` tools.
+/// How long the server keeps a task (its `ttlMs`): the harness polls each task to completion
+/// within milliseconds and never reads it again.
+pub const TASK_TTL: Duration = Duration::from_secs(5);
+
+/// How many live tasks the server's store holds: at [`TASK_TTL`], room for 40 000 tasks a
+/// second, far more than a 2-core machine creates.
+pub const TASK_CAPACITY: usize = 200_000;
+
+/// The server with its `echo`, `flow` and `task_echo` tools.
 pub fn echo_server() -> anyhow::Result<Server> {
     echo_server_with(Server::builder())
 }
 
-/// The server with its `echo` and `flow` tools, built from `builder` (with a request-state
-/// signer of its own, for instance).
+/// The server with its `echo`, `flow` and `task_echo` tools, built from `builder` (with a
+/// request-state signer of its own, for instance); its task store and TTL are set here.
 pub fn echo_server_with(builder: ServerBuilder) -> anyhow::Result<Server> {
     Ok(builder
         .name("mcp-benchmarks-echo")
@@ -137,6 +159,19 @@ pub fn echo_server_with(builder: ServerBuilder) -> anyhow::Result<Server> {
             .description("Echo the text back"),
         )
         .tool(flow)
+        .tool(
+            ToolRoute::new(
+                "task_echo",
+                |Arguments(EchoArgs { text }): Arguments<EchoArgs>| async move {
+                    tokio::task::yield_now().await;
+                    text
+                },
+            )
+            .description("Echo the text back, as a task for clients that declare the extension")
+            .task(),
+        )
+        .task_store(MemoryTaskStore::with_capacity(TASK_CAPACITY))
+        .task_ttl(TASK_TTL)
         .build()?)
 }
 
