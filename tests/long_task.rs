@@ -88,6 +88,11 @@ fn export_as_task(session: &mut impl Session, transport: &str) {
     let created = &created["result"];
     assert_eq!(created["resultType"], "task", "{transport}: {created}");
     assert_eq!(created["status"], "working", "{transport}");
+    // The progress reported before the call became a task is its first status.
+    assert_eq!(
+        created["statusMessage"], "Exporting users, quarter 1 of 4 (0/4)",
+        "{transport}: {created}"
+    );
     let id = created["taskId"].as_str().unwrap().to_owned();
 
     let working = poll_until(session, &id, |t| t["statusMessage"].is_string());

@@ -132,10 +132,10 @@ impl RequestContext {
     }
 
     /// Tells the client what the handler is doing, in a task: the task's `statusMessage`
-    /// (what `tasks/get` shows from now on; reported before the call became a task, it is
-    /// the task's first). Outside a task (the client did not declare the tasks extension,
-    /// or the call finished within the grace) there is nowhere to put it: returns `false`.
-    /// Use [`report_progress`](Self::report_progress) for both.
+    /// (what `tasks/get` shows from now on). In a call that may still become a task, it is
+    /// kept as the task's first status (and lost if the call finishes first). Any other call
+    /// has nowhere to put it: returns `false`. [`report_progress`](Self::report_progress)
+    /// reaches both kinds of client.
     ///
     /// ```
     /// use mcp_server::RequestContext;
@@ -253,26 +253,31 @@ impl RequestContext {
     /// Sends `notifications/progress` if the client asked for progress on this request.
     /// `progress` should increase from one call to the next. Returns whether it was sent.
     /// In a task (which has no progress notifications), it becomes the task's status
-    /// message: the message, with `progress/total`.
+    /// message: the message, with `progress/total`; in a call that may still become a task,
+    /// both (the status kept for the task, the notification sent if asked for).
     pub async fn report_progress(
         &self,
         progress: f64,
         total: Option<f64>,
         message: Option<String>,
     ) -> bool {
-        if self.task_id().is_some() {
+        let may_be_task = self.inner.early_status.is_some();
+        if may_be_task {
             let done = match total {
                 Some(total) => format!("{progress}/{total}"),
                 None => format!("{progress}"),
             };
-            let status = match message {
+            let status = match &message {
                 Some(message) => format!("{message} ({done})"),
                 None => done,
             };
-            return self.report_status(status).await;
+            let kept = self.report_status(status).await;
+            if self.task_id().is_some() {
+                return kept;
+            }
         }
         let Some(token) = self.progress_token() else {
-            return false;
+            return may_be_task;
         };
         let params = ProgressParams {
             progress_token: token.clone(),
