@@ -8,8 +8,10 @@
 //! Before that, [`route`] decides the era of each request: 2026-07-28 (stateless, as above),
 //! or a session of the 2025-11-25 era ([`legacy`], [`session`]). Transports reach the
 //! dispatcher only through the MCP service (`crate::service`). Around every handler that may
-//! take part in a multi-round request runs one guard ([`guard`]). A reply says what it reports
-//! ([`Outcome`]); mapping that onto an HTTP status is the HTTP transport's business.
+//! take part in a multi-round request runs one guard ([`guard`]). A call that becomes a task,
+//! and `tasks/*`, are [`tasks`]'s (the store and the runner are `crate::tasks`). A reply says
+//! what it reports ([`Outcome`]); mapping that onto an HTTP status is the HTTP transport's
+//! business.
 
 mod gate;
 mod guard;
