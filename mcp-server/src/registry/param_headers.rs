@@ -45,6 +45,7 @@ pub(crate) struct ParamHeader {
 
 impl ParamHeader {
     /// The argument's value in `arguments`, if present (null included).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))] // Read by the HTTP transport.
     pub(crate) fn value_in<'a>(&self, arguments: &'a Value) -> Option<&'a Value> {
         self.path
             .iter()
@@ -54,6 +55,7 @@ impl ParamHeader {
 
 /// The mirrored arguments of one tool (usually none).
 #[derive(Debug, Clone, Default)]
+#[cfg_attr(not(feature = "http"), allow(dead_code))] // Read by the HTTP transport.
 pub(crate) struct ParamHeaders(Arc<[ParamHeader]>);
 
 impl ParamHeaders {
@@ -67,11 +69,13 @@ impl ParamHeaders {
     }
 
     /// The mirrored arguments.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))] // Read by the HTTP transport.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &ParamHeader> {
         self.0.iter()
     }
 
     /// Whether the tool mirrors no argument.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))] // Read by the HTTP transport.
     pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }

@@ -39,6 +39,7 @@ pub struct ToolRoute {
     validation: schema::Validation,
     /// The arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header`): read from the
     /// input schema when the route is registered.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))] // Read by the HTTP transport.
     param_headers: ParamHeaders,
 }
 
@@ -263,6 +264,7 @@ impl ToolRoute {
     }
 
     /// The arguments mirrored into `Mcp-Param-*` headers (known once registered).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))] // Read by the HTTP transport.
     pub(crate) fn param_headers(&self) -> &ParamHeaders {
         &self.param_headers
     }
