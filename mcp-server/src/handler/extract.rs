@@ -43,7 +43,7 @@ impl fmt::Display for Rejection {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a handler parameter",
     label = "not an extractor",
-    note = "handler parameters must be extractors: `Arguments<T>`, `RequestContext`, `State<T>`, `UriParams<T>`, `CancellationToken`, `Round<S>`, `InputResponses` or `RequestState`",
+    note = "handler parameters must be extractors: `Arguments<T>`, `RequestContext`, `State<T>`, `UriParams<T>`, `CancellationToken`, `Round<S>`, `InputResponses`, `RawInputResponses` or `RequestState`",
     note = "to receive the tool's arguments, wrap your struct: `Arguments<{Self}>` (it must derive `Deserialize` and `JsonSchema`)"
 )]
 pub trait FromInvocation: Sized {
@@ -68,7 +68,7 @@ pub trait FromInvocation: Sized {
     message = "`{Self}` is neither a tool argument nor an extractor",
     label = "this parameter is not an argument (`Deserialize + JsonSchema`) nor an extractor (`FromInvocation`)",
     note = "an argument type implements `serde::Deserialize` and `schemars::JsonSchema`",
-    note = "an extractor implements `FromInvocation`: `RequestContext`, `State<T>`, `CancellationToken`, `Round<S>`, `InputResponses`, `RequestState`, or `Arguments<T>` for a `T` that derives `ToolInput`",
+    note = "an extractor implements `FromInvocation`: `RequestContext`, `State<T>`, `CancellationToken`, `Round<S>`, `InputResponses`, `RawInputResponses`, `RequestState`, or `Arguments<T>` for a `T` that derives `ToolInput`",
     note = "for shared application state, take `State<{Self}>` and register it with `ServerBuilder::state`"
 )]
 pub trait ToolArgument: DeserializeOwned + JsonSchema {}
