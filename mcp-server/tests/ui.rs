@@ -11,9 +11,15 @@ fn declarations() {
 }
 
 /// `#[derive(ElicitForm)]`, `#[elicit_form]` and `#[derive(FormChoice)]`.
+///
+/// A refused field type's diagnostic lists the types that can be form fields, and the
+/// `chrono` and `url` features add some: the snapshots are of the default features, so with
+/// either feature on only the passing cases run.
 #[test]
 fn forms() {
     let cases = trybuild::TestCases::new();
-    cases.compile_fail("tests/ui/forms/fail/*.rs");
+    if cfg!(not(any(feature = "chrono", feature = "url"))) {
+        cases.compile_fail("tests/ui/forms/fail/*.rs");
+    }
     cases.pass("tests/ui/forms/pass/*.rs");
 }
