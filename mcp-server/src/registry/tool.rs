@@ -173,8 +173,9 @@ impl ToolRoute {
         self
     }
 
-    /// Runs every call as a task ([`TaskSupport::Required`]); a client that did not declare
-    /// the tasks extension gets `-32021`. `#[tool(task = "required")]` does the same.
+    /// Serves only clients that can take a task ([`TaskSupport::Required`]): one that did not
+    /// declare the tasks extension gets `-32021`; for the others it is like
+    /// [`task`](Self::task). `#[tool(task = "required")]` does the same.
     #[must_use]
     pub fn task_required(mut self) -> Self {
         self.task_support = TaskSupport::Required;

@@ -44,7 +44,9 @@ pub enum TaskSupport {
     /// finish within the server's [`task_grace`](crate::ServerBuilder::task_grace) becomes a
     /// task; any other client gets the result when it is ready.
     Optional,
-    /// Only as a task: a client that did not declare the extension gets `-32021`.
+    /// Only for clients that can take a task: one that did not declare the extension gets
+    /// `-32021`; for the others, as [`Optional`](Self::Optional) (a call done before the
+    /// grace is over still answers at once, as the extension allows).
     Required,
 }
 
