@@ -69,10 +69,11 @@ impl TaskWatch {
                     continue;
                 }
             };
-            if version != reported && !notify(ctx, &record.detailed(), meta).await {
+            let settled = record.status.is_terminal();
+            if version != reported && !notify(ctx, &record.into_detailed(), meta).await {
                 return false;
             }
-            if !record.status.is_terminal() {
+            if !settled {
                 kept.push((id, version));
             }
         }

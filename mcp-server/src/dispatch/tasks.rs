@@ -105,7 +105,8 @@ impl Server {
             call: StoredCall {
                 arguments,
                 meta: ctx.meta().clone(),
-            },
+            }
+            .to_raw()?,
             lease_until_ms: Some(tasks.lease_until(now)),
             rounds: 0,
         };
@@ -214,10 +215,11 @@ impl Server {
             tracing::warn!(task = %record.id, tool = %record.tool, "a task's tool was removed");
             return Err(McpError::internal("The task's tool is no longer served"));
         };
+        let call = StoredCall::from_raw(&record.call)?;
         let ctx = RequestContext::new(
             request_id,
             methods::TOOLS_CALL.to_owned(),
-            record.call.meta.clone(),
+            call.meta,
             cancellation,
             Outbound::Discard,
             transport,
@@ -225,7 +227,7 @@ impl Server {
         );
         ctx.attach_task(&record.id);
         let rounds = Rounds {
-            arguments: record.call.arguments.clone(),
+            arguments: call.arguments,
             input_responses: Some(Value::Object(answers)),
             request_state,
         };
@@ -246,7 +248,7 @@ impl Server {
         let tasks = self.tasks();
         let (record, _) = tasks.load(&task_id, owner).await?;
         if !orphaned(&record, now_ms()) {
-            return Ok(record.detailed());
+            return Ok(record.into_detailed());
         }
         let record = tasks
             .change(&task_id, owner, |record| {
@@ -262,7 +264,7 @@ impl Server {
                 Changed::Stored
             })
             .await?;
-        Ok(record.detailed())
+        Ok(record.into_detailed())
     }
 
     /// `tasks/update`: takes the answers to open questions (others are ignored); once every

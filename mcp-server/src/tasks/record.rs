@@ -7,6 +7,7 @@ use mcp_core::protocol::{
     CreateTaskResult, DetailedTask, InputRequests, RequestMeta, Task, TaskDetail, TaskStatus,
 };
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::clock::iso8601;
@@ -34,8 +35,9 @@ pub(crate) struct TaskRecord {
     pub(crate) error: Option<McpError>,
     /// `input_required` (and while answers come in): the open round.
     pub(crate) input: Option<OpenRound>,
-    /// The call, to run the handler again when a round is answered.
-    pub(crate) call: StoredCall,
+    /// The call ([`StoredCall`]), to run the handler again when a round is answered: kept as
+    /// JSON text, read only then, so that polling a task does not parse it.
+    pub(crate) call: Box<RawValue>,
     /// `working`: until when the instance running it vouches for it (it renews this while
     /// the handler runs). Past it, the instance is gone and the task has failed.
     pub(crate) lease_until_ms: Option<u64>,
@@ -60,6 +62,24 @@ pub(crate) struct OpenRound {
 pub(crate) struct StoredCall {
     pub(crate) arguments: Value,
     pub(crate) meta: RequestMeta,
+}
+
+impl StoredCall {
+    /// The call as stored in a record.
+    pub(crate) fn to_raw(&self) -> Result<Box<RawValue>, McpError> {
+        serde_json::value::to_raw_value(self).map_err(|err| {
+            tracing::error!(error = %err, "a task's call could not be serialized");
+            McpError::internal("Internal error")
+        })
+    }
+
+    /// The call a record holds.
+    pub(crate) fn from_raw(raw: &RawValue) -> Result<Self, McpError> {
+        serde_json::from_str(raw.get()).map_err(|err| {
+            tracing::error!(error = %err, "a stored task's call could not be read");
+            McpError::internal("Internal error")
+        })
+    }
 }
 
 /// The wire key of the handler's `key` in input round `round`.
@@ -93,23 +113,20 @@ impl TaskRecord {
     }
 
     /// What `tasks/get` answers, and `notifications/tasks` carries.
-    pub(crate) fn detailed(&self) -> DetailedTask {
+    pub(crate) fn into_detailed(self) -> DetailedTask {
+        let task = self.task();
         let detail = match self.status {
-            TaskStatus::InputRequired => TaskDetail::InputRequests(
-                self.input
-                    .as_ref()
-                    .map(|round| round.pending.clone())
-                    .unwrap_or_default(),
-            ),
-            TaskStatus::Completed => TaskDetail::Result(self.result.clone().unwrap_or_default()),
+            TaskStatus::InputRequired => {
+                TaskDetail::InputRequests(self.input.map(|round| round.pending).unwrap_or_default())
+            }
+            TaskStatus::Completed => TaskDetail::Result(self.result.unwrap_or_default()),
             TaskStatus::Failed => TaskDetail::Error(
                 self.error
-                    .clone()
                     .unwrap_or_else(|| McpError::internal("Internal error")),
             ),
             TaskStatus::Working | TaskStatus::Cancelled => TaskDetail::None,
         };
-        DetailedTask::new(self.task(), detail)
+        DetailedTask::new(task, detail)
     }
 
     /// When the store may forget it.
