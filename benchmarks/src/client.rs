@@ -464,17 +464,9 @@ async fn worker_loop(
     let session = cell.workload == Workload::Session;
     while Instant::now() < window.end && budget.fetch_add(1, Ordering::Relaxed) < cell.max_requests
     {
-        let conn = match connection.as_mut() {
-            Some(conn) => conn,
-            None => match open(cell.addr, session).await {
-                Ok(conn) => connection.insert(conn),
-                Err(e) => {
-                    recorder.error(&ReplyError::Transport(format!("{e:#}")));
-                    // A target that refuses connections is broken; back off instead of spinning.
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                    continue;
-                }
-            },
+        let Some(conn) = connected(&mut connection, &mut recorder, open(cell.addr, session)).await
+        else {
+            continue;
         };
         id += 1;
         let sent = Instant::now();
@@ -485,13 +477,7 @@ async fn worker_loop(
                 conn.call(id).await
             }
         };
-        let outcome = match tokio::time::timeout(cell.timeout, call).await {
-            Ok(result) => result,
-            Err(_) => Err(ReplyError::Transport(format!(
-                "no reply within {:?}",
-                cell.timeout
-            ))),
-        };
+        let outcome = within(cell.timeout, call).await;
         let done = Instant::now();
         let checked = outcome.and_then(|body| {
             if (id - first_id - 1).is_multiple_of(cell.sample_every) {
@@ -504,12 +490,7 @@ async fn worker_loop(
         });
         match checked {
             Ok(()) => recorder.success(&window, sent, done),
-            Err(error) => {
-                if matches!(error, ReplyError::Transport(_)) {
-                    connection = None;
-                }
-                recorder.error(&error);
-            }
+            Err(error) => failed(&mut recorder, &mut connection, &error),
         }
     }
     recorder
@@ -563,16 +544,10 @@ async fn flow_worker_loop(
     'flows: while Instant::now() < window.end
         && budget.fetch_add(3, Ordering::Relaxed) < cell.max_requests
     {
-        let conn = match connection.as_mut() {
-            Some(conn) => conn,
-            None => match Connection::open(cell.addr).await {
-                Ok(conn) => connection.insert(conn),
-                Err(e) => {
-                    recorder.error(&ReplyError::Transport(format!("{e:#}")));
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                    continue;
-                }
-            },
+        let Some(conn) =
+            connected(&mut connection, &mut recorder, Connection::open(cell.addr)).await
+        else {
+            continue;
         };
         let full = flow.is_multiple_of(cell.sample_every);
         flow += 1;
@@ -589,10 +564,7 @@ async fn flow_worker_loop(
                     state = next;
                 }
                 Err(error) => {
-                    if matches!(error, ReplyError::Transport(_)) {
-                        connection = None;
-                    }
-                    recorder.error(&error);
+                    failed(&mut recorder, &mut connection, &error);
                     continue 'flows;
                 }
             }
@@ -603,6 +575,27 @@ async fn flow_worker_loop(
         recorder.flow_success(&window, started, Instant::now(), 3);
     }
     recorder
+}
+
+/// The worker's connection, opened with `open` when it has none. When opening fails, the
+/// error is recorded and the worker backs off a moment (a target that refuses connections is
+/// broken; it is not hammered), and there is no connection: `None`.
+async fn connected<'c>(
+    slot: &'c mut Option<Connection>,
+    recorder: &mut Recorder,
+    open: impl Future<Output = anyhow::Result<Connection>>,
+) -> Option<&'c mut Connection> {
+    if slot.is_none() {
+        match open.await {
+            Ok(conn) => *slot = Some(conn),
+            Err(e) => {
+                recorder.error(&ReplyError::Transport(format!("{e:#}")));
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                return None;
+            }
+        }
+    }
+    slot.as_mut()
 }
 
 /// Records `error`; after a transport error the next request opens a new connection.
@@ -625,16 +618,10 @@ async fn task_worker_loop(
     'tasks: while Instant::now() < window.end
         && budget.fetch_add(1, Ordering::Relaxed) < cell.max_requests
     {
-        let conn = match connection.as_mut() {
-            Some(conn) => conn,
-            None => match Connection::open(cell.addr).await {
-                Ok(conn) => connection.insert(conn),
-                Err(e) => {
-                    recorder.error(&ReplyError::Transport(format!("{e:#}")));
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                    continue;
-                }
-            },
+        let Some(conn) =
+            connected(&mut connection, &mut recorder, Connection::open(cell.addr)).await
+        else {
+            continue;
         };
         id += 1;
         let started = Instant::now();

@@ -124,20 +124,26 @@ pub fn reply_id(json: &[u8]) -> Option<u64> {
     serde_json::from_slice::<IdOnly>(json).ok()?.id
 }
 
-/// Cheap check: `json` is a JSON-RPC success reply to request `id`.
-pub fn check_reply(json: &[u8], id: u64) -> Result<(), ReplyError> {
-    let reply: CheapReply<'_> =
-        serde_json::from_slice(json).map_err(|e| ReplyError::Malformed(e.to_string()))?;
-    if let Some(error) = reply.error {
+/// A reply's `error` and `id`: no error, and the id of request `id`.
+fn answered(error: Option<&RawValue>, found: Option<&RawValue>, id: u64) -> Result<(), ReplyError> {
+    if let Some(error) = error {
         return Err(ReplyError::JsonRpcError(truncate(error.get())));
     }
-    let found = reply.id.map_or("none", RawValue::get);
+    let found = found.map_or("none", RawValue::get);
     if found.parse::<u64>() != Ok(id) {
         return Err(ReplyError::WrongId {
             expected: id,
             found: found.to_owned(),
         });
     }
+    Ok(())
+}
+
+/// Cheap check: `json` is a JSON-RPC success reply to request `id`.
+pub fn check_reply(json: &[u8], id: u64) -> Result<(), ReplyError> {
+    let reply: CheapReply<'_> =
+        serde_json::from_slice(json).map_err(|e| ReplyError::Malformed(e.to_string()))?;
+    answered(reply.error, reply.id, id)?;
     if reply.result.is_none() {
         return Err(ReplyError::Malformed("no `result` member".into()));
     }
@@ -327,16 +333,7 @@ pub fn check_flow_reply(
 ) -> Result<Option<String>, ReplyError> {
     let reply: FlowReply<'_> =
         serde_json::from_slice(json).map_err(|e| ReplyError::Malformed(e.to_string()))?;
-    if let Some(error) = reply.error {
-        return Err(ReplyError::JsonRpcError(truncate(error.get())));
-    }
-    let found = reply.id.map_or("none", RawValue::get);
-    if found.parse::<u64>() != Ok(id) {
-        return Err(ReplyError::WrongId {
-            expected: id,
-            found: found.to_owned(),
-        });
-    }
+    answered(reply.error, reply.id, id)?;
     let result = reply
         .result
         .ok_or_else(|| ReplyError::Malformed("no `result` member".into()))?;
@@ -479,16 +476,7 @@ fn task_result<'a>(
 ) -> Result<TaskResult<'a>, ReplyError> {
     let reply: TaskReply<'a> =
         serde_json::from_slice(json).map_err(|e| ReplyError::Malformed(e.to_string()))?;
-    if let Some(error) = reply.error {
-        return Err(ReplyError::JsonRpcError(truncate(error.get())));
-    }
-    let found = reply.id.map_or("none", RawValue::get);
-    if found.parse::<u64>() != Ok(id) {
-        return Err(ReplyError::WrongId {
-            expected: id,
-            found: found.to_owned(),
-        });
-    }
+    answered(reply.error, reply.id, id)?;
     if reply.jsonrpc.as_deref() != Some("2.0") {
         return Err(ReplyError::Malformed("`jsonrpc` is not \"2.0\"".into()));
     }

@@ -184,11 +184,7 @@ fn ceiling_rps(report: &RunReport, scenario: Scenario) -> Option<f64> {
 
 /// The 2025-11-25 session section (nothing when the scenario did not run).
 fn session_section(out: &mut String, report: &RunReport) {
-    let sessions: Vec<&Cell> = report
-        .cells
-        .iter()
-        .filter(|c| c.scenario.workload == Workload::Session)
-        .collect();
+    let sessions = cells_of(report, Workload::Session);
     if sessions.is_empty() {
         return;
     }
@@ -309,13 +305,33 @@ fn variant_section(out: &mut String, report: &RunReport) {
     }
 }
 
-/// The three-round flow section (nothing when the scenario did not run).
-fn flow_section(out: &mut String, report: &RunReport) {
-    let flows: Vec<&Cell> = report
+/// `per_sec` as a ratio to the same target's single-call req/s in the same scenario (`-`
+/// without a healthy single-call cell), and the status naming that basis.
+fn against_single(report: &RunReport, cell: &Cell, per_sec: f64) -> (String, String) {
+    let single = single_call_rps(report, cell);
+    let ratio = match single {
+        Some(single) if single > 0.0 => format!("{:.2}x", per_sec / single),
+        _ => "-".to_owned(),
+    };
+    let basis = single.map_or_else(
+        || "no healthy single-call cell to compare with".to_owned(),
+        |single| format!("ok (single-call: {single:.0} req/s)"),
+    );
+    (ratio, basis)
+}
+
+/// The cells of `workload`.
+fn cells_of(report: &RunReport, workload: Workload) -> Vec<&Cell> {
+    report
         .cells
         .iter()
-        .filter(|c| c.scenario.workload == Workload::Flow)
-        .collect();
+        .filter(|c| c.scenario.workload == workload)
+        .collect()
+}
+
+/// The three-round flow section (nothing when the scenario did not run).
+fn flow_section(out: &mut String, report: &RunReport) {
+    let flows = cells_of(report, Workload::Flow);
     if flows.is_empty() {
         return;
     }
@@ -338,17 +354,7 @@ fn flow_section(out: &mut String, report: &RunReport) {
         let scenario = cell.scenario.to_string();
         let line = match &cell.outcome {
             Outcome::Measured(stats) if stats.healthy() => {
-                let single = single_call_rps(report, cell);
-                let ratio = match single {
-                    Some(single) if single > 0.0 => {
-                        format!("{:.2}x", stats.flows_per_sec() * 3.0 / single)
-                    }
-                    _ => "-".to_owned(),
-                };
-                let basis = single.map_or_else(
-                    || "no healthy single-call cell to compare with".to_owned(),
-                    |single| format!("ok (single-call: {single:.0} req/s)"),
-                );
+                let (ratio, basis) = against_single(report, cell, stats.flows_per_sec() * 3.0);
                 format!(
                     "{scenario:<18} {:<12} {:>9.0} {:>11.0} {:>10} {:>10} {ratio:>17}  {basis}",
                     cell.target,
@@ -383,11 +389,7 @@ fn flow_section(out: &mut String, report: &RunReport) {
 
 /// The task section (nothing when the scenario did not run).
 fn task_section(out: &mut String, report: &RunReport) {
-    let tasks: Vec<&Cell> = report
-        .cells
-        .iter()
-        .filter(|c| c.scenario.workload == Workload::Task)
-        .collect();
+    let tasks = cells_of(report, Workload::Task);
     if tasks.is_empty() {
         return;
     }
@@ -418,17 +420,7 @@ fn task_section(out: &mut String, report: &RunReport) {
         let scenario = cell.scenario.to_string();
         let line = match &cell.outcome {
             Outcome::Measured(stats) if stats.healthy() && stats.flows > 0 => {
-                let single = single_call_rps(report, cell);
-                let ratio = match single {
-                    Some(single) if single > 0.0 => {
-                        format!("{:.2}x", stats.flows_per_sec() / single)
-                    }
-                    _ => "-".to_owned(),
-                };
-                let basis = single.map_or_else(
-                    || "no healthy single-call cell to compare with".to_owned(),
-                    |single| format!("ok (single-call: {single:.0} req/s)"),
-                );
+                let (ratio, basis) = against_single(report, cell, stats.flows_per_sec());
                 format!(
                     "{scenario:<18} {:<12} {:>9.0} {:>11.0} {:>8.2} {:>10} {:>10} {ratio:>14}  {basis}",
                     cell.target,
