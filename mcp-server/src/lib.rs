@@ -51,6 +51,8 @@ pub mod context;
 mod dispatch;
 pub mod handler;
 mod macro_support;
+#[cfg(feature = "redis")]
+mod redis_link;
 pub mod registry;
 pub mod server;
 pub mod service;

@@ -3,9 +3,9 @@
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
 use super::{Consumption, SingleUseStore, StateDigest, StoreError};
+use crate::redis_link::{Failure, RedisLink};
 
 /// Consumed states in Redis (feature `redis`), shared by every instance behind a load
 /// balancer that connects to the same Redis: a state consumed on one is refused on all.
@@ -17,7 +17,7 @@ use super::{Consumption, SingleUseStore, StateDigest, StoreError};
 /// each) and a `maxmemory-policy` that never evicts these keys (`noeviction`, or a
 /// `volatile-*` policy on an instance holding nothing else).
 ///
-/// The connection is a [`ConnectionManager`]: it reconnects after a dropped connection.
+/// The connection is a [`ConnectionManager`](redis::aio::ConnectionManager): it reconnects after a dropped connection.
 /// Every command is bounded by a timeout ([`DEFAULT_TIMEOUT`](Self::DEFAULT_TIMEOUT) unless
 /// [`connect_with_timeout`](Self::connect_with_timeout) says otherwise): a Redis that is down,
 /// unreachable or too slow fails the request closed (`-32603`, the reason in the log), and
@@ -37,16 +37,15 @@ use super::{Consumption, SingleUseStore, StateDigest, StoreError};
 /// ```
 #[derive(Clone)]
 pub struct RedisStore {
-    connection: ConnectionManager,
+    link: RedisLink,
     prefix: String,
-    timeout: Duration,
 }
 
 impl std::fmt::Debug for RedisStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RedisStore")
             .field("key_prefix", &self.prefix)
-            .field("timeout", &self.timeout)
+            .field("timeout", &self.link.timeout())
             .finish_non_exhaustive()
     }
 }
@@ -67,22 +66,12 @@ impl RedisStore {
     /// Connects to the Redis at `url`, bounding the connection and every later command by
     /// `timeout` (at least one millisecond).
     pub async fn connect_with_timeout(url: &str, timeout: Duration) -> Result<Self, StoreError> {
-        let timeout = timeout.max(Duration::from_millis(1));
-        let client = redis::Client::open(url).map_err(unavailable)?;
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(timeout))
-            .set_response_timeout(Some(timeout))
-            .set_number_of_retries(2)
-            .set_max_delay(timeout);
-        let connecting = ConnectionManager::new_with_config(client, config);
-        let connection = tokio::time::timeout(timeout, connecting)
+        let link = RedisLink::connect(url, timeout)
             .await
-            .map_err(|_| StoreError::Timeout(timeout))?
-            .map_err(unavailable)?;
+            .map_err(store_error)?;
         Ok(Self {
-            connection,
+            link,
             prefix: Self::DEFAULT_KEY_PREFIX.to_owned(),
-            timeout,
         })
     }
 
@@ -101,7 +90,7 @@ impl RedisStore {
 
     /// How long each command may take.
     pub fn timeout(&self) -> Duration {
-        self.timeout
+        self.link.timeout()
     }
 
     /// The key recording `digest`: the prefix, then the digest in lowercase hex.
@@ -131,13 +120,8 @@ impl SingleUseStore for RedisStore {
             // EXAT t expires the key at the start of second t; the state stays replayable
             // through the whole of second `until`.
             .arg(until.saturating_add(1));
-        let mut connection = self.connection.clone();
-        let timeout = self.timeout;
         Box::pin(async move {
-            let reply = tokio::time::timeout(timeout, command.query_async(&mut connection))
-                .await
-                .map_err(|_| StoreError::Timeout(timeout))?
-                .map_err(unavailable)?;
+            let reply: redis::Value = self.link.query(&command).await.map_err(store_error)?;
             match reply {
                 redis::Value::Okay => Ok(Consumption::Fresh),
                 redis::Value::Nil => Ok(Consumption::AlreadyUsed),
@@ -149,7 +133,10 @@ impl SingleUseStore for RedisStore {
     }
 }
 
-/// A Redis error as the store's error (its text names the failure, never the URL).
-fn unavailable(err: redis::RedisError) -> StoreError {
-    StoreError::Unavailable(Box::new(err))
+/// A Redis failure as the store's error (its text names the failure, never the URL).
+fn store_error(failure: Failure) -> StoreError {
+    match failure {
+        Failure::Timeout(timeout) => StoreError::Timeout(timeout),
+        Failure::Redis(err) => StoreError::Unavailable(Box::new(err)),
+    }
 }

@@ -3,9 +3,9 @@
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
 use super::{TaskEntry, TaskStore, TaskStoreError};
+use crate::redis_link::{Failure, RedisLink};
 
 /// Creates the hash unless the key exists: `HSET v d e`, then its expiry.
 const CREATE: &str = r"
@@ -51,16 +51,15 @@ return 1
 /// ```
 #[derive(Clone)]
 pub struct RedisTaskStore {
-    connection: ConnectionManager,
+    link: RedisLink,
     prefix: String,
-    timeout: Duration,
 }
 
 impl std::fmt::Debug for RedisTaskStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RedisTaskStore")
             .field("key_prefix", &self.prefix)
-            .field("timeout", &self.timeout)
+            .field("timeout", &self.link.timeout())
             .finish_non_exhaustive()
     }
 }
@@ -84,22 +83,12 @@ impl RedisTaskStore {
         url: &str,
         timeout: Duration,
     ) -> Result<Self, TaskStoreError> {
-        let timeout = timeout.max(Duration::from_millis(1));
-        let client = redis::Client::open(url).map_err(unavailable)?;
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(timeout))
-            .set_response_timeout(Some(timeout))
-            .set_number_of_retries(2)
-            .set_max_delay(timeout);
-        let connecting = ConnectionManager::new_with_config(client, config);
-        let connection = tokio::time::timeout(timeout, connecting)
+        let link = RedisLink::connect(url, timeout)
             .await
-            .map_err(|_| TaskStoreError::Timeout(timeout))?
-            .map_err(unavailable)?;
+            .map_err(store_error)?;
         Ok(Self {
-            connection,
+            link,
             prefix: Self::DEFAULT_KEY_PREFIX.to_owned(),
-            timeout,
         })
     }
 
@@ -118,18 +107,6 @@ impl RedisTaskStore {
 
     fn key(&self, id: &str) -> String {
         format!("{}{id}", self.prefix)
-    }
-
-    /// Runs `command` within the timeout.
-    async fn run<T: redis::FromRedisValue>(
-        &self,
-        command: redis::Cmd,
-    ) -> Result<T, TaskStoreError> {
-        let mut connection = self.connection.clone();
-        tokio::time::timeout(self.timeout, command.query_async(&mut connection))
-            .await
-            .map_err(|_| TaskStoreError::Timeout(self.timeout))?
-            .map_err(unavailable)
     }
 }
 
@@ -158,7 +135,13 @@ impl TaskStore for RedisTaskStore {
             .arg(entry.version)
             .arg(&entry.data)
             .arg(expiry(&entry));
-        Box::pin(async move { self.run::<i64>(command).await.map(|created| created == 1) })
+        Box::pin(async move {
+            self.link
+                .query::<i64>(&command)
+                .await
+                .map(|created| created == 1)
+                .map_err(store_error)
+        })
     }
 
     fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskEntry>, TaskStoreError>> {
@@ -166,7 +149,7 @@ impl TaskStore for RedisTaskStore {
         command.arg(self.key(id)).arg("v").arg("d").arg("e");
         Box::pin(async move {
             let (version, data, expires): (Option<u64>, Option<String>, Option<u64>) =
-                self.run(command).await?;
+                self.link.query(&command).await.map_err(store_error)?;
             Ok(match (version, data) {
                 (Some(version), Some(data)) => Some(TaskEntry {
                     version,
@@ -193,11 +176,20 @@ impl TaskStore for RedisTaskStore {
             .arg(entry.version)
             .arg(&entry.data)
             .arg(expiry(&entry));
-        Box::pin(async move { self.run::<i64>(command).await.map(|replaced| replaced == 1) })
+        Box::pin(async move {
+            self.link
+                .query::<i64>(&command)
+                .await
+                .map(|replaced| replaced == 1)
+                .map_err(store_error)
+        })
     }
 }
 
-/// A Redis error as the store's error (its text names the failure, never the URL).
-fn unavailable(err: redis::RedisError) -> TaskStoreError {
-    TaskStoreError::Unavailable(Box::new(err))
+/// A Redis failure as the store's error (its text names the failure, never the URL).
+fn store_error(failure: Failure) -> TaskStoreError {
+    match failure {
+        Failure::Timeout(timeout) => TaskStoreError::Timeout(timeout),
+        Failure::Redis(err) => TaskStoreError::Unavailable(Box::new(err)),
+    }
 }
