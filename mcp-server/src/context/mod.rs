@@ -1,6 +1,7 @@
 //! The request context handed to handlers: who is asking, with which capabilities, and
 //! the channels a handler uses while it works (progress, logs, cancellation).
 
+mod caller;
 mod outbound;
 mod polling;
 mod transport;
@@ -18,6 +19,8 @@ use tokio_util::sync::CancellationToken;
 use crate::Server;
 use crate::dispatch::Session;
 
+#[allow(unused_imports)] // Until the per-caller quotas use it.
+pub(crate) use caller::Caller;
 pub use outbound::Outbound;
 #[cfg(feature = "http")] // The HTTP transport makes them.
 pub(crate) use polling::SseControl;

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use super::caller::Caller;
 use super::polling::SseControl;
 
 /// The transport a request arrived on.
@@ -169,5 +170,15 @@ impl TransportInfo {
     /// The authenticated identity, if any.
     pub fn auth(&self) -> Option<&AuthIdentity> {
         self.auth.as_ref()
+    }
+
+    /// Whom the request counts against for per-caller quotas (see [`Caller`]).
+    #[allow(dead_code)] // Until the per-caller quotas use it.
+    pub(crate) fn caller(&self) -> Caller {
+        #[cfg(feature = "http")]
+        let peer = self.http.as_deref().and_then(super::caller::peer_of);
+        #[cfg(not(feature = "http"))]
+        let peer = None;
+        Caller::of(self.auth.as_ref(), peer)
     }
 }

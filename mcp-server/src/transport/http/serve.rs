@@ -7,6 +7,8 @@
 //!   requests, is closed rather than held for good.
 //! - At most [`HttpConfig::max_connections`] connections are served at once; further ones
 //!   wait in the listen queue.
+//! - Each request carries the connection's peer address (`ConnectInfo<SocketAddr>`), the key
+//!   of unauthenticated callers' quotas.
 //! - On shutdown the listener closes, every connection finishes the request it serves and
 //!   closes (open streams end when the server shuts down), and the function returns.
 //!
@@ -17,7 +19,8 @@ use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::Router;
+use axum::extract::ConnectInfo;
+use axum::{Extension, Router};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
@@ -50,8 +53,8 @@ pub(super) async fn serve(
             accepted = listener.accept() => accepted,
             () = &mut shutdown => break,
         };
-        let stream = match accepted {
-            Ok((stream, _peer)) => stream,
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
             Err(err) => {
                 tracing::warn!(error = %err, "could not accept a connection");
                 tokio::time::sleep(ACCEPT_BACKOFF).await;
@@ -60,7 +63,9 @@ pub(super) async fn serve(
         };
         // Responses are written whole: no need to wait for more to fill a packet.
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(router.clone());
+        // The peer address, for per-caller quotas (`context::Caller`), as axum's
+        // `into_make_service_with_connect_info` would record it.
+        let service = TowerToHyperService::new(router.clone().layer(Extension(ConnectInfo(peer))));
         driver.spawn(&graceful, TokioIo::new(stream), service, place);
     }
     drop(listener);
