@@ -7,6 +7,28 @@ use serde_json::{Map, Value};
 
 use super::{McpError, RequestId};
 
+/// The longest string request id accepted, in bytes (integer ids are always accepted).
+///
+/// A server echoes a request's id on its response and keeps it while the request runs (and,
+/// on a resumable 2025-11-25 stream, in the events kept for replay), so an id is something a
+/// client sends and the server keeps: without a bound, a `ping` with a multi-megabyte id costs
+/// the server megabytes per request. 256 bytes is far more than any client uses (UUIDs are 36,
+/// counters a few). A message, request or response, with a longer string id is refused with
+/// `-32600` (invalid request) before anything is kept, and the error carries no id: the
+/// oversized one is never echoed.
+///
+/// ```
+/// use mcp_core::jsonrpc::{MAX_REQUEST_ID_BYTES, parse_message};
+/// use mcp_core::ErrorCode;
+///
+/// let id = "x".repeat(MAX_REQUEST_ID_BYTES + 1);
+/// let line = format!(r#"{{"jsonrpc":"2.0","id":"{id}","method":"ping"}}"#);
+/// let refused = parse_message(line.as_bytes()).unwrap_err();
+/// assert_eq!(refused.error.code, ErrorCode::INVALID_REQUEST);
+/// assert_eq!(refused.id, None);
+/// ```
+pub const MAX_REQUEST_ID_BYTES: usize = 256;
+
 /// A request from the client: it has an id and expects exactly one response.
 #[derive(Debug, Clone, PartialEq)]
 pub struct IncomingRequest {
@@ -62,8 +84,9 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::E
 ///
 /// On failure, returns the error response to send: `-32700` when the bytes are not JSON,
 /// `-32600` when they are JSON but not one well-formed message (a batch array, a scalar,
-/// a missing or wrong `jsonrpc`, a bad id, a non-string method, non-object params). The error
-/// echoes the request id whenever one could be read.
+/// a missing or wrong `jsonrpc`, a bad id, a string id longer than [`MAX_REQUEST_ID_BYTES`],
+/// a non-string method, non-object params). The error echoes the request id whenever one
+/// could be read (never an oversized one).
 ///
 /// ```
 /// use mcp_core::jsonrpc::{parse_message, IncomingMessage};
@@ -110,9 +133,20 @@ pub fn parse_message(bytes: &[u8]) -> Result<IncomingMessage, Box<ErrorResponse>
     classify(raw)
 }
 
+/// The message refusing an id longer than [`MAX_REQUEST_ID_BYTES`].
+const ID_TOO_LONG: &str = "Invalid request: id is longer than 256 bytes";
+// The message names the limit: keep them in step.
+const _: () = assert!(MAX_REQUEST_ID_BYTES == 256);
+
 fn classify(raw: RawMessage) -> Result<IncomingMessage, Box<ErrorResponse>> {
     let id = match &raw.id {
         None => None,
+        Some(Value::String(id)) if id.len() > MAX_REQUEST_ID_BYTES => {
+            return Err(Box::new(ErrorResponse::new(
+                None,
+                McpError::invalid_request(ID_TOO_LONG),
+            )));
+        }
         Some(value) => match RequestId::from_value(value) {
             Some(id) => Some(id),
             None => {
@@ -299,6 +333,50 @@ mod tests {
             code(br#"{"jsonrpc":"2.0","id":{},"method":"m"}"#).0,
             ErrorCode::INVALID_REQUEST
         );
+    }
+
+    #[test]
+    fn refuses_oversized_string_ids_without_echoing_them() {
+        let longest = "i".repeat(MAX_REQUEST_ID_BYTES);
+        let line = format!(r#"{{"jsonrpc":"2.0","id":"{longest}","method":"ping"}}"#);
+        assert!(
+            matches!(parse_message(line.as_bytes()), Ok(IncomingMessage::Request(r)) if r.id == RequestId::from(longest.as_str())),
+            "an id of exactly the limit is accepted"
+        );
+        let over = "i".repeat(MAX_REQUEST_ID_BYTES + 1);
+        let huge = "i".repeat(3_500_000);
+        for id in [&over, &huge] {
+            for line in [
+                format!(r#"{{"jsonrpc":"2.0","id":"{id}","method":"ping"}}"#),
+                format!(r#"{{"jsonrpc":"2.0","id":"{id}","result":{{}}}}"#),
+                format!(r#"{{"jsonrpc":"2.0","id":"{id}","error":{{"code":1,"message":"m"}}}}"#),
+                format!(r#"{{"jsonrpc":"1.0","id":"{id}","method":"ping"}}"#),
+            ] {
+                let err = parse_message(line.as_bytes()).expect_err("refused");
+                assert_eq!(
+                    err.error.code,
+                    ErrorCode::INVALID_REQUEST,
+                    "{}",
+                    &line[..40]
+                );
+                assert_eq!(err.id, None, "never echoed");
+                assert!(
+                    err.error.message.contains("256 bytes"),
+                    "{}",
+                    err.error.message
+                );
+            }
+        }
+        // The limit counts bytes, not characters: 86 three-byte characters are 258 bytes.
+        let wide = "\u{20ac}".repeat(86);
+        let line = format!(r#"{{"jsonrpc":"2.0","id":"{wide}","method":"ping"}}"#);
+        assert_eq!(code(line.as_bytes()).0, ErrorCode::INVALID_REQUEST);
+        // Integers are always fine.
+        let line = format!(r#"{{"jsonrpc":"2.0","id":{},"method":"ping"}}"#, i64::MAX);
+        assert!(matches!(
+            parse_message(line.as_bytes()),
+            Ok(IncomingMessage::Request(_))
+        ));
     }
 
     #[test]
