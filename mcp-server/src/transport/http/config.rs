@@ -37,6 +37,8 @@ pub struct HttpConfig {
     pub(crate) session_idle: Duration,
     pub(crate) sse_retry: Option<Duration>,
     pub(crate) replay_bytes: usize,
+    pub(crate) session_replay_bytes: usize,
+    pub(crate) total_replay_bytes: usize,
     pub(crate) max_streams: usize,
     pub(crate) head_timeout: Duration,
     pub(crate) body_timeout: Duration,
@@ -55,6 +57,8 @@ impl Default for HttpConfig {
             session_idle: Duration::from_secs(30 * 60),
             sse_retry: None,
             replay_bytes: 1024 * 1024,
+            session_replay_bytes: 4 * 1024 * 1024,
+            total_replay_bytes: 32 * 1024 * 1024,
             max_streams: 32,
             head_timeout: Duration::from_secs(30),
             body_timeout: Duration::from_secs(30),
@@ -132,10 +136,19 @@ impl HttpConfig {
 
     /// The most bytes of events each SSE stream of a 2025-11-25 session keeps so that a
     /// client can resume it with `Last-Event-ID` (default 1 MiB). Events the client has not
-    /// been sent yet are never dropped: when they fill the buffer (nobody is reading), the
-    /// handler's further notifications wait, as on a slow connection. Events already sent
-    /// are dropped, oldest first, to make room; a resume from before them is refused (400).
-    /// The GET stream of a session that nobody reads is given up when its buffer fills.
+    /// been sent yet are never dropped for room: when they fill the buffer (nobody is
+    /// reading), the handler's further notifications wait, as on a slow connection. Events
+    /// already sent are dropped, oldest first, to make room; a resume from before them is
+    /// refused (400). The GET stream of a session that nobody reads is given up when its
+    /// buffer fills.
+    ///
+    /// An event larger than this (a large tool result, or an answer echoing a large request)
+    /// is never kept: it is sent to the connection serving the stream, if there is one, and a
+    /// resume that would need it is refused (400). This protects against a client that makes
+    /// the server keep what it sends back (96 abandoned streams of 3.5 MB answers held 450 MB
+    /// before this bound applied to every event). Together with
+    /// [`replay_bytes_per_session`](Self::replay_bytes_per_session) and
+    /// [`replay_bytes_total`](Self::replay_bytes_total), which bound what all streams keep.
     ///
     /// ```
     /// use mcp_server::transport::http::HttpConfig;
@@ -145,6 +158,53 @@ impl HttpConfig {
     #[must_use]
     pub fn replay_buffer_bytes(mut self, bytes: usize) -> Self {
         self.replay_bytes = bytes.max(1);
+        self
+    }
+
+    /// The most bytes of events the SSE streams of one 2025-11-25 session keep for replay
+    /// together (default 4 MiB, four streams' worth at the default
+    /// [`replay_buffer_bytes`](Self::replay_buffer_bytes)).
+    ///
+    /// This is each session's share of [`replay_bytes_total`](Self::replay_bytes_total): one
+    /// client's streams cannot keep more, however many it opens. When the session's streams
+    /// need more, those of its streams that no connection serves (the client went away, or
+    /// the handler closed the stream to be polled) are released, oldest first: their events
+    /// are dropped and no longer kept, a resume of them is refused (400), and their requests
+    /// go on (a client going away cancels nothing). Without such a stream, a new event is sent
+    /// to its connection but not kept, or, with none, not kept at all.
+    ///
+    /// ```
+    /// use mcp_server::transport::http::HttpConfig;
+    /// let config = HttpConfig::default().replay_bytes_per_session(2 * 1024 * 1024);
+    /// # let _ = config;
+    /// ```
+    #[must_use]
+    pub fn replay_bytes_per_session(mut self, bytes: usize) -> Self {
+        self.session_replay_bytes = bytes.max(1);
+        self
+    }
+
+    /// The most bytes of events every 2025-11-25 session of the endpoint keeps for replay,
+    /// together (default 32 MiB). This is the worst case of the replay buffers: at the
+    /// defaults, whatever the number of sessions (up to
+    /// [`max_sessions`](Self::max_sessions)) and of streams, the events kept for replay
+    /// never exceed 32 MiB in all (without this bound: 1 MiB × 32 streams × 1024 sessions,
+    /// 32 GiB, for the 30-minute idle time). Beyond that come only the events on their way to
+    /// a connection that is reading (at most one not kept per stream served).
+    ///
+    /// When the endpoint needs more, the streams that no connection serves, of any session,
+    /// are released, oldest first, as with
+    /// [`replay_bytes_per_session`](Self::replay_bytes_per_session): what clients left behind
+    /// gives way to what clients are reading.
+    ///
+    /// ```
+    /// use mcp_server::transport::http::HttpConfig;
+    /// let config = HttpConfig::default().replay_bytes_total(16 * 1024 * 1024);
+    /// # let _ = config;
+    /// ```
+    #[must_use]
+    pub fn replay_bytes_total(mut self, bytes: usize) -> Self {
+        self.total_replay_bytes = bytes.max(1);
         self
     }
 

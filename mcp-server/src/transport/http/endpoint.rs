@@ -46,11 +46,7 @@ pub(crate) struct Endpoint {
 
 impl Endpoint {
     pub(crate) fn new(server: Server, config: HttpConfig) -> Self {
-        let streams = resume::Settings {
-            replay_bytes: config.replay_bytes,
-            retry: config.sse_retry,
-            max_streams: config.max_streams,
-        };
+        let streams = resume::Settings::of(&config);
         let sessions = Sessions::new(config.max_sessions, config.session_idle, streams);
         Self {
             server,

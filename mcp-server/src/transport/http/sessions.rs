@@ -99,7 +99,7 @@ impl Sessions {
             return Err(Full::TooMany);
         }
         let id = new_session_id().ok_or(Full::NoRandomness)?;
-        let streams = Streams::new(&id, &session, self.streams);
+        let streams = Streams::new(&id, &session, self.streams.clone());
         let live = Live { session, streams };
         table.insert(id.clone(), Entry { live, owner });
         Ok(id)

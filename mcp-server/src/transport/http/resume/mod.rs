@@ -16,6 +16,17 @@
 //! - the client resumes with GET and `Last-Event-ID`: the events after that id, and only
 //!   those of that stream, are sent again, then the stream goes on live to its end.
 //!
+//! What the buffers keep is bounded three times, in bytes: per stream
+//! ([`HttpConfig::replay_buffer_bytes`](super::HttpConfig::replay_buffer_bytes)), per session
+//! ([`HttpConfig::replay_bytes_per_session`](super::HttpConfig::replay_bytes_per_session))
+//! and for the whole endpoint ([`HttpConfig::replay_bytes_total`](
+//! super::HttpConfig::replay_bytes_total); one [`budget::ByteBudget`] shared by every
+//! session's [`Streams`] through [`Settings`]). An event over them is sent to the connection
+//! serving its stream but not kept (none serving it: not kept at all), and a resume that would
+//! need it is refused. When the session's or the endpoint's budget is short, the streams no
+//! connection serves are released, oldest first: their events are dropped and none is kept
+//! from then on, while their requests go on (disconnection is not cancellation).
+//!
 //! A stream is forgotten once a connection delivered it to its end (its response), and
 //! every stream of a session when the session ends or expires. A session keeps at most
 //! [`HttpConfig::max_streams_per_session`](super::HttpConfig::max_streams_per_session)
@@ -28,6 +39,7 @@
 //! The 2026-07-28 wire has no sessions and no resumability: its streams are untouched.
 
 mod body;
+mod budget;
 mod buffer;
 mod event_id;
 mod pump;
@@ -49,8 +61,10 @@ use mcp_core::RequestId;
 use tokio::sync::mpsc;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
+use super::HttpConfig;
 use crate::context::SseControl;
 use crate::dispatch::{Outcome, Reply, Session};
+use budget::ByteBudget;
 pub(crate) use event_id::BadEventId;
 use event_id::{EventId, Tag};
 use stream::Stream;
@@ -58,15 +72,32 @@ use stream::Stream;
 /// The revision from which POST streams are primed and handlers may close them (SEP-1699).
 const POLLING_SINCE: &str = "2025-11-25";
 
-/// The resumable-stream settings of an endpoint.
-#[derive(Debug, Clone, Copy)]
+/// The resumable-stream settings of an endpoint, and the byte budget its sessions share.
+#[derive(Debug, Clone)]
 pub(crate) struct Settings {
     /// The most bytes of events kept for replay per stream.
     pub(crate) replay_bytes: usize,
+    /// The most bytes of events kept for replay per session.
+    pub(crate) session_bytes: usize,
+    /// The bytes of events every session of the endpoint keeps, together.
+    pub(crate) endpoint: Arc<ByteBudget>,
     /// The `retry` sent with each priming event.
     pub(crate) retry: Option<Duration>,
     /// The most streams a session keeps resumable at once.
     pub(crate) max_streams: usize,
+}
+
+impl Settings {
+    /// The settings of an endpoint configured with `config`, with a budget of its own.
+    pub(crate) fn of(config: &HttpConfig) -> Self {
+        Self {
+            replay_bytes: config.replay_bytes,
+            session_bytes: config.session_replay_bytes,
+            endpoint: ByteBudget::new(config.total_replay_bytes),
+            retry: config.sse_retry,
+            max_streams: config.max_streams,
+        }
+    }
 }
 
 /// The resumable streams of one session.
@@ -74,6 +105,8 @@ pub(crate) struct Settings {
 pub(crate) struct Streams {
     tag: Tag,
     settings: Settings,
+    /// The bytes of events this session's streams keep, together.
+    budget: Arc<ByteBudget>,
     /// Whether the session's revision has priming events and polling.
     polling: bool,
     /// Fires when the session ends.
@@ -103,7 +136,8 @@ impl Refused {
             }
             Self::Gone => {
                 "Bad Request: Last-Event-ID names no stream of this session that can be \
-                 resumed (it was delivered to its end, or the events after it are no longer kept)"
+                 resumed (it was delivered to its end, or the events after it are no longer \
+                 kept: they were over the replay budget, or released for room)"
             }
         }
     }
@@ -123,6 +157,7 @@ impl Streams {
     ) -> Arc<Self> {
         Arc::new(Self {
             tag: Tag::of_session(session_id),
+            budget: ByteBudget::new(settings.session_bytes),
             settings,
             polling: version >= POLLING_SINCE,
             session_closed: session_closed.clone(),
@@ -139,13 +174,22 @@ impl Streams {
     fn open(&self) -> Arc<Stream> {
         let number = self.next.fetch_add(1, Ordering::Relaxed);
         let ended = self.session_closed.child_token();
-        Stream::new(self.tag.clone(), number, self.settings.replay_bytes, ended)
+        let budgets = [&self.budget, &self.settings.endpoint];
+        Stream::new(
+            self.tag.clone(),
+            number,
+            self.settings.replay_bytes,
+            ended,
+            budgets,
+        )
     }
 
-    /// Makes `stream` resumable. Beyond the session's bound, the oldest stream no connection
-    /// serves is given up: it cannot be resumed, and its request is cancelled.
+    /// Makes `stream` resumable, forgetting the streams released for room. Beyond the
+    /// session's bound, the oldest stream no connection serves is given up: it cannot be
+    /// resumed, and its request is cancelled.
     fn register(&self, stream: &Arc<Stream>) {
         let mut table = self.lock();
+        table.retain(|_, kept| !kept.is_released());
         table.insert(stream.number(), Arc::clone(stream));
         while table.len() > self.settings.max_streams {
             let oldest = table
@@ -172,7 +216,10 @@ impl Streams {
     /// How many streams can still be resumed.
     #[cfg(test)]
     pub(crate) fn kept(&self) -> usize {
-        self.lock().len()
+        self.lock()
+            .values()
+            .filter(|kept| !kept.is_released())
+            .count()
     }
 
     /// A request of the session about to be served with the client accepting SSE, whose

@@ -13,7 +13,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::Streams;
-use super::stream::Stream;
+use super::stream::{Pushed, Stream};
 use crate::dispatch::Reply;
 
 /// The message a handler's close request travels as, on the channel of its messages, so
@@ -80,8 +80,9 @@ pub(crate) async fn request(
 }
 
 /// Feeds the session's GET stream from its notification sink until the sink is replaced
-/// or the session ends. A stream nobody reads is given up once its buffer is full (the
-/// sink then fails, and the session forgets it).
+/// or the session ends. A stream nobody reads is given up once its buffer is full, or once
+/// an event cannot be kept with no connection serving it, or once it is released for room
+/// (the sink then fails, and the session forgets it).
 pub(crate) async fn session(
     stream: Arc<Stream>,
     streams: Arc<Streams>,
@@ -93,9 +94,10 @@ pub(crate) async fn session(
             () = closed.cancelled() => None,
             message = rx.recv() => message,
         };
-        match message {
-            Some(message) if stream.try_push(&message) => {}
-            _ => break,
+        match message.map(|message| stream.try_push(&message)) {
+            Some(Pushed::Kept | Pushed::Passed) => {}
+            // Full (nobody reads), lost (nobody connected) or released: given up.
+            Some(Pushed::Lost | Pushed::Full) | None => break,
         }
     }
     drop(rx);

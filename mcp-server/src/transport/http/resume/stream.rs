@@ -8,8 +8,13 @@
 //! applied by the producer in order with the handler's messages) ends the current one once
 //! it delivered what came before, while the stream goes on, to be resumed with
 //! `Last-Event-ID`.
+//!
+//! The stream's kept events hold room in its session's and the endpoint's byte budgets
+//! ([`super::budget`]). While no connection serves it, the stream can be released to make
+//! room for another: its events are dropped, and none is kept from then on, but its producer
+//! (and so its request) goes on; a resume of it is refused.
 
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 use bytes::Bytes;
 use sse_stream::Sse;
@@ -17,6 +22,7 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::Streams;
+use super::budget::{ByteBudget, Release, Room};
 use super::buffer::Replay;
 use super::event_id::{EventId, Tag};
 
@@ -31,6 +37,9 @@ pub(crate) struct Stream {
     inner: Mutex<Inner>,
     /// Signalled on every change, for connections and a producer waiting for room.
     changed: watch::Sender<()>,
+    /// The budgets its kept events hold room in (the session's, the endpoint's), and its
+    /// key as a holder in each.
+    budgets: [(Arc<ByteBudget>, u64); 2],
 }
 
 #[derive(Debug)]
@@ -48,6 +57,31 @@ struct Inner {
     started: bool,
     /// The connection of `generation` ends once it sent the events up to this one.
     close_after: Option<u64>,
+    /// Released for room: nothing is kept, and it cannot be resumed.
+    released: bool,
+}
+
+impl Inner {
+    /// The connection of `generation` is gone: an event passed on to it goes too.
+    fn detach(&mut self) {
+        self.attached = false;
+        self.replay.drop_passed();
+    }
+}
+
+/// What became of an event given to a stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pushed {
+    /// Kept for replay, and sent to the connection serving the stream, if any.
+    Kept,
+    /// Over the budgets: handed to the connection serving the stream, not kept for replay.
+    Passed,
+    /// Over the budgets with no connection to take it, or the stream was released: not
+    /// kept; a resume from before it is refused.
+    Lost,
+    /// Not taken yet: the stream's own bound is full of events not sent, or an event passed
+    /// on still waits for its connection. Waiting helps.
+    Full,
 }
 
 /// Why a `Last-Event-ID` cannot resume its stream.
@@ -55,21 +89,37 @@ struct Inner {
 pub(crate) struct Gone;
 
 impl Stream {
-    /// Stream `number` of the session tagged `tag`, ended by `ended`.
-    pub(crate) fn new(tag: Tag, number: u64, limit: usize, ended: CancellationToken) -> Arc<Self> {
-        Arc::new(Self {
-            tag,
-            number,
-            ended,
-            inner: Mutex::new(Inner {
-                replay: Replay::new(limit),
-                finished: false,
-                generation: 0,
-                attached: false,
-                started: false,
-                close_after: None,
-            }),
-            changed: watch::Sender::new(()),
+    /// Stream `number` of the session tagged `tag`, ended by `ended`, keeping at most
+    /// `limit` bytes of events, held in the `session` and `endpoint` budgets.
+    pub(crate) fn new(
+        tag: Tag,
+        number: u64,
+        limit: usize,
+        ended: CancellationToken,
+        [session, endpoint]: [&Arc<ByteBudget>; 2],
+    ) -> Arc<Self> {
+        Arc::new_cyclic(|this: &Weak<Self>| {
+            let holder: Weak<dyn Release> = this.clone();
+            let enlist = |budget: &Arc<ByteBudget>| {
+                let key = budget.enlist(Weak::clone(&holder));
+                (Arc::clone(budget), key)
+            };
+            Self {
+                tag,
+                number,
+                ended,
+                inner: Mutex::new(Inner {
+                    replay: Replay::new(limit),
+                    finished: false,
+                    generation: 0,
+                    attached: false,
+                    started: false,
+                    close_after: None,
+                    released: false,
+                }),
+                changed: watch::Sender::new(()),
+                budgets: [enlist(session), enlist(endpoint)],
+            }
         })
     }
 
@@ -101,6 +151,11 @@ impl Stream {
         self.lock().attached
     }
 
+    /// Whether the stream was released for room (and can no longer be resumed).
+    pub(crate) fn is_released(&self) -> bool {
+        self.lock().released
+    }
+
     /// Whether a close asked by the handler now would close something: the answer is not
     /// a stream yet (it becomes one, primed, then closed), or a connection serves it.
     pub(crate) fn can_close(&self) -> bool {
@@ -119,12 +174,13 @@ impl Stream {
         self.signal();
     }
 
-    /// Appends an event, waiting while the buffer is full of events not sent yet; `false`
-    /// (the event is dropped) when `closed` fires first.
+    /// Appends an event, waiting while the stream is [`Pushed::Full`]; `false` (the event
+    /// is dropped) when `closed` fires first. An event over the budgets is passed on or lost
+    /// (see [`Stream::try_push`]), and the producer goes on.
     pub(crate) async fn push(&self, message: Bytes, closed: &CancellationToken) -> bool {
         let mut changes = self.changed.subscribe();
         loop {
-            if self.try_push(&message) {
+            if self.try_push(&message) != Pushed::Full {
                 return true;
             }
             tokio::select! {
@@ -134,16 +190,66 @@ impl Stream {
         }
     }
 
-    /// Appends an event if it fits; whether it did.
-    pub(crate) fn try_push(&self, message: &Bytes) -> bool {
+    /// Appends an event without waiting: kept if the stream's bound and the budgets have
+    /// room for it (made by dropping events already sent, then by releasing other streams
+    /// whose client is gone, oldest first); else passed on to the connection serving the
+    /// stream, or lost without one.
+    pub(crate) fn try_push(&self, message: &Bytes) -> Pushed {
+        let len = message.len();
+        let keepable = {
+            let mut inner = self.lock();
+            if inner.released {
+                return Pushed::Lost;
+            }
+            if inner.replay.passing() {
+                return Pushed::Full;
+            }
+            let keepable = inner.replay.can_keep(len);
+            if keepable && !inner.replay.make_room(len) {
+                return Pushed::Full;
+            }
+            keepable
+        };
+        // Not under the stream's lock: making room may release other streams.
+        let room = keepable
+            .then(|| {
+                let [(session, s), (endpoint, e)] = &self.budgets;
+                Room::reserve([(session, *s), (endpoint, *e)], len)
+            })
+            .flatten();
         let mut inner = self.lock();
-        if !inner.replay.make_room(message.len()) {
-            return false;
-        }
-        inner.replay.push(message.clone());
+        let pushed = match room {
+            _ if inner.released => Pushed::Lost,
+            // Only the producer pushes, and connections only free room: it still fits.
+            Some(room) if inner.replay.make_room(len) => {
+                inner.replay.push(message.clone(), room);
+                Pushed::Kept
+            }
+            Some(_) => return Pushed::Full,
+            None if inner.attached => {
+                let seq = inner.replay.pass(message.clone());
+                tracing::debug!(
+                    stream = self.number,
+                    seq,
+                    bytes = len,
+                    "an event over the replay budget is sent but not kept for replay"
+                );
+                Pushed::Passed
+            }
+            None => {
+                let seq = inner.replay.lose();
+                tracing::debug!(
+                    stream = self.number,
+                    seq,
+                    bytes = len,
+                    "an event over the replay budget, with no connection to send it on, is not kept"
+                );
+                Pushed::Lost
+            }
+        };
         drop(inner);
         self.signal();
-        true
+        pushed
     }
 
     /// No more events will come.
@@ -187,7 +293,7 @@ impl Stream {
         seq: u64,
     ) -> Result<Connection, Gone> {
         let mut inner = self.lock();
-        if !inner.started || !inner.replay.resumable_after(seq) {
+        if !inner.started || inner.released || !inner.replay.resumable_after(seq) {
             return Err(Gone);
         }
         inner.replay.acknowledge(seq);
@@ -269,7 +375,9 @@ impl Connection {
                 if inner.close_after.is_some_and(|last| self.cursor >= last) {
                     inner.close_after = None;
                     inner.generation += 1;
-                    inner.attached = false;
+                    inner.detach();
+                    drop(inner);
+                    self.stream.signal();
                     return None;
                 }
                 if let Some((seq, message)) = inner.replay.after(self.cursor) {
@@ -297,8 +405,38 @@ impl Connection {
 impl Drop for Connection {
     fn drop(&mut self) {
         let mut inner = self.stream.lock();
-        if inner.generation == self.generation {
-            inner.attached = false;
+        if inner.generation == self.generation && inner.attached {
+            inner.detach();
+            drop(inner);
+            // A producer waiting for a passed event to go may go on.
+            self.stream.signal();
+        }
+    }
+}
+
+impl Release for Stream {
+    fn release(&self) -> bool {
+        let mut inner = self.lock();
+        if inner.attached || inner.released || inner.replay.bytes() == 0 {
+            return false;
+        }
+        inner.released = true;
+        inner.replay.release();
+        drop(inner);
+        tracing::debug!(
+            stream = self.number,
+            "released a stream no client reads to make room in the replay budget"
+        );
+        // A producer waiting for room goes on, its events no longer kept.
+        self.signal();
+        true
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        for (budget, key) in &self.budgets {
+            budget.dismiss(*key);
         }
     }
 }

@@ -10,6 +10,7 @@ use mcp_core::RequestId;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::budget::ByteBudget;
 use super::event_id::EventId;
 use super::pump;
 use super::{Refused, Settings, Streams};
@@ -22,6 +23,8 @@ fn streams(replay_bytes: usize) -> Arc<Streams> {
 fn streams_of(version: &str, replay_bytes: usize, max_streams: usize) -> Arc<Streams> {
     let settings = Settings {
         replay_bytes,
+        session_bytes: 1 << 20,
+        endpoint: ByteBudget::new(1 << 20),
         retry: None,
         max_streams,
     };
