@@ -8,4 +8,5 @@ pub mod log_capture;
 #[cfg(feature = "redis")]
 pub mod redis;
 pub mod replies;
+pub mod sessions_http;
 pub mod stdio_pipe;
