@@ -5,7 +5,10 @@
 //!   refused with `-32600` and no id (nothing echoed, nothing kept), as is a response POSTed
 //!   with such an id, and the session keeps serving;
 //! - a tool result larger than the per-stream replay bound is still delivered whole to a
-//!   client reading its stream; it is only not kept for replay.
+//!   client reading its stream; it is only not kept for replay;
+//! - the endpoint's replay budget is shared by its sessions: when it is short, the oldest
+//!   stream whose client went away, of any session, is released (a resume of it gets 400),
+//!   and a newer one still resumes with its whole answer.
 //!
 //! The memory the replay buffers keep for abandoned streams is measured in `replay_memory`,
 //! a test binary of its own.
@@ -20,7 +23,7 @@ use mcp_server::transport::http::HttpConfig;
 use mcp_server::{RequestContext, Server, ToolRoute};
 use serde_json::{Value, json};
 
-use support::abuse::{Conn, serve_http, within};
+use support::abuse::{Conn, serve_http, serve_http_with_send_buffer, within};
 use support::sessions_http::{
     SSE_ONLY, call, exchange, first_event_id, open_session, post, resume,
 };
@@ -38,6 +41,9 @@ async fn start() -> SocketAddr {
         .unwrap();
     serve_http(server, HttpConfig::default()).await
 }
+
+/// The size of the `medium` tool's answer: within the per-stream bound.
+const MEDIUM: usize = 900_000;
 
 /// A ping on `session` with id `id` is answered.
 async fn assert_pings(addr: SocketAddr, session: &str, id: u64) {
@@ -122,4 +128,60 @@ async fn a_result_over_the_replay_bound_is_delivered_whole_to_a_reading_client()
     let message = refusal["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("no stream of this session"), "{message}");
     assert_pings(addr, &session, 1).await;
+}
+
+#[tokio::test]
+async fn the_endpoint_budget_releases_the_oldest_abandoned_stream_of_any_session() {
+    let server = Server::builder()
+        .tool(
+            ToolRoute::new("medium", |_ctx: RequestContext| async {
+                "m".repeat(MEDIUM)
+            })
+            .description("Answers with 900 kB of text."),
+        )
+        .build()
+        .unwrap();
+    // Room for three answers in all; a fixed send buffer keeps an unread answer in the server.
+    let config = HttpConfig::default().replay_bytes_total(3 * 1024 * 1024);
+    let addr = serve_http_with_send_buffer(server, config, 64 * 1024).await;
+    let mut abandoned = Vec::new();
+    for n in 0..4 {
+        let session = open_session(addr).await;
+        let mut conn = Conn::open(addr).await;
+        conn.write(&post(Some(&session), &call(n, "medium"), SSE_ONLY))
+            .await
+            .unwrap();
+        let priming = first_event_id(&mut conn).await;
+        drop(conn);
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        abandoned.push((session, priming));
+    }
+    let (session, priming) = &abandoned[0];
+    let (status, refusal) = resume(addr, session, priming).await;
+    assert_eq!(status, 400, "the oldest was released: {refusal}");
+    let message = refusal["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("released for room"), "{message}");
+
+    // The newest one was kept whole, and resumes.
+    let (session, priming) = &abandoned[3];
+    let request = format!(
+        "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: {SSE_ONLY}\r\n\
+         Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n\
+         Last-Event-ID: {priming}\r\n\r\n"
+    );
+    let mut conn = Conn::open(addr).await;
+    conn.write(request.as_bytes()).await.unwrap();
+    let head = within(10, "the resumed stream", conn.head()).await.unwrap();
+    assert_eq!(head.status, 200);
+    let mut events = conn.events();
+    let reply = within(20, "the replayed answer", events.next())
+        .await
+        .unwrap()
+        .expect("the answer");
+    assert_eq!(reply["id"], 3);
+    let text = reply["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert_eq!(text.len(), MEDIUM);
+    assert_pings(addr, session, 5).await;
 }
