@@ -8,8 +8,10 @@
 //! ([`HttpConfig::max_sessions`]) and expire when idle ([`HttpConfig::session_idle_timeout`]);
 //! behind authentication, a session belongs to the subject that opened it. A session's SSE
 //! streams are resumable (GET with `Last-Event-ID`), and a handler may close its stream
-//! mid-call for the client to poll ([`HttpConfig::sse_retry`],
-//! [`HttpConfig::replay_buffer_bytes`]; see `resume`).
+//! mid-call for the client to poll ([`HttpConfig::sse_retry`]); what is kept for replay is
+//! bounded in bytes per stream, per session and for the endpoint
+//! ([`HttpConfig::replay_buffer_bytes`], [`HttpConfig::replay_bytes_per_session`],
+//! [`HttpConfig::replay_bytes_total`]; see `resume`).
 //!
 //! - [`Server::http_service`] gives an axum [`Router`] to nest inside your own application;
 //! - [`Server::serve_http`] binds an address and serves `/mcp` until Ctrl-C, with a time
