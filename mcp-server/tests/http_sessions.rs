@@ -307,13 +307,21 @@ async fn a_session_with_a_request_in_flight_never_gives_way() {
 
 /// A modern call of the `hold` tool (it answers once the probe releases it).
 fn modern_hold(id: u64) -> Request<Body> {
-    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
-        "name": "hold", "arguments": {},
+    modern_call(id, "hold", json!({}))
+}
+
+/// A modern call of `tool`, with `meta` merged into its `_meta`.
+fn modern_call(id: u64, tool: &'static str, meta: Value) -> Request<Body> {
+    let mut body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+        "name": tool, "arguments": {},
         "_meta": {
             "io.modelcontextprotocol/protocolVersion": MODERN,
             "io.modelcontextprotocol/clientCapabilities": {}
         }
     }});
+    if let (Some(into), Some(extra)) = (body["params"]["_meta"].as_object_mut(), meta.as_object()) {
+        into.extend(extra.clone());
+    }
     Request::builder()
         .method(Method::POST)
         .uri("http://localhost/")
@@ -322,7 +330,7 @@ fn modern_hold(id: u64) -> Request<Body> {
         .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", MODERN)
         .header("mcp-method", "tools/call")
-        .header("mcp-name", "hold")
+        .header("mcp-name", tool)
         .body(Body::from(body.to_string()))
         .unwrap()
 }
@@ -402,6 +410,38 @@ async fn an_open_stream_holds_its_place_until_the_client_goes_away() {
     );
 
     drop(streams.pop());
+    assert_eq!(ping_status(&app, peer(1), &session).await, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_modern_sse_stream_holds_its_place_until_the_client_goes_away() {
+    let (app, probe) = app(HttpConfig::default().max_in_flight_per_caller(1));
+    // `ticker` notifies once (the answer becomes a stream), then works for a minute.
+    let request = modern_call(1, "ticker", json!({"progressToken": "t"}));
+    let stream = within(
+        10,
+        "the SSE answer",
+        app.clone().oneshot(from(peer(1), request)),
+    )
+    .await
+    .unwrap();
+    assert_eq!(stream.status(), StatusCode::OK);
+    assert!(
+        stream
+            .headers()
+            .get("content-type")
+            .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"))
+    );
+    assert_too_many_in_flight(&send(&app, from(peer(1), modern_hold(2))).await, 1);
+    assert_eq!(
+        ping_status(&app, peer(2), &open(&app, peer(2)).await).await,
+        StatusCode::OK
+    );
+
+    // The client goes away: its handler is cancelled and the place given back.
+    drop(stream);
+    eventually(5, "the ticker to stop", || Probe::get(&probe.stopped) == 1).await;
+    let session = open(&app, peer(1)).await;
     assert_eq!(ping_status(&app, peer(1), &session).await, StatusCode::OK);
 }
 

@@ -105,7 +105,14 @@ impl HttpConfig {
     /// How many 2025-11-25 sessions (opened by `initialize`) may be open at once (default
     /// 1024). When all are taken, an idle one gives way to the new one (see
     /// [`session_min_idle`](Self::session_min_idle)); when none can, `initialize` gets 503
-    /// (`-32603`, "too many open sessions") until one ends, expires or can give way.
+    /// (`-32603`, "too many open sessions") until one ends, expires or can give way. This
+    /// bounds what all 2025-11-25 clients together keep on the server.
+    ///
+    /// ```
+    /// use mcp_server::transport::http::HttpConfig;
+    /// let config = HttpConfig::default().max_sessions(256);
+    /// # let _ = config;
+    /// ```
     #[must_use]
     pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.max_sessions = sessions;
