@@ -35,6 +35,9 @@ pub struct HttpConfig {
     pub(crate) auth: Option<AuthSettings>,
     pub(crate) max_sessions: usize,
     pub(crate) session_idle: Duration,
+    pub(crate) max_sessions_per_caller: usize,
+    pub(crate) session_min_idle: Duration,
+    pub(crate) max_in_flight_per_caller: usize,
     pub(crate) sse_retry: Option<Duration>,
     pub(crate) replay_bytes: usize,
     pub(crate) session_replay_bytes: usize,
@@ -55,6 +58,9 @@ impl Default for HttpConfig {
             auth: None,
             max_sessions: 1024,
             session_idle: Duration::from_secs(30 * 60),
+            max_sessions_per_caller: 128,
+            session_min_idle: Duration::from_secs(60),
+            max_in_flight_per_caller: 256,
             sse_retry: None,
             replay_bytes: 1024 * 1024,
             session_replay_bytes: 4 * 1024 * 1024,
@@ -101,10 +107,73 @@ impl HttpConfig {
     }
 
     /// How many 2025-11-25 sessions (opened by `initialize`) may be open at once (default
-    /// 1024). When all are in use, `initialize` gets 503 until one ends or expires.
+    /// 1024). When all are taken, an idle one gives way to the new one (see
+    /// [`session_min_idle`](Self::session_min_idle)); when none can, `initialize` gets 503
+    /// (`-32603`, "too many open sessions") until one ends, expires or can give way. This
+    /// bounds what all 2025-11-25 clients together keep on the server.
+    ///
+    /// ```
+    /// use mcp_server::transport::http::HttpConfig;
+    /// let config = HttpConfig::default().max_sessions(256);
+    /// # let _ = config;
+    /// ```
     #[must_use]
     pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.max_sessions = sessions;
+        self
+    }
+
+    /// How many 2025-11-25 sessions one caller may hold at once (default 128, an eighth of
+    /// the default [`max_sessions`](Self::max_sessions)): one client opening sessions in a
+    /// loop takes this many, not the whole table, and every other client still gets one.
+    ///
+    /// The caller is the authenticated subject behind [`authenticate`](Self::authenticate),
+    /// else the peer address (IPv6 by /64), else one anonymous caller for all (an endpoint
+    /// served without the peer address: see `into_make_service_with_connect_info` and
+    /// [`Server::serve_http_on`](crate::Server::serve_http_on), which records it). Clients
+    /// behind one proxy share its address, and so one share: authenticate such an endpoint.
+    ///
+    /// A caller at its share gets a new session in place of its own session unused longest,
+    /// when that one can give way (see [`session_min_idle`](Self::session_min_idle)); else
+    /// `initialize` gets **429 Too Many Requests** (RFC 6585: a limit of this client, not of
+    /// the server, which 503 reports) with a JSON-RPC error `-32600` saying "too many
+    /// sessions for this caller (limit N)".
+    ///
+    /// ```
+    /// use mcp_server::transport::http::HttpConfig;
+    /// let config = HttpConfig::default().max_sessions(4096).max_sessions_per_caller(32);
+    /// # let _ = config;
+    /// ```
+    #[must_use]
+    pub fn max_sessions_per_caller(mut self, sessions: usize) -> Self {
+        self.max_sessions_per_caller = sessions.max(1);
+        self
+    }
+
+    /// How long a 2025-11-25 session must have been unused before it may give way to a new
+    /// one (default 60 s). A session gives way only when nothing uses it (no request of it
+    /// in flight, no open stream of it) and it has been unused this long: when its caller is
+    /// at its share ([`max_sessions_per_caller`](Self::max_sessions_per_caller)), its own
+    /// session unused longest goes; when the table is full
+    /// ([`max_sessions`](Self::max_sessions)), the session unused longest of the caller
+    /// holding the most sessions goes, so a client that opened many loses its own first. The
+    /// one ended gets 404 and its client starts a new session.
+    ///
+    /// Why a minimum: without it, a client opening sessions in a loop would end every other
+    /// client's session between two of its requests, and each would have to start again.
+    /// With it, a session used within the last minute stays; the cost is that when every
+    /// session is that fresh, a new client is refused until one is old enough (60 s at
+    /// most, instead of the idle timeout).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_server::transport::http::HttpConfig;
+    /// let config = HttpConfig::default().session_min_idle(Duration::from_secs(5 * 60));
+    /// # let _ = config;
+    /// ```
+    #[must_use]
+    pub fn session_min_idle(mut self, idle: Duration) -> Self {
+        self.session_min_idle = idle;
         self
     }
 
@@ -113,6 +182,31 @@ impl HttpConfig {
     #[must_use]
     pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
         self.session_idle = idle;
+        self
+    }
+
+    /// How many requests one caller may have in flight at once, over both eras (default
+    /// 256): each POST, 2025-11-25 GET stream and DELETE holds a place from the moment its
+    /// head is checked until its response body has ended and its handler has answered, so a
+    /// long-lived stream (a 2026-07-28 `subscriptions/listen`, a 2025-11-25 GET or POST
+    /// stream) holds one for as long as it is open. Beyond it, the caller gets **429 Too
+    /// Many Requests** with `Retry-After: 1` and a JSON-RPC error `-32600` saying "too many
+    /// requests in flight for this caller (limit N)"; every other caller is still served.
+    /// This keeps one client from holding every connection's worth of handlers and streams.
+    ///
+    /// The caller is counted as for
+    /// [`max_sessions_per_caller`](Self::max_sessions_per_caller). Keep it above the
+    /// concurrency of your busiest legitimate client (a load generator with 64 connections
+    /// from one address needs 64).
+    ///
+    /// ```
+    /// use mcp_server::transport::http::HttpConfig;
+    /// let config = HttpConfig::default().max_in_flight_per_caller(1024);
+    /// # let _ = config;
+    /// ```
+    #[must_use]
+    pub fn max_in_flight_per_caller(mut self, requests: usize) -> Self {
+        self.max_in_flight_per_caller = requests.max(1);
         self
     }
 

@@ -8,6 +8,17 @@
 //! (202), and a POSTed `notifications/cancelled` cancels the request it names. A session's SSE
 //! answers are resumable streams, and GET with `Last-Event-ID` resumes one (see
 //! [`super::resume`]).
+//!
+//! Every POST, GET and DELETE that names a session this endpoint does not know (it ended,
+//! expired, gave way, or never existed here) gets the same 404, requests, responses and
+//! notifications alike, so that a client behind a balancer starts a new session at once
+//! instead of waiting for an answer that will never come. (A request or notification with
+//! modern `_meta` is the exception: it is served as on the 2026-07-28 wire, which ignores the
+//! header; see `dispatch::route`.)
+//!
+//! Each request holds a place of its caller's share of requests in flight
+//! ([`super::in_flight`]) until its answer is sent and its handler is done; beyond the
+//! share, 429.
 
 use std::sync::Arc;
 
@@ -20,15 +31,16 @@ use http::{Method, StatusCode};
 use http_body_util::BodyExt;
 use mcp_core::McpError;
 use mcp_core::jsonrpc::{IncomingMessage, IncomingNotification, IncomingRequest, parse_message};
-use mcp_core::protocol::{CancelledParams, methods};
+use mcp_core::protocol::{CancelledParams, meta_keys, methods};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::in_flight::{self, Held, InFlight, Place};
 use super::origin::{self, Forbidden};
-use super::sessions::{Full, Live, Sessions};
+use super::sessions::{Full, InUse, Limits, Sessions};
 use super::{HttpConfig, headers, negotiate, param_headers, resume, status, stream};
 use crate::Server;
-use crate::context::{AuthIdentity, Outbound, TransportInfo};
+use crate::context::{AuthIdentity, Caller, Outbound, TransportInfo};
 use crate::dispatch::{Outcome, Reply, Routed, Scope, Session, SessionHeader};
 
 /// The session header of the 2025-11-25 Streamable HTTP transport.
@@ -42,22 +54,31 @@ pub(crate) struct Endpoint {
     server: Server,
     config: HttpConfig,
     sessions: Sessions,
+    in_flight: Arc<InFlight>,
 }
 
 impl Endpoint {
     pub(crate) fn new(server: Server, config: HttpConfig) -> Self {
         let streams = resume::Settings::of(&config);
-        let sessions = Sessions::new(config.max_sessions, config.session_idle, streams);
+        let limits = Limits {
+            max: config.max_sessions,
+            per_caller: config.max_sessions_per_caller,
+            idle: config.session_idle,
+            min_idle: config.session_min_idle,
+        };
+        let sessions = Sessions::new(limits, streams);
+        let in_flight = InFlight::new(config.max_in_flight_per_caller);
         Self {
             server,
             config,
             sessions,
+            in_flight,
         }
     }
 
     /// What the request's `Mcp-Session-Id` names: `None` without the header, `Some(None)`
-    /// when it names no live session of this caller.
-    fn session_of(&self, parts: &http::request::Parts) -> Option<Option<Live>> {
+    /// when it names no live session of this caller; a live one is marked in use.
+    fn session_of(&self, parts: &http::request::Parts) -> Option<Option<InUse>> {
         let id = parts.headers.get(SESSION_ID)?;
         let owner = owner(parts);
         Some(
@@ -88,6 +109,37 @@ fn method_not_allowed() -> Response {
 fn refuse(status: StatusCode, message: &'static str) -> Response {
     let reply = Reply::error(None, McpError::invalid_request(message));
     stream::json_with(reply.body, status)
+}
+
+/// The answer to every message naming a session this endpoint does not know: 404, which
+/// tells a 2025-11-25 client to start a new session.
+fn session_not_found(id: Option<mcp_core::RequestId>) -> Response {
+    let error =
+        McpError::invalid_request("Session not found: it ended or expired; send initialize again");
+    stream::json(Reply::error_as(id, error, Outcome::UnknownSession))
+}
+
+/// The refusal of a request beyond its caller's share of requests in flight.
+fn too_many_in_flight(limit: usize) -> Response {
+    let error = McpError::invalid_request(format!(
+        "Too Many Requests: too many requests in flight for this caller (limit {limit})"
+    ));
+    let reply = Reply::error(None, error);
+    let mut response = stream::json_with(reply.body, StatusCode::TOO_MANY_REQUESTS);
+    response.headers_mut().insert(
+        http::header::RETRY_AFTER,
+        http::HeaderValue::from_static("1"),
+    );
+    response
+}
+
+/// Whether a notification's params carry modern `_meta` (a protocol version in it): a
+/// 2026-07-28 message, served without regard to a leftover `Mcp-Session-Id`.
+fn has_modern_meta(params: &serde_json::Map<String, serde_json::Value>) -> bool {
+    params
+        .get("_meta")
+        .and_then(serde_json::Value::as_object)
+        .is_some_and(|meta| meta.contains_key(meta_keys::PROTOCOL_VERSION))
 }
 
 /// The endpoint as a plain `tower::Service` (no axum handler, extractors or path
@@ -138,8 +190,18 @@ async fn handle(endpoint: Arc<Endpoint>, request: Request) -> Response {
             return refuse(StatusCode::FORBIDDEN, "Forbidden: Origin not allowed");
         }
     }
+    let caller = Caller::of_http(&parts);
+    let Some(place) = endpoint.in_flight.enter(caller) else {
+        let limit = endpoint.in_flight.limit();
+        tracing::debug!(
+            caller = %Caller::of_http(&parts),
+            limit,
+            "refused a request beyond its caller's share of requests in flight"
+        );
+        return too_many_in_flight(limit);
+    };
     if session_verb {
-        return endpoint.session_request(&parts);
+        return endpoint.session_request(&parts, place);
     }
     if !negotiate::is_json_body(&parts.headers) {
         return refuse(
@@ -178,18 +240,32 @@ async fn handle(endpoint: Arc<Endpoint>, request: Request) -> Response {
     };
     match parse_message(&bytes) {
         Err(error) => stream::json(Reply::error(error.id.clone(), error.error)),
-        Ok(IncomingMessage::Notification(notification)) => {
-            if let Some(Some(live)) = endpoint.session_of(&parts) {
+        Ok(IncomingMessage::Notification(notification)) => match endpoint.session_of(&parts) {
+            Some(Some(live)) => {
+                live.session.touch();
                 session_notification(&live.session, notification);
+                StatusCode::ACCEPTED.into_response()
             }
-            StatusCode::ACCEPTED.into_response()
-        }
-        // Answers to the server's requests on a session (unknown or late ones are dropped).
-        Ok(IncomingMessage::Response { .. }) if parts.headers.contains_key(SESSION_ID) => {
-            if let Some(Some(live)) = endpoint.session_of(&parts) {
-                live.session.answer(&bytes);
+            Some(None) if !has_modern_meta(&notification.params) => {
+                tracing::debug!("refused a notification naming an unknown session");
+                session_not_found(None)
             }
-            StatusCode::ACCEPTED.into_response()
+            _ => StatusCode::ACCEPTED.into_response(),
+        },
+        // Answers to the server's requests on a session (late ones are dropped); on a
+        // session this endpoint does not know, 404.
+        Ok(IncomingMessage::Response { id }) if parts.headers.contains_key(SESSION_ID) => {
+            match endpoint.session_of(&parts) {
+                Some(Some(live)) => {
+                    live.session.touch();
+                    live.session.answer(&bytes);
+                    StatusCode::ACCEPTED.into_response()
+                }
+                _ => {
+                    tracing::debug!("refused a response naming an unknown session");
+                    session_not_found(id)
+                }
+            }
         }
         Ok(IncomingMessage::Response { id }) => stream::json(Reply::error(
             id,
@@ -197,7 +273,9 @@ async fn handle(endpoint: Arc<Endpoint>, request: Request) -> Response {
                 "Invalid request: clients do not send responses to a 2026-07-28 server",
             ),
         )),
-        Ok(IncomingMessage::Request(request)) => endpoint.request(parts, request, accepts).await,
+        Ok(IncomingMessage::Request(request)) => {
+            endpoint.request(parts, request, accepts, place).await
+        }
     }
 }
 
@@ -283,27 +361,24 @@ async fn read_body(
 }
 
 impl Endpoint {
-    /// GET (the session's stream) or DELETE (end it) with an `Mcp-Session-Id`.
-    fn session_request(&self, parts: &http::request::Parts) -> Response {
+    /// GET (the session's stream) or DELETE (end it) with an `Mcp-Session-Id`; a GET
+    /// stream holds `place` (and its session in use) for as long as it is open.
+    fn session_request(&self, parts: &http::request::Parts, place: Place) -> Response {
         let id = parts
             .headers
             .get(SESSION_ID)
             .and_then(|v| v.to_str().ok())
             .map(str::trim)
             .unwrap_or_default();
-        let not_found = || {
-            let error = McpError::invalid_request("Session not found: it ended or expired");
-            stream::json(Reply::error_as(None, error, Outcome::UnknownSession))
-        };
         if parts.method == Method::DELETE {
             return if self.sessions.remove(id, owner(parts)) {
                 StatusCode::OK.into_response()
             } else {
-                not_found()
+                session_not_found(None)
             };
         }
         let Some(live) = self.sessions.get(id, owner(parts)) else {
-            return not_found();
+            return session_not_found(None);
         };
         if !negotiate::accepts(&parts.headers).sse {
             return refuse(
@@ -314,23 +389,30 @@ impl Endpoint {
         live.session.touch();
         let keep_alive = self.config.keep_alive;
         let Some(last_event_id) = parts.headers.get(LAST_EVENT_ID) else {
-            return resume::listen(&live.streams, &live.session, keep_alive);
+            let stream = resume::listen(&live.streams, &live.session, keep_alive);
+            return in_flight::until_sent(stream, Held::new(place, Some(live)));
         };
         let resumed = match last_event_id.to_str() {
             Ok(last_event_id) => resume::resume(&live.streams, last_event_id, keep_alive),
             Err(_) => Err(resume::Refused::Bad(resume::BadEventId::Malformed)),
         };
-        resumed.unwrap_or_else(|refused| {
-            tracing::debug!(?refused, "refused to resume a stream");
-            refuse(StatusCode::BAD_REQUEST, refused.message())
-        })
+        match resumed {
+            Ok(stream) => in_flight::until_sent(stream, Held::new(place, Some(live))),
+            Err(refused) => {
+                tracing::debug!(?refused, "refused to resume a stream");
+                refuse(StatusCode::BAD_REQUEST, refused.message())
+            }
+        }
     }
 
+    /// A request of either era; its answer holds `place` (and its session in use) until it
+    /// is sent and the handler is done.
     async fn request(
         &self,
         parts: http::request::Parts,
         request: IncomingRequest,
         accepts: negotiate::Accepts,
+        place: Place,
     ) -> Response {
         let named = self.session_of(&parts);
         let session = match &named {
@@ -344,7 +426,9 @@ impl Endpoint {
             .and_then(|v| v.to_str().ok())
             .map(str::trim);
         let routed = match self.server.route(request, Scope::Http { session, version }) {
-            Ok(routed @ Routed::Initialize(..)) => return self.initialize(parts, routed).await,
+            Ok(routed @ Routed::Initialize(..)) => {
+                return self.initialize(parts, routed, place).await;
+            }
             Ok(routed) => routed,
             Err(reply) => return stream::json(reply),
         };
@@ -373,10 +457,12 @@ impl Endpoint {
                 if let Some(control) = control {
                     transport = transport.with_sse_control(control);
                 }
-                Some((live.clone(), stream))
+                Some((Arc::clone(&live.streams), stream))
             }
             _ => None,
         };
+        let held = Held::new(place, named.flatten());
+        let held_by_reply = Arc::clone(&held);
         let status = if legacy {
             status::on_session
         } else {
@@ -384,6 +470,7 @@ impl Endpoint {
         };
         let cancelled = token.clone();
         let reply = Box::pin(async move {
+            let _held = held_by_reply;
             let mut reply = server
                 .call_service(routed, transport, outbound, token)
                 .await
@@ -394,8 +481,8 @@ impl Endpoint {
             }
             reply
         });
-        let notifications = match (resumable, notifications) {
-            (Some((live, stream)), Some(notifications)) => {
+        let response = match (resumable, notifications) {
+            (Some((streams, stream)), Some(notifications)) => {
                 let request = resume::Request {
                     stream,
                     reply,
@@ -405,25 +492,33 @@ impl Endpoint {
                     id,
                     cancel_on_drop,
                 };
-                return resume::respond(&live.streams, request, self.config.keep_alive).await;
+                resume::respond(&streams, request, self.config.keep_alive).await
             }
-            (_, notifications) => notifications,
+            (_, notifications) => {
+                stream::respond(
+                    reply,
+                    status,
+                    notifications,
+                    accepts.json,
+                    id,
+                    cancel_on_drop,
+                    self.config.keep_alive,
+                )
+                .await
+            }
         };
-        stream::respond(
-            reply,
-            status,
-            notifications,
-            accepts.json,
-            id,
-            cancel_on_drop,
-            self.config.keep_alive,
-        )
-        .await
+        in_flight::until_sent(response, held)
     }
 
     /// `initialize`, through the service like every request: the session it opens is kept
-    /// for the authenticated subject, if any, under a new `Mcp-Session-Id`.
-    async fn initialize(&self, parts: http::request::Parts, routed: Routed) -> Response {
+    /// for the authenticated subject, if any, under a new `Mcp-Session-Id`, and counted
+    /// against the caller of `place`.
+    async fn initialize(
+        &self,
+        parts: http::request::Parts,
+        routed: Routed,
+        place: Place,
+    ) -> Response {
         let id = routed.request().id.clone();
         let owner = owner(&parts).map(str::to_owned);
         let response = self
@@ -440,7 +535,10 @@ impl Endpoint {
             // Refused (by a layer, or for malformed params): no session.
             (reply, None) => return stream::json(reply),
         };
-        match self.sessions.insert(Arc::clone(&session), owner) {
+        match self
+            .sessions
+            .insert(Arc::clone(&session), owner, place.caller().clone())
+        {
             Ok(session_id) => {
                 let mut response = stream::json(reply);
                 if let Ok(value) = http::HeaderValue::from_str(&session_id) {
@@ -450,16 +548,39 @@ impl Endpoint {
             }
             Err(full) => {
                 session.close();
-                let message = match full {
-                    Full::TooMany => "Service Unavailable: too many open sessions, try again later",
-                    Full::NoRandomness => "Internal error: no session id could be minted",
+                let caller = place.caller();
+                let (status, error) = match full {
+                    Full::TooMany => {
+                        tracing::warn!(
+                            %caller,
+                            "refused a new session: the session table is full and no session can give way"
+                        );
+                        (
+                            StatusCode::SERVICE_UNAVAILABLE,
+                            McpError::internal(
+                                "Service Unavailable: too many open sessions, try again later",
+                            ),
+                        )
+                    }
+                    Full::CallerShare(limit) => {
+                        tracing::warn!(
+                            %caller,
+                            limit,
+                            "refused a new session: the caller holds its share of sessions and none can give way"
+                        );
+                        (
+                            StatusCode::TOO_MANY_REQUESTS,
+                            McpError::invalid_request(format!(
+                                "Too Many Requests: too many sessions for this caller (limit {limit})"
+                            )),
+                        )
+                    }
+                    Full::NoRandomness => (
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        McpError::internal("Internal error: no session id could be minted"),
+                    ),
                 };
-                let reply = Reply::error(Some(id), McpError::internal(message));
-                let status = match full {
-                    Full::TooMany => StatusCode::SERVICE_UNAVAILABLE,
-                    Full::NoRandomness => StatusCode::INTERNAL_SERVER_ERROR,
-                };
-                stream::json_with(reply.body, status)
+                stream::json_with(Reply::error(Some(id), error).body, status)
             }
         }
     }

@@ -3,9 +3,11 @@
 //!
 //! The 2025-11-25 era is served beside it: `initialize` (without a modern
 //! `MCP-Protocol-Version` header or `_meta`) opens a session whose id comes back in
-//! `Mcp-Session-Id`; later requests name it (missing: 400, unknown or expired: 404), GET with
-//! it opens the session's notification stream and DELETE ends it. Sessions are bounded
-//! ([`HttpConfig::max_sessions`]) and expire when idle ([`HttpConfig::session_idle_timeout`]);
+//! `Mcp-Session-Id`; later requests name it (missing: 400, unknown or expired: 404, for
+//! requests, responses and notifications alike), GET with it opens the session's notification
+//! stream and DELETE ends it. Sessions are bounded in all ([`HttpConfig::max_sessions`]) and
+//! per caller ([`HttpConfig::max_sessions_per_caller`]), give way to new ones once idle
+//! ([`HttpConfig::session_min_idle`]) and expire ([`HttpConfig::session_idle_timeout`]);
 //! behind authentication, a session belongs to the subject that opened it. A session's SSE
 //! streams are resumable (GET with `Last-Event-ID`), and a handler may close its stream
 //! mid-call for the client to poll ([`HttpConfig::sse_retry`]); what is kept for replay is
@@ -19,7 +21,8 @@
 //!   ([`HttpConfig::request_head_timeout`], [`HttpConfig::body_timeout`],
 //!   [`HttpConfig::max_connections`]; see `serve`).
 //!
-//! Every request is checked in this order: method (405), Host/Origin (403), Content-Type
+//! Every request is checked in this order: method (405), Host/Origin (403), the caller's share
+//! of requests in flight (429, [`HttpConfig::max_in_flight_per_caller`]), Content-Type
 //! (415), Accept (406), body size (413) and time (408), JSON-RPC shape (400), `_meta` (400,
 //! `-32602`), `MCP-Protocol-Version`/`Mcp-Method`/`Mcp-Name` headers and, on `tools/call`,
 //! the `Mcp-Param-*` headers of the arguments the tool mirrors (400, `-32020`), protocol
@@ -30,6 +33,7 @@ pub mod auth;
 mod config;
 mod endpoint;
 mod headers;
+mod in_flight;
 mod negotiate;
 mod origin;
 mod param_headers;

@@ -5,32 +5,69 @@
 //! Behind an authentication layer, a session belongs to the subject that opened it: another
 //! caller presenting its id finds no session (404).
 //!
+//! Each session also counts against the caller that opened it ([`Caller`]: the subject, else
+//! the peer address): a caller holds at most [`HttpConfig::max_sessions_per_caller`]
+//! sessions, so one client cannot take the whole table.
+//!
+//! Idle sessions give way to new ones before anyone is refused. A session can give way when
+//! no exchange uses it (no request of it in flight, no open stream of it: see [`InUse`]) and
+//! it has been unused for at least [`HttpConfig::session_min_idle`]; the one ended is then
+//! forgotten, its id gets 404, and its client starts a new session.
+//! - A caller at its share: its own session unused longest gives way; if none can, the new
+//!   session is refused ([`Full::CallerShare`], 429).
+//! - The table full: the session unused longest of the caller holding the most sessions
+//!   gives way (so a client that opened many loses its own first, not a client with one);
+//!   if none can, the new session is refused ([`Full::TooMany`], 503).
+//!
 //! Each session keeps its resumable SSE streams ([`super::resume`]) beside it; they go with
 //! it when it ends.
+//!
+//! [`HttpConfig::max_sessions_per_caller`]: super::HttpConfig::max_sessions_per_caller
+//! [`HttpConfig::session_min_idle`]: super::HttpConfig::session_min_idle
 
 use std::collections::HashMap;
+use std::ops::Deref;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use mcp_core::protocol::new_session_id;
 
 use super::resume::{self, Streams};
+use crate::context::Caller;
 use crate::dispatch::Session;
 
 /// Why a session could not be stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Full {
-    /// Every slot is taken by a live session.
+    /// Every slot is taken by a session that cannot give way.
     TooMany,
+    /// The caller holds this many sessions, its share, and none of them can give way.
+    CallerShare(usize),
     /// The system random source failed: no id can be minted.
     NoRandomness,
 }
 
-/// A stored session, its streams, and the authenticated subject that opened it.
+/// The bounds of the session table.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    /// The most sessions at once.
+    pub(crate) max: usize,
+    /// The most sessions of one caller at once.
+    pub(crate) per_caller: usize,
+    /// How long a session may stay unused before it expires.
+    pub(crate) idle: Duration,
+    /// How long a session must have been unused before it may give way to a new one.
+    pub(crate) min_idle: Duration,
+}
+
+/// A stored session, its streams, the authenticated subject that opened it, and the caller
+/// it counts against.
 #[derive(Debug)]
 struct Entry {
     live: Live,
     owner: Option<String>,
+    caller: Caller,
 }
 
 /// A live session and its resumable streams.
@@ -38,23 +75,50 @@ struct Entry {
 pub(crate) struct Live {
     pub(crate) session: Arc<Session>,
     pub(crate) streams: Arc<Streams>,
+    /// How many exchanges use the session now.
+    users: Arc<AtomicUsize>,
+}
+
+/// A session found for one exchange, marked in use until dropped: while any exchange uses
+/// it, it does not give way to new sessions. Taken under the table's lock, so that a session
+/// is never ended to make room between being found and being used.
+#[derive(Debug)]
+pub(crate) struct InUse(Live);
+
+impl InUse {
+    fn new(live: &Live) -> Self {
+        live.users.fetch_add(1, Ordering::AcqRel);
+        Self(live.clone())
+    }
+}
+
+impl Deref for InUse {
+    type Target = Live;
+
+    fn deref(&self) -> &Live {
+        &self.0
+    }
+}
+
+impl Drop for InUse {
+    fn drop(&mut self) {
+        self.0.users.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 /// The session table.
 #[derive(Debug)]
 pub(crate) struct Sessions {
     table: Mutex<HashMap<String, Entry>>,
-    max: usize,
-    idle: Duration,
+    limits: Limits,
     streams: resume::Settings,
 }
 
 impl Sessions {
-    pub(crate) fn new(max: usize, idle: Duration, streams: resume::Settings) -> Self {
+    pub(crate) fn new(limits: Limits, streams: resume::Settings) -> Self {
         Self {
             table: Mutex::default(),
-            max,
-            idle,
+            limits,
             streams,
         }
     }
@@ -64,12 +128,19 @@ impl Sessions {
     }
 
     fn expired(&self, session: &Session) -> bool {
-        session.last_used().elapsed() > self.idle
+        session.last_used().elapsed() > self.limits.idle
     }
 
-    /// The live session named `id`, if `owner` opened it; an expired one is ended and
-    /// forgotten.
-    pub(crate) fn get(&self, id: &str, owner: Option<&str>) -> Option<Live> {
+    /// Whether the session may be ended to make room: nothing uses it, and it has been
+    /// unused for the minimum idle time.
+    fn can_give_way(&self, entry: &Entry) -> bool {
+        entry.live.users.load(Ordering::Acquire) == 0
+            && entry.live.session.last_used().elapsed() >= self.limits.min_idle
+    }
+
+    /// The live session named `id`, if `owner` opened it, marked in use; an expired one is
+    /// ended and forgotten.
+    pub(crate) fn get(&self, id: &str, owner: Option<&str>) -> Option<InUse> {
         let mut table = self.lock();
         let entry = table.get(id)?;
         if self.expired(&entry.live.session) {
@@ -78,14 +149,17 @@ impl Sessions {
             }
             return None;
         }
-        (entry.owner.as_deref() == owner).then(|| entry.live.clone())
+        (entry.owner.as_deref() == owner).then(|| InUse::new(&entry.live))
     }
 
-    /// Stores a new session of `owner` under a fresh id, after dropping expired ones.
+    /// Stores a new session of `owner`, counted against `caller`, under a fresh id: after
+    /// dropping expired ones, and ending one that can give way when the caller is at its
+    /// share or the table is full (see the module documentation).
     pub(crate) fn insert(
         &self,
         session: Arc<Session>,
         owner: Option<String>,
+        caller: Caller,
     ) -> Result<String, Full> {
         let mut table = self.lock();
         table.retain(|_, entry| {
@@ -95,14 +169,70 @@ impl Sessions {
             }
             keep
         });
-        if table.len() >= self.max {
-            return Err(Full::TooMany);
-        }
+        let held = table
+            .values()
+            .filter(|entry| entry.caller == caller)
+            .count();
+        let make_room = if held >= self.limits.per_caller {
+            Some(
+                self.own_to_give_way(&table, &caller)
+                    .ok_or(Full::CallerShare(self.limits.per_caller))?,
+            )
+        } else if table.len() >= self.limits.max {
+            Some(self.any_to_give_way(&table).ok_or(Full::TooMany)?)
+        } else {
+            None
+        };
         let id = new_session_id().ok_or(Full::NoRandomness)?;
+        if let Some(ended) = make_room.and_then(|id| table.remove(&id)) {
+            tracing::info!(
+                caller = %ended.caller,
+                "an idle session gave way to a new one (its id now gets 404)"
+            );
+            ended.live.session.close();
+        }
         let streams = Streams::new(&id, &session, self.streams.clone());
-        let live = Live { session, streams };
-        table.insert(id.clone(), Entry { live, owner });
+        let users = Arc::default();
+        let live = Live {
+            session,
+            streams,
+            users,
+        };
+        table.insert(
+            id.clone(),
+            Entry {
+                live,
+                owner,
+                caller,
+            },
+        );
         Ok(id)
+    }
+
+    /// The id of `caller`'s session unused longest that can give way.
+    fn own_to_give_way(&self, table: &HashMap<String, Entry>, caller: &Caller) -> Option<String> {
+        table
+            .iter()
+            .filter(|(_, entry)| entry.caller == *caller && self.can_give_way(entry))
+            .min_by_key(|(_, entry)| entry.live.session.last_used())
+            .map(|(id, _)| id.clone())
+    }
+
+    /// The id of the session that gives way when the table is full: of those that can, the
+    /// one unused longest of the caller holding the most sessions.
+    fn any_to_give_way(&self, table: &HashMap<String, Entry>) -> Option<String> {
+        let mut holding: HashMap<&Caller, usize> = HashMap::new();
+        for entry in table.values() {
+            *holding.entry(&entry.caller).or_default() += 1;
+        }
+        table
+            .iter()
+            .filter(|(_, entry)| self.can_give_way(entry))
+            .max_by_key(|(_, entry)| {
+                let count = holding.get(&entry.caller).copied().unwrap_or(0);
+                (count, std::cmp::Reverse(entry.live.session.last_used()))
+            })
+            .map(|(id, _)| id.clone())
     }
 
     /// Ends the session named `id` if `owner` opened it; returns whether it was there.
