@@ -6,7 +6,8 @@
 //! - **Across instances**: a flow started on instance A continues on instance B and
 //!   completes; replaying any round's state to either instance is refused with the fixed
 //!   `-32602`, and the deploy ran once. An instance outside the shared store would have run
-//!   it again (the control). A Redis that goes away fails the request closed.
+//!   it again (the control). A Redis that goes away fails the request closed; one that lost
+//!   its data (`FLUSHALL`) refuses a finished deploy's final state on every instance.
 //! - **Rotation**: an instance minting with a new key verifies states minted under the old
 //!   one; once the old key is dropped or retired, they are refused.
 //! - **Sealed** (`--sealed`): no part of a state, base64-decoded, shows its plaintext (a
@@ -149,8 +150,13 @@ fn a_flow_split_across_two_instances_runs_once_and_no_state_replays_anywhere() {
     assert!(is_production_deploy(&text, "us-east-1"), "{done}");
     assert_eq!((deploys_run(&a), deploys_run(&b)), (0, 1));
     assert_eq!(changes_opened(&a) + changes_opened(&b), 1);
-    // The three consumed states, and nothing else, are in the shared Redis.
-    assert_eq!(redis.key_count(), 3, "one key per consumed state");
+    // The three consumed states and the store's epoch marker, nothing else, are in the
+    // shared Redis.
+    assert_eq!(
+        redis.key_count(),
+        4,
+        "one key per consumed state, and the marker"
+    );
 
     // Replaying each round's exact request (answers and state) to each instance is refused:
     // the last one would deploy again, the earlier ones would rewind the flow.
@@ -175,7 +181,7 @@ fn a_flow_split_across_two_instances_runs_once_and_no_state_replays_anywhere() {
         b.output()
     );
     assert_eq!(changes_opened(&a) + changes_opened(&b), 1);
-    assert_eq!(redis.key_count(), 3, "a refused replay records nothing");
+    assert_eq!(redis.key_count(), 4, "a refused replay records nothing");
     // The reason goes to the log only.
     let replayed = |server: &HttpServer| server.output().matches("replayed").count();
     assert_eq!((replayed(&a), replayed(&b)), (3, 3));
@@ -214,6 +220,46 @@ fn a_redis_that_goes_away_fails_the_request_closed() {
     );
     assert_eq!(changes_opened(&server), 0, "{}", server.output());
     assert_eq!(deploys_run(&server), 0);
+}
+
+#[test]
+fn a_redis_that_lost_its_data_refuses_a_finished_deploys_final_state_on_every_instance() {
+    let Some(redis) = RedisServer::start("scale_out_redis_flushed") else {
+        return;
+    };
+    let ring = ring(&[("k1", 1)]);
+    let shared = ["--redis", &redis.url()];
+    let (a, b) = (
+        instance("flushed-a", &ring, &shared),
+        instance("flushed-b", &ring, &shared),
+    );
+    let [_, _, state3] = deploy_across([&a, &b, &a, &b], 1);
+    assert_eq!(deploys_run(&a) + deploys_run(&b), 1);
+
+    // Redis forgets every consumed state (as a restart without persistence does): the final
+    // state would deploy again if taken as fresh.
+    assert_eq!(redis.command("FLUSHALL").trim(), "+OK");
+    for (id, (name, server)) in [("A", &a), ("B", &b)].into_iter().enumerate() {
+        let mut client = HttpClient::new(server.url());
+        let replay = client.send(&call(10 + id as u64, Some((consented(), &state3))));
+        assert_refused(
+            &replay,
+            &format!("the final state replayed to {name} after the loss"),
+        );
+    }
+    assert_eq!(
+        deploys_run(&a) + deploys_run(&b),
+        1,
+        "no second rollout:\nA:\n{}\nB:\n{}",
+        a.output(),
+        b.output()
+    );
+    let logged = |server: &HttpServer| {
+        server
+            .output()
+            .contains("before the single-use store's epoch")
+    };
+    assert!(logged(&a) || logged(&b), "the reason is in the log");
 }
 
 // ----- Rotation -----

@@ -118,16 +118,18 @@ fn bench(c: &mut Criterion) {
     group.bench_function("memory/fresh", |b| {
         b.iter(|| {
             let n = counter.fetch_add(1, Ordering::Relaxed);
-            let found = memory.consume(key(n), (n >> 10) + 1).now_or_never();
+            let found = memory.consume(key(n), 0, (n >> 10) + 1).now_or_never();
             assert!(matches!(found, Some(Ok(Consumption::Fresh))), "{found:?}");
         });
     });
     let replayed = key(u64::MAX);
     let forever = u64::MAX;
-    let _ = memory.consume(replayed, forever).now_or_never();
+    let _ = memory.consume(replayed, 0, forever).now_or_never();
     group.bench_function("memory/replay", |b| {
         b.iter(|| {
-            let found = memory.consume(black_box(replayed), forever).now_or_never();
+            let found = memory
+                .consume(black_box(replayed), 0, forever)
+                .now_or_never();
             assert!(
                 matches!(found, Some(Ok(Consumption::AlreadyUsed))),
                 "{found:?}"
@@ -154,19 +156,20 @@ fn bench(c: &mut Criterion) {
         runtime.block_on(RedisStore::connect(&url)),
         "Redis connects",
     );
-    let until = now() + 600;
+    let minted_at = now();
+    let until = minted_at + 600;
     let next = AtomicU64::new(0);
     group.bench_function("redis/fresh", |b| {
         b.iter(|| {
             let n = next.fetch_add(1, Ordering::Relaxed);
-            let found = runtime.block_on(store.consume(key(n), until));
+            let found = runtime.block_on(store.consume(key(n), minted_at, until));
             assert!(matches!(found, Ok(Consumption::Fresh)), "{found:?}");
         });
     });
-    let _ = runtime.block_on(store.consume(replayed, until));
+    let _ = runtime.block_on(store.consume(replayed, minted_at, until));
     group.bench_function("redis/replay", |b| {
         b.iter(|| {
-            let found = runtime.block_on(store.consume(black_box(replayed), until));
+            let found = runtime.block_on(store.consume(black_box(replayed), minted_at, until));
             assert!(matches!(found, Ok(Consumption::AlreadyUsed)), "{found:?}");
         });
     });
@@ -175,7 +178,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let batch = (0..32).map(|_| {
                 let n = next.fetch_add(1, Ordering::Relaxed);
-                store.consume(key(n), until)
+                store.consume(key(n), minted_at, until)
             });
             let found = runtime.block_on(futures_util::future::join_all(batch));
             assert!(found.iter().all(|f| matches!(f, Ok(Consumption::Fresh))));

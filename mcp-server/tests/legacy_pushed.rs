@@ -198,10 +198,11 @@ impl SingleUseStore for Counting {
     fn consume(
         &self,
         key: StateDigest,
+        minted_at: u64,
         until: u64,
     ) -> BoxFuture<'_, Result<Consumption, StoreError>> {
         self.consumed.fetch_add(1, Ordering::SeqCst);
-        self.inner.consume(key, until)
+        self.inner.consume(key, minted_at, until)
     }
 }
 

@@ -121,7 +121,12 @@ async fn echo_state(state: RequestState, ran: State<Ran>) -> Outcome<CallToolRes
 struct Broken;
 
 impl SingleUseStore for Broken {
-    fn consume(&self, _: StateDigest, _: u64) -> BoxFuture<'_, Result<Consumption, StoreError>> {
+    fn consume(
+        &self,
+        _: StateDigest,
+        _: u64,
+        _: u64,
+    ) -> BoxFuture<'_, Result<Consumption, StoreError>> {
         Box::pin(async { Err(StoreError::unavailable("connection refused (test store)")) })
     }
 }
@@ -137,10 +142,11 @@ impl SingleUseStore for Recording {
     fn consume(
         &self,
         key: StateDigest,
+        minted_at: u64,
         until: u64,
     ) -> BoxFuture<'_, Result<Consumption, StoreError>> {
         self.asked.lock().unwrap().push((key, until));
-        self.inner.consume(key, until)
+        self.inner.consume(key, minted_at, until)
     }
 }
 
@@ -472,26 +478,26 @@ fn test_clock(start: u64) -> (Arc<AtomicU64>, MemoryStore) {
 async fn memory_store_remembers_a_key_through_until_and_forgets_it_after() {
     let (now, store) = test_clock(1_000);
     assert_eq!(
-        store.consume([1; 32], 1_010).await.unwrap(),
+        store.consume([1; 32], store.epoch(), 1_010).await.unwrap(),
         Consumption::Fresh
     );
     assert_eq!(
-        store.consume([1; 32], 1_010).await.unwrap(),
+        store.consume([1; 32], store.epoch(), 1_010).await.unwrap(),
         Consumption::AlreadyUsed
     );
     now.store(1_010, Ordering::SeqCst);
     assert_eq!(
-        store.consume([1; 32], 1_500).await.unwrap(),
+        store.consume([1; 32], store.epoch(), 1_500).await.unwrap(),
         Consumption::AlreadyUsed,
         "forgotten during its last second"
     );
     now.store(1_011, Ordering::SeqCst);
     assert_eq!(
-        store.consume([1; 32], 1_500).await.unwrap(),
+        store.consume([1; 32], store.epoch(), 1_500).await.unwrap(),
         Consumption::Fresh
     );
     assert_eq!(
-        store.consume([1; 32], 1_500).await.unwrap(),
+        store.consume([1; 32], store.epoch(), 1_500).await.unwrap(),
         Consumption::AlreadyUsed
     );
 }
@@ -504,18 +510,21 @@ async fn memory_store_evicts_expired_entries() {
         key[..4].copy_from_slice(&i.to_be_bytes());
         // Half expire at 110, half at 200.
         let until = if i % 2 == 0 { 110 } else { 200 };
-        assert_eq!(store.consume(key, until).await.unwrap(), Consumption::Fresh);
+        assert_eq!(
+            store.consume(key, store.epoch(), until).await.unwrap(),
+            Consumption::Fresh
+        );
     }
     assert_eq!(store.len(), 1_000);
     now.store(111, Ordering::SeqCst);
     assert_eq!(
-        store.consume([9; 32], 300).await.unwrap(),
+        store.consume([9; 32], store.epoch(), 300).await.unwrap(),
         Consumption::Fresh
     );
     assert_eq!(store.len(), 501, "the 500 expired entries are gone");
     now.store(201, Ordering::SeqCst);
     assert_eq!(
-        store.consume([8; 32], 300).await.unwrap(),
+        store.consume([8; 32], store.epoch(), 300).await.unwrap(),
         Consumption::Fresh
     );
     assert_eq!(store.len(), 2);
@@ -529,31 +538,34 @@ async fn memory_store_full_of_live_entries_fails_closed() {
         MemoryStore::with_capacity(2).with_clock(Arc::new(move || clock.load(Ordering::SeqCst)));
     assert_eq!(store.capacity(), 2);
     assert_eq!(
-        store.consume([1; 32], 150).await.unwrap(),
+        store.consume([1; 32], store.epoch(), 150).await.unwrap(),
         Consumption::Fresh
     );
     assert_eq!(
-        store.consume([2; 32], 120).await.unwrap(),
+        store.consume([2; 32], store.epoch(), 120).await.unwrap(),
         Consumption::Fresh
     );
-    let full = store.consume([3; 32], 150).await.unwrap_err();
+    let full = store
+        .consume([3; 32], store.epoch(), 150)
+        .await
+        .unwrap_err();
     assert!(matches!(full, StoreError::Full { capacity: 2 }), "{full:?}");
     assert!(full.to_string().contains("full"), "{full}");
     // Nothing live was forgotten: both are still refused.
     for key in [[1; 32], [2; 32]] {
         assert_eq!(
-            store.consume(key, 150).await.unwrap(),
+            store.consume(key, store.epoch(), 150).await.unwrap(),
             Consumption::AlreadyUsed
         );
     }
     // Once one expires, its slot is free again.
     now.store(121, Ordering::SeqCst);
     assert_eq!(
-        store.consume([3; 32], 150).await.unwrap(),
+        store.consume([3; 32], store.epoch(), 150).await.unwrap(),
         Consumption::Fresh
     );
     assert_eq!(
-        store.consume([1; 32], 150).await.unwrap(),
+        store.consume([1; 32], store.epoch(), 150).await.unwrap(),
         Consumption::AlreadyUsed
     );
 }
@@ -571,7 +583,8 @@ fn memory_store_is_atomic_across_threads() {
                         .unwrap();
                     (0..200u8)
                         .filter(|i| {
-                            let reply = runtime.block_on(store.consume([*i; 32], u64::MAX));
+                            let reply =
+                                runtime.block_on(store.consume([*i; 32], store.epoch(), u64::MAX));
                             reply.unwrap() == Consumption::Fresh
                         })
                         .count()

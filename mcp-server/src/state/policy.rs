@@ -262,6 +262,13 @@ impl RequestStateSigner {
         self.single_use.as_ref()
     }
 
+    /// When a state expiring at `expires_at` was minted, on the minting instance's clock: its
+    /// expiry minus this signer's TTL (instances share the TTL; one that mints with a longer
+    /// TTL than the verifier's dates its states later than they were).
+    pub(crate) fn minted_at(&self, expires_at: u64) -> u64 {
+        expires_at.saturating_sub(self.signer.ttl().as_secs())
+    }
+
     /// How long a consumed state must be remembered: through its expiry plus the clock
     /// skew (another instance whose clock runs behind still verifies it until then).
     pub(crate) fn remember_until(&self, expires_at: u64) -> u64 {

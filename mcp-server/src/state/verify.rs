@@ -36,8 +36,9 @@ pub(crate) struct Incoming {
 }
 
 /// Verifies an echoed state, then consumes it when the signer is single use; `Ok(None)` when
-/// none was sent. A replay is refused like any bad state; a store that fails refuses the
-/// request as an internal error (fail closed), logged.
+/// none was sent. A replay, or a state minted before the store's epoch (a store that lost
+/// its data), is refused like any bad state; a store that fails refuses the request as an
+/// internal error (fail closed), logged.
 pub(crate) async fn verify_incoming(
     signer: &RequestStateSigner,
     binding: &Binding,
@@ -55,13 +56,22 @@ pub(crate) async fn verify_incoming(
         }));
     };
     let digest = single_use::digest(token);
+    let minted_at = signer.minted_at(verified.expires_at);
     let until = signer.remember_until(verified.expires_at);
-    match store.consume(digest, until).await {
+    match store.consume(digest, minted_at, until).await {
         Ok(Consumption::Fresh) => Ok(Some(Incoming {
             payload: verified.payload,
             consumed: Some(digest),
         })),
         Ok(Consumption::AlreadyUsed) => Err(refuse(&"replayed: consumed already", target)),
+        Ok(Consumption::MintedBeforeEpoch { epoch }) => Err(refuse(
+            &format_args!(
+                "minted at {minted_at}, before the single-use store's epoch {epoch} (the store \
+                 lost its data since, or is newer than the state): it cannot tell whether the \
+                 state was consumed"
+            ),
+            target,
+        )),
         Err(error) => {
             tracing::error!(
                 %error,

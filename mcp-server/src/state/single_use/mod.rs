@@ -7,6 +7,19 @@
 //! (feature `redis`; instances behind a load balancer share it). A store that fails (full,
 //! unreachable, too slow) fails the request closed: `-32603`, and the failure in the log.
 //!
+//! # A store that forgets
+//!
+//! A store that lost what it recorded (a process restart with a persistent key ring, a
+//! Redis restarted without persistence, `FLUSHALL`, a failover to an empty replica) would
+//! find a state consumed before the loss fresh, and a finished flow would run again. So each
+//! store has an *epoch*: the first mint second it vouches for, since which it has kept every
+//! consumption. A state minted before it is refused
+//! ([`Consumption::MintedBeforeEpoch`]: the usual `-32602`, the reason in the log) instead of
+//! being taken as fresh. Only states minted before the loss are refused, and those expire
+//! within one TTL; new flows work at once. [`MemoryStore`]'s epoch is its creation;
+//! `RedisStore` keeps it in a marker key that never expires, read and, when missing, written
+//! in the same atomic step as each consumption.
+//!
 //! ```
 //! use mcp_server::state::RequestStateSigner;
 //! use mcp_server::state::single_use::MemoryStore;
@@ -39,6 +52,13 @@ pub enum Consumption {
     Fresh,
     /// Consumed already: a replay, refused.
     AlreadyUsed,
+    /// Minted before `epoch`, the first mint second the store vouches for (it lost its data
+    /// since, or is newer than the state): the store cannot tell whether it was consumed, so
+    /// it is refused like a replay. Nothing is recorded.
+    MintedBeforeEpoch {
+        /// The store's epoch (Unix seconds).
+        epoch: u64,
+    },
 }
 
 /// Why a store could not tell whether a state was consumed. The request fails closed.
@@ -76,6 +96,14 @@ impl StoreError {
 /// the token's expiry plus its clock skew, so a forgotten state no longer verifies
 /// anywhere. When in doubt, return an error: the request then fails closed.
 ///
+/// `minted_at` is when the state was minted (Unix seconds, the minting instance's clock:
+/// its expiry minus the signer's TTL). A store that may lose what it recorded keeps an epoch,
+/// the first mint second it vouches for, and answers
+/// [`MintedBeforeEpoch`](Consumption::MintedBeforeEpoch) for a state minted before it,
+/// checked atomically with the consumption; a store that never forgets ignores `minted_at`.
+/// Changed in 0.1: the `minted_at` argument and the `MintedBeforeEpoch` answer are new; a
+/// store that never forgets adds the argument and ignores it.
+///
 /// The trait is object safe; a server holds its store as `Arc<dyn SingleUseStore>`.
 ///
 /// ```
@@ -84,32 +112,50 @@ impl StoreError {
 /// use futures_util::future::BoxFuture;
 /// use mcp_server::state::single_use::{Consumption, SingleUseStore, StateDigest, StoreError};
 ///
-/// /// Never forgets (a sketch: a real store evicts after `until`).
-/// #[derive(Default)]
-/// struct Forever(Mutex<HashSet<StateDigest>>);
+/// /// Forgets on restart: its epoch is when it was made (a sketch: a real store also
+/// /// evicts after `until`).
+/// struct Forgetful {
+///     epoch: u64,
+///     seen: Mutex<HashSet<StateDigest>>,
+/// }
 ///
-/// impl SingleUseStore for Forever {
-///     fn consume(&self, key: StateDigest, _until: u64) -> BoxFuture<'_, Result<Consumption, StoreError>> {
-///         let fresh = self.0.lock().map(|mut seen| seen.insert(key))
-///             .map_err(|_| StoreError::unavailable("poisoned"));
-///         Box::pin(async move {
-///             Ok(if fresh? { Consumption::Fresh } else { Consumption::AlreadyUsed })
-///         })
+/// impl SingleUseStore for Forgetful {
+///     fn consume(
+///         &self,
+///         key: StateDigest,
+///         minted_at: u64,
+///         _until: u64,
+///     ) -> BoxFuture<'_, Result<Consumption, StoreError>> {
+///         let found = if minted_at < self.epoch {
+///             Ok(Consumption::MintedBeforeEpoch { epoch: self.epoch })
+///         } else {
+///             self.seen.lock().map(|mut seen| {
+///                 if seen.insert(key) { Consumption::Fresh } else { Consumption::AlreadyUsed }
+///             })
+///             .map_err(|_| StoreError::unavailable("poisoned"))
+///         };
+///         Box::pin(std::future::ready(found))
 ///     }
 /// }
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// let store = Forever::default();
-/// assert_eq!(store.consume([7; 32], 0).await.unwrap(), Consumption::Fresh);
-/// assert_eq!(store.consume([7; 32], 0).await.unwrap(), Consumption::AlreadyUsed);
+/// let store = Forgetful { epoch: 1_000, seen: Mutex::default() };
+/// assert_eq!(store.consume([7; 32], 1_000, 2_000).await.unwrap(), Consumption::Fresh);
+/// assert_eq!(store.consume([7; 32], 1_000, 2_000).await.unwrap(), Consumption::AlreadyUsed);
+/// assert_eq!(
+///     store.consume([8; 32], 999, 2_000).await.unwrap(),
+///     Consumption::MintedBeforeEpoch { epoch: 1_000 }
+/// );
 /// # });
 /// ```
 pub trait SingleUseStore: Send + Sync + 'static {
-    /// Records `key` as consumed through the Unix second `until`, atomically, and says
-    /// whether it was recorded already.
+    /// Records `key`, minted at the Unix second `minted_at`, as consumed through the Unix
+    /// second `until`, atomically, and says whether it was recorded already (or was minted
+    /// before the store's epoch).
     fn consume(
         &self,
         key: StateDigest,
+        minted_at: u64,
         until: u64,
     ) -> BoxFuture<'_, Result<Consumption, StoreError>>;
 }
@@ -118,9 +164,10 @@ impl<T: SingleUseStore + ?Sized> SingleUseStore for Arc<T> {
     fn consume(
         &self,
         key: StateDigest,
+        minted_at: u64,
         until: u64,
     ) -> BoxFuture<'_, Result<Consumption, StoreError>> {
-        (**self).consume(key, until)
+        (**self).consume(key, minted_at, until)
     }
 }
 
@@ -128,9 +175,10 @@ impl<T: SingleUseStore + ?Sized> SingleUseStore for Box<T> {
     fn consume(
         &self,
         key: StateDigest,
+        minted_at: u64,
         until: u64,
     ) -> BoxFuture<'_, Result<Consumption, StoreError>> {
-        (**self).consume(key, until)
+        (**self).consume(key, minted_at, until)
     }
 }
 

@@ -5,14 +5,21 @@ use std::time::Duration;
 use super::auth::{AuthLayer, AuthSettings, Authenticator, ProtectedResourceMetadata};
 
 /// Which `Host` (and `Origin`) values are accepted: the DNS-rebinding defence.
+///
+/// Both headers are parsed strictly whatever the policy: a missing, repeated or malformed
+/// `Host` (userinfo, a path, a bad port, `[::1].evil.com`, `127.1`) is 400, a host the policy
+/// does not serve 403, and a repeated, malformed (a path, a fragment, userinfo) or foreign
+/// `Origin` 403. A host is a DNS name, a strict dotted quad or a bracketed IPv6 literal.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum HostPolicy {
     /// Only `localhost`, `127.0.0.0/8` and `[::1]`, any port (the default).
     #[default]
     Loopback,
-    /// Only these host names (without port), compared case-insensitively, plus loopback.
+    /// Only these hosts (without port: names compared case-insensitively, or IP addresses
+    /// such as `10.0.0.5` and `[2001:db8::1]`), plus loopback.
     AllowList(Vec<String>),
-    /// Any host. Only behind a proxy that checks hosts itself.
+    /// Any host, and any `Origin`. Only behind a proxy that checks hosts itself; a repeated
+    /// `Host` is still 400 (RFC 9112).
     Any,
 }
 

@@ -36,7 +36,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::in_flight::{self, Held, InFlight, Place};
-use super::origin::{self, Forbidden};
+use super::origin;
 use super::sessions::{Full, InUse, Limits, Sessions};
 use super::{HttpConfig, headers, negotiate, param_headers, resume, status, stream};
 use crate::Server;
@@ -174,21 +174,14 @@ async fn handle(endpoint: Arc<Endpoint>, request: Request) -> Response {
         return method_not_allowed();
     }
     let authority = parts.uri.authority().map(|a| a.as_str());
-    match origin::check(
+    if let Err(refused) = origin::check(
         &parts.headers,
         authority,
         &endpoint.config.hosts,
         &endpoint.config.origins,
     ) {
-        Ok(()) => {}
-        Err(Forbidden::Host) => {
-            tracing::warn!(host = ?parts.headers.get(http::header::HOST), "refused a request for a host this server does not serve");
-            return refuse(StatusCode::FORBIDDEN, "Forbidden: Host not allowed");
-        }
-        Err(Forbidden::Origin) => {
-            tracing::warn!(origin = ?parts.headers.get(http::header::ORIGIN), "refused a request from a foreign origin");
-            return refuse(StatusCode::FORBIDDEN, "Forbidden: Origin not allowed");
-        }
+        refused.log(&parts.headers);
+        return refuse(refused.status(), refused.message());
     }
     let caller = Caller::of_http(&parts);
     let Some(place) = endpoint.in_flight.enter(caller) else {
