@@ -23,7 +23,7 @@ pub(crate) use clock::now_ms;
 pub(crate) use record::{OpenRound, StoredCall, TaskRecord, handler_key, wire_key};
 #[cfg(feature = "redis")]
 pub use store::RedisTaskStore;
-pub use store::{MemoryTaskStore, TaskEntry, TaskStore, TaskStoreError};
+pub use store::{MemoryTaskStore, TaskEntry, TaskShare, TaskStore, TaskStoreError};
 
 /// Whether a tool runs as a task.
 ///
