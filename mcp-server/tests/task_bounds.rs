@@ -2,16 +2,19 @@
 //! unless a test says otherwise: a task keeps only the arguments its tool declares and
 //! releases its call when it settles; a call over the call budget, or finding the store full,
 //! is answered directly; a result over its budget fails the task clearly; one caller at its
-//! quota of live tasks gets `-32029` while another still gets a task; a `subscriptions/listen`
-//! naming 110,000 tasks is refused at once with `-32602`.
+//! quota of live tasks gets `-32029` while another still gets a task; answers over the
+//! budget get `-32602`; a `subscriptions/listen` naming 110,000 tasks is refused at once with
+//! `-32602`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_server::state::{Continuation, Reply, Round, Step};
 use mcp_server::tasks::{MemoryTaskStore, TaskStore};
-use mcp_server::{AuthIdentity, RequestContext, Server, TransportInfo, tool};
+use mcp_server::{AuthIdentity, ElicitForm, RequestContext, Server, TransportInfo, tool};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 mod support;
@@ -42,6 +45,33 @@ async fn measure(note: String) -> String {
     format!("{} bytes", note.len())
 }
 
+/// A label.
+#[derive(ElicitForm)]
+struct Label {
+    /// The label.
+    text: String,
+}
+
+/// Where a labelling stands.
+#[derive(Serialize, Deserialize, Clone, Continuation)]
+enum Labelling {
+    #[awaits(label: Label)]
+    Asked,
+}
+
+/// Asks for a label, then answers with it.
+#[tool(task)]
+async fn labelled(round: Round<Labelling>) -> Step<Labelling, String> {
+    tokio::task::yield_now().await;
+    match round.resume() {
+        None => round.ask(Labelling::Asked, "Label?"),
+        Some(LabellingAnswered::Asked {
+            label: Reply::Accepted(Label { text }),
+        }) => Step::done(format!("labelled {text}")),
+        Some(LabellingAnswered::Asked { .. }) => Step::done("no label"),
+    }
+}
+
 /// Fails after a moment.
 #[tool(task)]
 async fn refuse() -> Result<String, mcp_server::McpError> {
@@ -63,7 +93,7 @@ fn serving(store: &Arc<MemoryTaskStore>) -> Server {
 async fn request(server: &Server, subject: Option<&str>, method: &str, mut params: Value) -> Value {
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS: {}}},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "extensions": {TASKS: {}}},
     });
     let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
     let mut transport = TransportInfo::in_process();
@@ -302,22 +332,51 @@ async fn a_listen_naming_110000_tasks_is_refused_at_once() {
 #[tokio::test]
 async fn answers_over_the_call_budget_are_refused_with_invalid_params() {
     let store = Arc::new(MemoryTaskStore::new());
-    let server = serving(&store);
-    let _ = &server;
-    // An open round is reached through a tool that asks; without one, tasks/update keeps
-    // nothing, whatever its size, so the bound is on what is kept.
-    let id = task_id(&call(&server, None, "hold", json!({"note": "n"})).await);
-    let answers = json!({"1.x": {"action": "accept", "content": {"v": "a".repeat(100_000)}}});
+    let server = Server::builder()
+        .tool(labelled)
+        .task_store(Arc::clone(&store))
+        .task_poll_interval(Duration::from_millis(20))
+        .build()
+        .unwrap();
+    let id = task_id(&call(&server, None, "labelled", json!({})).await);
+    within(10, "the question", async {
+        loop {
+            let reply = request(&server, None, "tasks/get", json!({"taskId": id})).await;
+            if reply["result"]["status"] == "input_required" {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    let huge = json!({"1.label": {"action": "accept", "content": {"text": "a".repeat(100_000)}}});
     let reply = request(
         &server,
         None,
         "tasks/update",
-        json!({"taskId": id, "inputResponses": answers}),
+        json!({"taskId": id, "inputResponses": huge}),
     )
     .await;
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    let message = reply["error"]["message"].as_str().unwrap();
+    assert!(message.contains("65536 bytes at most"), "{message}");
     assert!(
-        reply.get("result").is_some(),
-        "nothing asked, nothing kept: {reply}"
+        store.bytes() < 8192,
+        "nothing of it was kept: {}",
+        store.bytes()
     );
-    assert!(store.bytes() < 4096, "{}", store.bytes());
+    // The task still waits, and a fitting answer finishes it.
+    let fine = json!({"1.label": {"action": "accept", "content": {"text": "Q3"}}});
+    request(
+        &server,
+        None,
+        "tasks/update",
+        json!({"taskId": id, "inputResponses": fine}),
+    )
+    .await;
+    let task = settled(&server, None, &id).await;
+    assert_eq!(
+        task["result"]["content"][0]["text"], "labelled Q3",
+        "{task}"
+    );
 }
