@@ -1,7 +1,9 @@
 //! `subscriptions/listen`: acknowledge first, then forward the changes the client asked
 //! for, each tagged with the subscription id, until the client goes away or the server
 //! shuts down (then the listen request completes gracefully). Tasks named in `taskIds` are
-//! watched as `task_watch` describes.
+//! watched as `task_watch` describes; a request naming more of them than the server's
+//! [`max_listen_task_ids`](crate::ServerBuilder::max_listen_task_ids) is refused with
+//! `-32602` before any is looked up.
 
 use mcp_core::McpError;
 use mcp_core::protocol::{
@@ -26,6 +28,15 @@ impl Server {
         caps: &ServerCapabilities,
     ) -> Result<SubscriptionsListenResult, McpError> {
         let params: ListenParams = parse_params(params)?;
+        let max_ids = self.tasks().settings.max_listen_task_ids;
+        if let Some(ids) = &params.notifications.task_ids
+            && ids.len() > max_ids
+        {
+            tracing::debug!(ids = ids.len(), max_ids, "a listen names too many taskIds");
+            return Err(McpError::invalid_params(format!(
+                "Too many taskIds: a subscriptions/listen may name at most {max_ids} tasks"
+            )));
+        }
         if matches!(ctx.outbound(), Outbound::Discard) {
             return Err(McpError::invalid_request(
                 "subscriptions/listen needs a streaming response (Accept: text/event-stream)",

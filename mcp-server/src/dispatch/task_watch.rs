@@ -1,7 +1,10 @@
 //! The tasks a `subscriptions/listen` stream watches (`notifications.taskIds`, the tasks
 //! extension): each is read again when this instance changes it, and every poll interval
 //! (another instance may have), and `notifications/tasks` carries its new state, until it
-//! settles.
+//! settles. All watched tasks are read in one batch ([`TaskStore::load_many`]: one round
+//! trip to a shared store).
+//!
+//! [`TaskStore::load_many`]: crate::tasks::TaskStore::load_many
 
 use mcp_core::McpError;
 use mcp_core::protocol::{Meta, task_methods};
@@ -20,18 +23,26 @@ impl TaskWatch {
     /// acknowledgement) with the watch.
     pub(super) async fn start(server: &Server, ctx: &RequestContext, ids: &[String]) -> Self {
         let owner = ctx.auth().map(|a| a.subject());
-        let mut tasks = Vec::new();
+        let mut unique: Vec<String> = Vec::with_capacity(ids.len());
         for id in ids {
-            if tasks.iter().any(|(known, _)| known == id) {
-                continue;
-            }
-            if let Ok((record, version)) = server.tasks().load(id, owner).await {
-                // A settled task has nothing more to report; its state is one tasks/get away.
-                if !record.status.is_terminal() {
-                    tasks.push((id.clone(), version));
-                }
+            if !unique.contains(id) {
+                unique.push(id.clone());
             }
         }
+        let found = match server.tasks().load_many(&unique, owner).await {
+            Ok(found) => found,
+            // Logged by the store; the listener watches nothing, as for unknown ids.
+            Err(_) => return Self::default(),
+        };
+        let tasks = unique
+            .into_iter()
+            .zip(found)
+            .filter_map(|(id, found)| {
+                let (record, version) = found?;
+                // A settled task has nothing more to report; its state is one tasks/get away.
+                (!record.status.is_terminal()).then_some((id, version))
+            })
+            .collect();
         Self { tasks }
     }
 
@@ -58,16 +69,17 @@ impl TaskWatch {
         meta: &Meta,
     ) -> bool {
         let owner = ctx.auth().map(|a| a.subject());
+        let ids = self.ids();
+        let found = match server.tasks().load_many(&ids, owner).await {
+            Ok(found) => found,
+            // The store failed: try again at the next poll.
+            Err(_) => return true,
+        };
         let mut kept = Vec::with_capacity(self.tasks.len());
-        for (id, reported) in std::mem::take(&mut self.tasks) {
-            let (record, version) = match server.tasks().load(&id, owner).await {
-                Ok(found) => found,
-                Err(error) if error.code == mcp_core::ErrorCode::INVALID_PARAMS => continue,
-                // The store failed: try again at the next poll.
-                Err(_) => {
-                    kept.push((id, reported));
-                    continue;
-                }
+        for ((id, reported), found) in std::mem::take(&mut self.tasks).into_iter().zip(found) {
+            // Gone (expired) or never visible: no longer watched.
+            let Some((record, version)) = found else {
+                continue;
             };
             let settled = record.status.is_terminal();
             if version != reported && !notify(ctx, &record.into_detailed(), meta).await {

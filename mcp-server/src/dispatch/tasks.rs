@@ -10,6 +10,13 @@
 //! asked with stays in the store, and when `tasks/update` has answered every question the
 //! instance that received the last answer runs the handler again, through the same guard as
 //! a multi-round retry.
+//!
+//! What a task keeps is bounded: its call holds only the arguments the tool declares (the
+//! handler sees the same ones in every round, so states bind alike), within the server's
+//! call budget, and a caller has at most its quota of live tasks. A call whose stored call
+//! would be over the budget, or that finds the store full, runs as a plain call in the
+//! request (the extension lets any call answer directly); a caller over its quota gets
+//! [`TASK_QUOTA_EXCEEDED`](crate::tasks::TASK_QUOTA_EXCEEDED).
 
 use mcp_core::McpError;
 use mcp_core::jsonrpc::RequestId;
@@ -25,7 +32,9 @@ use super::parse_params;
 use crate::context::{Outbound, TransportInfo};
 use crate::registry::ToolRoute;
 use crate::tasks::runner::{Driver, Next, RunEnd, TaskRun};
-use crate::tasks::{Changed, StoredCall, TaskRecord, Tasks, handler_key, now_ms, orphaned};
+use crate::tasks::{
+    Admitted, Changed, StoredCall, TaskRecord, Tasks, caller_key, handler_key, now_ms, orphaned,
+};
 use crate::{RequestContext, Server};
 
 type Params = Map<String, Value>;
@@ -58,16 +67,19 @@ impl Server {
         let request = ctx.cancellation().clone();
         // The task outlives the request: its handler gets a cancellation of its own.
         let ctx = ctx.for_task(cancellation.clone());
-        let arguments = Value::Object(params.arguments.unwrap_or_default());
+        let arguments = params.arguments.unwrap_or_default();
+        // Validated as sent; the handler sees, in every round, only what the tool declares.
+        let checked = route.check_arguments(&Value::Object(arguments.clone()));
+        let call = StoredCall::declared(&route.tool().input_schema, arguments, ctx.meta().clone());
         let rounds = Rounds {
-            arguments: arguments.clone(),
+            arguments: call.arguments.clone(),
             input_responses: params.input_responses,
             request_state: params.request_state,
         };
         let (invocation, guard) = self
             .guard(ctx.clone(), &params.name, rounds, rounds_of)
             .await?;
-        if let Err(message) = route.check_arguments(&invocation.arguments) {
+        if let Err(message) = checked {
             return Ok(Called::Now(Outcome::Complete(CallToolResult::error(
                 message,
             ))));
@@ -87,12 +99,25 @@ impl Server {
             return outcome.map(Called::Now);
         }
         let tasks = self.tasks();
+        let call = call.to_raw()?;
+        let max_call_bytes = tasks.settings.max_call_bytes;
+        if call.get().len() > max_call_bytes {
+            tracing::debug!(
+                tool = %params.name,
+                bytes = call.get().len(),
+                max_call_bytes,
+                "a call is over the task call budget: it runs as a plain call"
+            );
+            return run_directly(run, &cancellation, &request).await;
+        }
         let now = now_ms();
         let owner = ctx.auth().map(|a| a.subject().to_owned());
+        let caller = ctx.transport().caller();
         let record = TaskRecord {
             id: Tasks::new_id()?,
             tool: params.name,
             owner: owner.clone(),
+            caller: Some(caller_key(&caller)),
             status: TaskStatus::Working,
             status_message: ctx.take_early_status(),
             created_ms: now,
@@ -102,15 +127,22 @@ impl Server {
             result: None,
             error: None,
             input: None,
-            call: StoredCall {
-                arguments,
-                meta: ctx.meta().clone(),
-            }
-            .to_raw()?,
+            call: Some(call),
             lease_until_ms: Some(tasks.lease_until(now)),
             rounds: 0,
         };
-        tasks.create(&record).await?;
+        match tasks.create(&record).await {
+            Ok(Admitted::Stored) => {}
+            Ok(Admitted::NoRoom) => return run_directly(run, &cancellation, &request).await,
+            Err(error) => {
+                if error.code == crate::tasks::TASK_QUOTA_EXCEEDED {
+                    tracing::warn!(%caller, "a caller is at its quota of live tasks");
+                }
+                // The handler is dropped: it sees its cancellation first.
+                cancellation.cancel();
+                return Err(error);
+            }
+        }
         ctx.attach_task(&record.id);
         self.spawn_task(
             record.id.clone(),
@@ -215,7 +247,11 @@ impl Server {
             tracing::warn!(task = %record.id, tool = %record.tool, "a task's tool was removed");
             return Err(McpError::internal("The task's tool is no longer served"));
         };
-        let call = StoredCall::from_raw(&record.call)?;
+        let Some(call) = record.call.as_deref() else {
+            tracing::error!(task = %record.id, "a live task has no stored call");
+            return Err(McpError::internal("Internal error"));
+        };
+        let call = StoredCall::from_raw(call)?;
         let ctx = RequestContext::new(
             request_id,
             methods::TOOLS_CALL.to_owned(),
@@ -256,11 +292,7 @@ impl Server {
                     return Changed::Kept;
                 }
                 tracing::warn!(task = %record.id, "a task's instance stopped before it finished");
-                record.status = TaskStatus::Failed;
-                let error = McpError::internal("The server running the task stopped");
-                record.status_message = Some(error.message.to_string());
-                record.error = Some(error);
-                record.lease_until_ms = None;
+                record.fail(McpError::internal("The server running the task stopped"));
                 Changed::Stored
             })
             .await?;
@@ -281,10 +313,13 @@ impl Server {
         } = parse_params(params)?;
         let owner = owner(ctx);
         let tasks = self.tasks();
+        let max_answer_bytes = tasks.settings.max_call_bytes;
         let mut resume = None;
+        let mut too_large = false;
         let record = tasks
             .change(&task_id, owner, |record| {
                 resume = None;
+                too_large = false;
                 if record.status != TaskStatus::InputRequired {
                     return Changed::Kept;
                 }
@@ -301,6 +336,10 @@ impl Server {
                 if !took {
                     return Changed::Kept;
                 }
+                if json_len(&round.answers) > max_answer_bytes {
+                    too_large = true;
+                    return Changed::Kept;
+                }
                 if round.pending.is_empty() {
                     record.status = TaskStatus::Working;
                     record.lease_until_ms = Some(tasks.lease_until(now_ms()));
@@ -309,6 +348,11 @@ impl Server {
                 Changed::Stored
             })
             .await?;
+        if too_large {
+            return Err(McpError::invalid_params(format!(
+                "The answers are larger than a task keeps ({max_answer_bytes} bytes at most)"
+            )));
+        }
         if let Some(round) = resume {
             let answers = round
                 .answers
@@ -369,10 +413,8 @@ impl Server {
                 if record.status.is_terminal() {
                     return Changed::Kept;
                 }
-                record.status = TaskStatus::Cancelled;
+                record.settle_as(TaskStatus::Cancelled);
                 record.status_message = Some("Cancelled by the client".to_owned());
-                record.input = None;
-                record.lease_until_ms = None;
                 Changed::Stored
             })
             .await?;
@@ -417,6 +459,29 @@ async fn first_wait(
     } else {
         tokio::time::timeout(grace, run).await.ok()
     }
+}
+
+/// Runs a call that cannot become a task (over the call budget, or no room in the store) to
+/// its end in the request, as a plain call.
+async fn run_directly(
+    mut run: TaskRun,
+    cancellation: &CancellationToken,
+    request: &CancellationToken,
+) -> Result<Called, McpError> {
+    let outcome = tokio::select! {
+        biased;
+        out = &mut run => out,
+        () = request.cancelled() => {
+            cancellation.cancel();
+            (&mut run).await
+        }
+    };
+    outcome.map(Called::Now)
+}
+
+/// The length of `value`'s JSON (`usize::MAX` if it cannot be written).
+fn json_len(value: &Map<String, Value>) -> usize {
+    serde_json::to_string(value).map_or(usize::MAX, |json| json.len())
 }
 
 /// Whose tasks a request may see: its authenticated subject (`None`: no authentication).

@@ -352,6 +352,73 @@ impl ServerBuilder {
         self
     }
 
+    /// The most bytes a task keeps of its call: the arguments the tool declares (members of
+    /// its input schema's `properties`; others are never kept) and the request's `_meta`, as
+    /// JSON; the same bound holds the answers of one open input round (default 64 KiB).
+    ///
+    /// Protects the task store from calls that park client-sized data for the task's life.
+    /// A call over it is not refused: it runs as a plain call, answered in the request (the
+    /// tasks extension lets any call answer directly). Answers over it get `-32602`.
+    ///
+    /// ```
+    /// let server = mcp_server::Server::builder().max_task_call_bytes(256 * 1024).build().unwrap();
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn max_task_call_bytes(mut self, bytes: usize) -> Self {
+        self.config.tasks.max_call_bytes = bytes.max(1);
+        self
+    }
+
+    /// The most bytes of a task's result, as JSON (default 1 MiB). A result over it fails the
+    /// task with `-32603` and a message saying so (never a truncated result): protects the
+    /// task store, which keeps results for the task's `ttlMs`, from tools whose output
+    /// grows with their input.
+    ///
+    /// ```
+    /// let server = mcp_server::Server::builder().max_task_result_bytes(8 * 1024 * 1024).build().unwrap();
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn max_task_result_bytes(mut self, bytes: usize) -> Self {
+        self.config.tasks.max_result_bytes = bytes.max(1);
+        self
+    }
+
+    /// The most live tasks (working or `input_required`) one caller may have at once
+    /// (default 100, at least one). The caller is the authenticated subject, else the peer
+    /// address (IPv6 by /64), else anonymous (stdio, in-process): see
+    /// [`context`](crate::context). Keeps one caller from filling the task store that every
+    /// caller shares: a creation beyond it gets
+    /// [`TASK_QUOTA_EXCEEDED`](crate::tasks::TASK_QUOTA_EXCEEDED) (`-32029`), naming the
+    /// limit, while other callers still get tasks; a task that settles (completes, fails, is
+    /// cancelled) frees its slot at once. The stores that come with the SDK count it
+    /// atomically, `RedisTaskStore` across every instance sharing it.
+    ///
+    /// ```
+    /// let server = mcp_server::Server::builder().max_live_tasks_per_caller(20).build().unwrap();
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn max_live_tasks_per_caller(mut self, tasks: usize) -> Self {
+        self.config.tasks.max_live_per_caller = tasks.max(1);
+        self
+    }
+
+    /// The most `taskIds` one `subscriptions/listen` may name (default 256). A request
+    /// naming more is refused with `-32602` before any task is looked up: bounds the work
+    /// (and the store reads, one batch per poll interval) one listen request costs.
+    ///
+    /// ```
+    /// let server = mcp_server::Server::builder().max_listen_task_ids(64).build().unwrap();
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn max_listen_task_ids(mut self, ids: usize) -> Self {
+        self.config.tasks.max_listen_task_ids = ids;
+        self
+    }
+
     /// Declares the tools capability even with no tool registered yet (for tools added
     /// while the server runs).
     #[must_use]

@@ -1,11 +1,13 @@
 //! Tasks: the `io.modelcontextprotocol/tasks` extension (SEP-2663), for tools that run long.
-//! The parts: [`store`] (where tasks live), `record` (a task as stored), `runner` (a handler
-//! running as a task: cancellation, lease, outcome), `clock` (timestamps); the methods
-//! themselves are the dispatcher's (`dispatch/tasks.rs`).
+//! The parts: [`store`] (where tasks live), `record` (a task as stored), `quota` (each
+//! caller's share of live tasks), `runner` (a handler running as a task: cancellation, lease,
+//! outcome), `clock` (timestamps); the methods themselves are the dispatcher's
+//! (`dispatch/tasks.rs`).
 //!
 #![doc = include_str!("../docs/tasks.md")]
 
 mod clock;
+mod quota;
 mod record;
 pub(crate) mod runner;
 pub mod store;
@@ -20,10 +22,12 @@ use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 pub(crate) use clock::now_ms;
+pub use quota::TASK_QUOTA_EXCEEDED;
+pub(crate) use quota::caller_key;
 pub(crate) use record::{OpenRound, StoredCall, TaskRecord, handler_key, wire_key};
 #[cfg(feature = "redis")]
 pub use store::RedisTaskStore;
-pub use store::{MemoryTaskStore, TaskEntry, TaskStore, TaskStoreError};
+pub use store::{MemoryTaskStore, TaskEntry, TaskShare, TaskStore, TaskStoreError};
 
 /// Whether a tool runs as a task.
 ///
@@ -50,7 +54,7 @@ pub enum TaskSupport {
     Required,
 }
 
-/// How long tasks live and how they are polled (builder settings).
+/// How long tasks live, how they are polled, and what they may hold (builder settings).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct TaskSettings {
     /// How long after creation a task is kept (`ttlMs`).
@@ -61,6 +65,26 @@ pub(crate) struct TaskSettings {
     pub(crate) grace: Duration,
     /// How long the running instance vouches for a working task without renewing.
     pub(crate) lease: Duration,
+    /// The most bytes of a task's stored call (declared arguments and `_meta`), and of the
+    /// answers of one open round.
+    pub(crate) max_call_bytes: usize,
+    /// The most bytes of a task's result.
+    pub(crate) max_result_bytes: usize,
+    /// The most live tasks of one caller.
+    pub(crate) max_live_per_caller: usize,
+    /// The most `taskIds` one `subscriptions/listen` may name.
+    pub(crate) max_listen_task_ids: usize,
+}
+
+impl TaskSettings {
+    /// Default of [`max_call_bytes`](Self::max_call_bytes): 64 KiB.
+    pub(crate) const MAX_CALL_BYTES: usize = 64 * 1024;
+    /// Default of [`max_result_bytes`](Self::max_result_bytes): 1 MiB.
+    pub(crate) const MAX_RESULT_BYTES: usize = 1024 * 1024;
+    /// Default of [`max_live_per_caller`](Self::max_live_per_caller).
+    pub(crate) const MAX_LIVE_PER_CALLER: usize = 100;
+    /// Default of [`max_listen_task_ids`](Self::max_listen_task_ids).
+    pub(crate) const MAX_LISTEN_TASK_IDS: usize = 256;
 }
 
 impl Default for TaskSettings {
@@ -70,6 +94,10 @@ impl Default for TaskSettings {
             poll_interval: Duration::from_millis(500),
             grace: Duration::ZERO,
             lease: Duration::from_secs(30),
+            max_call_bytes: Self::MAX_CALL_BYTES,
+            max_result_bytes: Self::MAX_RESULT_BYTES,
+            max_live_per_caller: Self::MAX_LIVE_PER_CALLER,
+            max_listen_task_ids: Self::MAX_LISTEN_TASK_IDS,
         }
     }
 }
@@ -96,6 +124,22 @@ impl std::fmt::Debug for Tasks {
             .field("settings", &self.settings)
             .finish_non_exhaustive()
     }
+}
+
+/// Whether a new task was stored.
+pub(crate) enum Admitted {
+    /// Stored: every instance sharing the store finds it.
+    Stored,
+    /// The store is full (its count or its bytes): the call is to run as a plain call.
+    NoRoom,
+}
+
+/// Why a change was not stored.
+pub(crate) enum ChangeFailed {
+    /// The changed task does not fit in the store's byte budget.
+    NoRoom,
+    /// Any other reason, as the request's error.
+    Error(McpError),
 }
 
 /// What a change did to a task.
@@ -129,20 +173,36 @@ impl Tasks {
         Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
     }
 
-    /// Stores a new task; once this returns, every instance sharing the store finds it.
-    pub(crate) async fn create(&self, record: &TaskRecord) -> Result<(), McpError> {
+    /// Stores a new task; once this returns `Stored`, every instance sharing the store finds
+    /// it. A caller over its quota gets [`TASK_QUOTA_EXCEEDED`].
+    pub(crate) async fn create(&self, record: &TaskRecord) -> Result<Admitted, McpError> {
         let entry = record.to_entry(1)?;
-        match self.store.create(&record.id, entry).await {
+        let share = self.share_of(record);
+        match self.store.create_shared(&record.id, entry, &share).await {
             Ok(true) => {
                 self.announce(&record.id);
-                Ok(())
+                Ok(Admitted::Stored)
             }
             Ok(false) => {
                 tracing::error!("a new task id was taken already");
                 Err(McpError::internal("Internal error"))
             }
+            Err(TaskStoreError::CallerQuota { max_live }) => Err(quota::exceeded(max_live)),
+            Err(err @ (TaskStoreError::Full { .. } | TaskStoreError::OutOfBytes { .. })) => {
+                tracing::warn!(error = %err, "no room for a new task: the call runs as a plain call");
+                Ok(Admitted::NoRoom)
+            }
             Err(err) => Err(store_failed(&err)),
         }
+    }
+
+    /// The share of the caller `record` counts against, as it stands.
+    fn share_of(&self, record: &TaskRecord) -> TaskShare {
+        TaskShare::new(
+            record.caller.clone().unwrap_or_default(),
+            record.is_live(),
+            self.settings.max_live_per_caller,
+        )
     }
 
     /// The task `id`, if it exists and `owner` may see it (`-32602` otherwise, the same for
@@ -152,6 +212,9 @@ impl Tasks {
         id: &str,
         owner: Option<&str>,
     ) -> Result<(TaskRecord, u64), McpError> {
+        if !minted(id) {
+            return Err(unknown_task());
+        }
         let entry = self
             .store
             .load(id)
@@ -166,16 +229,65 @@ impl Tasks {
         Ok((record, entry.version))
     }
 
+    /// The tasks `ids` that exist and `owner` may see, in one read of the store, each with
+    /// its version (`None` for the others).
+    pub(crate) async fn load_many(
+        &self,
+        ids: &[String],
+        owner: Option<&str>,
+    ) -> Result<Vec<Option<(TaskRecord, u64)>>, McpError> {
+        let asked: Vec<String> = ids.iter().filter(|id| minted(id)).cloned().collect();
+        let entries = self
+            .store
+            .load_many(&asked)
+            .await
+            .map_err(|err| store_failed(&err))?;
+        let mut found = asked.iter().zip(entries);
+        let mut next = found.next();
+        let mut records = Vec::with_capacity(ids.len());
+        for id in ids {
+            let Some((asked_id, entry)) = next.as_ref().filter(|(asked, _)| *asked == id) else {
+                records.push(None);
+                continue;
+            };
+            let record = entry
+                .as_ref()
+                .and_then(|entry| Some((TaskRecord::from_entry(entry).ok()?, entry.version)))
+                .filter(|(record, _)| record.id == **asked_id && record.owner.as_deref() == owner);
+            records.push(record);
+            next = found.next();
+        }
+        Ok(records)
+    }
+
     /// Applies `change` to the task `id` and stores the result, reading again and retrying
     /// when another instance changed it meanwhile. Returns the record as it stands after.
     pub(crate) async fn change(
         &self,
         id: &str,
         owner: Option<&str>,
-        mut change: impl FnMut(&mut TaskRecord) -> Changed,
+        change: impl FnMut(&mut TaskRecord) -> Changed,
     ) -> Result<TaskRecord, McpError> {
+        self.try_change(id, owner, change)
+            .await
+            .map_err(|failed| match failed {
+                ChangeFailed::NoRoom => {
+                    tracing::error!(task = %id, "a changed task does not fit in the task store");
+                    McpError::internal("Internal error")
+                }
+                ChangeFailed::Error(error) => error,
+            })
+    }
+
+    /// [`change`](Self::change), telling a store without room for the change apart.
+    pub(crate) async fn try_change(
+        &self,
+        id: &str,
+        owner: Option<&str>,
+        mut change: impl FnMut(&mut TaskRecord) -> Changed,
+    ) -> Result<TaskRecord, ChangeFailed> {
         for _ in 0..CHANGE_ATTEMPTS {
-            let (mut record, version) = self.load(id, owner).await?;
+            let (mut record, version) = self.load(id, owner).await.map_err(ChangeFailed::Error)?;
             let visible = match change(&mut record) {
                 Changed::Kept => return Ok(record),
                 Changed::Stored => true,
@@ -184,8 +296,11 @@ impl Tasks {
             if visible {
                 record.updated_ms = now_ms().max(record.updated_ms);
             }
-            let entry = record.to_entry(version.saturating_add(1))?;
-            match self.store.replace(id, version, entry).await {
+            let entry = record
+                .to_entry(version.saturating_add(1))
+                .map_err(ChangeFailed::Error)?;
+            let share = self.share_of(&record);
+            match self.store.replace_shared(id, version, entry, &share).await {
                 Ok(true) => {
                     if visible {
                         self.announce(id);
@@ -193,11 +308,12 @@ impl Tasks {
                     return Ok(record);
                 }
                 Ok(false) => {}
-                Err(err) => return Err(store_failed(&err)),
+                Err(TaskStoreError::OutOfBytes { .. }) => return Err(ChangeFailed::NoRoom),
+                Err(err) => return Err(ChangeFailed::Error(store_failed(&err))),
             }
         }
         tracing::error!(task = %id, "a task kept changing under an update; giving up");
-        Err(McpError::internal("Internal error"))
+        Err(ChangeFailed::Error(McpError::internal("Internal error")))
     }
 
     /// Registers the cancellation of a task whose handler now runs on this instance.
@@ -252,6 +368,12 @@ pub(crate) fn orphaned(record: &TaskRecord, now: u64) -> bool {
 
 pub(crate) fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Whether `id` is one this SDK could have minted (see [`Tasks::new_id`]): any other is
+/// unknown without asking the store.
+fn minted(id: &str) -> bool {
+    id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// The error for a task id that does not exist, expired, or belongs to someone else.

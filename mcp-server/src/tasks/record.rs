@@ -1,6 +1,7 @@
 //! A task as the SDK stores it: what the wire shows (status, times, result or error, the
 //! questions still open), plus what the server needs to go on with it on any instance: the
-//! call to run again, the state its last round asked with, and whose task it is.
+//! call to run again (only the arguments the tool declares, and only while the task is
+//! live), the state its last round asked with, and whose task it is.
 
 use mcp_core::McpError;
 use mcp_core::protocol::{
@@ -23,6 +24,9 @@ pub(crate) struct TaskRecord {
     /// The authenticated subject that created it (`None`: no authentication); only the same
     /// subject sees it.
     pub(crate) owner: Option<String>,
+    /// The key of the caller whose quota of live tasks it counts against (see `quota`).
+    #[serde(default)]
+    pub(crate) caller: Option<String>,
     pub(crate) status: TaskStatus,
     pub(crate) status_message: Option<String>,
     pub(crate) created_ms: u64,
@@ -36,8 +40,10 @@ pub(crate) struct TaskRecord {
     /// `input_required` (and while answers come in): the open round.
     pub(crate) input: Option<OpenRound>,
     /// The call ([`StoredCall`]), to run the handler again when a round is answered: kept as
-    /// JSON text, read only then, so that polling a task does not parse it.
-    pub(crate) call: Box<RawValue>,
+    /// JSON text, read only then, so that polling a task does not parse it. Released
+    /// (`None`) once the task settles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) call: Option<Box<RawValue>>,
     /// `working`: until when the instance running it vouches for it (it renews this while
     /// the handler runs). Past it, the instance is gone and the task has failed.
     pub(crate) lease_until_ms: Option<u64>,
@@ -65,6 +71,32 @@ pub(crate) struct StoredCall {
 }
 
 impl StoredCall {
+    /// The call of a task of the tool whose input schema is `schema`: only the arguments it
+    /// declares (the members of its `properties`) are kept, unless the schema admits others
+    /// (`additionalProperties` or `patternProperties` other than `false`), in which case every
+    /// member is.
+    pub(crate) fn declared(
+        schema: &Map<String, Value>,
+        mut arguments: Map<String, Value>,
+        meta: RequestMeta,
+    ) -> Self {
+        let admits_others = ["additionalProperties", "patternProperties"]
+            .iter()
+            .any(|keyword| {
+                schema
+                    .get(*keyword)
+                    .is_some_and(|v| *v != Value::Bool(false))
+            });
+        if !admits_others {
+            let declared = schema.get("properties").and_then(Value::as_object);
+            arguments.retain(|name, _| declared.is_some_and(|d| d.contains_key(name)));
+        }
+        Self {
+            arguments: Value::Object(arguments),
+            meta,
+        }
+    }
+
     /// The call as stored in a record.
     pub(crate) fn to_raw(&self) -> Result<Box<RawValue>, McpError> {
         serde_json::value::to_raw_value(self).map_err(|err| {
@@ -93,6 +125,27 @@ pub(crate) fn handler_key(round: u32, wire: &str) -> Option<&str> {
 }
 
 impl TaskRecord {
+    /// Whether the task still counts against its caller: working, or waiting for input.
+    pub(crate) fn is_live(&self) -> bool {
+        matches!(self.status, TaskStatus::Working | TaskStatus::InputRequired)
+    }
+
+    /// The task ends as `status`: what only a live task needs (its call, its open round, its
+    /// lease) is released at once.
+    pub(crate) fn settle_as(&mut self, status: TaskStatus) {
+        self.status = status;
+        self.call = None;
+        self.input = None;
+        self.lease_until_ms = None;
+    }
+
+    /// The task fails with `error`.
+    pub(crate) fn fail(&mut self, error: McpError) {
+        self.settle_as(TaskStatus::Failed);
+        self.status_message = Some(error.message.to_string());
+        self.error = Some(error);
+    }
+
     /// The `Task` fields.
     fn task(&self) -> Task {
         let mut task = Task::new(
@@ -168,5 +221,41 @@ mod tests {
         assert_eq!(handler_key(2, &wire), None);
         assert_eq!(handler_key(3, "3confirm"), None);
         assert_eq!(handler_key(1, "13.x"), None);
+    }
+
+    fn meta() -> RequestMeta {
+        serde_json::from_value(serde_json::json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}
+        }))
+        .expect("meta")
+    }
+
+    fn object(value: Value) -> Map<String, Value> {
+        match value {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        }
+    }
+
+    #[test]
+    fn a_stored_call_keeps_only_the_declared_arguments_unless_the_schema_admits_others() {
+        let arguments = object(serde_json::json!({"table": "t", "junk": "x".repeat(1000)}));
+        let schema = object(serde_json::json!({
+            "type": "object", "properties": {"table": {"type": "string"}}
+        }));
+        let call = StoredCall::declared(&schema, arguments.clone(), meta());
+        assert_eq!(call.arguments, serde_json::json!({"table": "t"}));
+        let closed = object(serde_json::json!({"type": "object", "additionalProperties": false}));
+        let call = StoredCall::declared(&closed, arguments.clone(), meta());
+        assert_eq!(call.arguments, serde_json::json!({}));
+        for open in [
+            serde_json::json!({"type": "object", "additionalProperties": true}),
+            serde_json::json!({"type": "object", "additionalProperties": {"type": "string"}}),
+            serde_json::json!({"type": "object", "patternProperties": {"^j": {}}}),
+        ] {
+            let call = StoredCall::declared(&object(open), arguments.clone(), meta());
+            assert_eq!(call.arguments, Value::Object(arguments.clone()));
+        }
     }
 }

@@ -1,7 +1,8 @@
 //! A handler running as a task, on this instance: it is driven in the background until it
 //! finishes, is cancelled (`tasks/cancel` here, or on another instance: the task is read
 //! again every poll interval) or the server shuts down, while its lease is renewed; then
-//! its outcome is written into the task.
+//! its outcome is written into the task: a result within the server's budget, or the
+//! failure that says why not (a result too large, or no room left in the store for it).
 
 use std::panic::AssertUnwindSafe;
 use std::time::Duration;
@@ -12,7 +13,7 @@ use mcp_core::McpError;
 use mcp_core::protocol::{CallToolResult, InputRequiredResult, Outcome, TaskStatus};
 use tokio_util::sync::CancellationToken;
 
-use super::{Changed, OpenRound, TaskRecord, Tasks, now_ms, wire_key};
+use super::{ChangeFailed, Changed, OpenRound, TaskRecord, Tasks, now_ms, wire_key};
 
 /// One run of the handler: a round of the task.
 pub(crate) type TaskRun = BoxFuture<'static, Result<Outcome<CallToolResult>, McpError>>;
@@ -108,59 +109,101 @@ impl Driver<'_> {
         }
     }
 
-    /// Writes how the run ended into the task (unless it was cancelled meanwhile).
+    /// Writes how the run ended into the task (unless it was cancelled meanwhile). An
+    /// outcome the store has no room for fails the task instead.
     pub(crate) async fn settle(&self, end: RunEnd, max_rounds: u32) -> Result<Next, McpError> {
         let id = self.id;
+        let max_result_bytes = self.tasks.settings.max_result_bytes;
         let mut next = Next::Settled;
-        self.tasks
-            .change(id, self.owner, |record| {
+        let settled = self
+            .tasks
+            .try_change(id, self.owner, |record| {
                 next = Next::Settled;
                 if record.status != TaskStatus::Working {
                     return Changed::Kept;
                 }
                 match &end {
-                    RunEnd::Finished(Ok(Outcome::Complete(result))) => complete(record, result),
+                    RunEnd::Finished(Ok(Outcome::Complete(result))) => {
+                        complete(record, result, max_result_bytes);
+                    }
                     RunEnd::Finished(Ok(Outcome::InputRequired(asked))) => {
                         next = ask(record, asked, max_rounds);
                     }
-                    RunEnd::Finished(Err(error)) => fail(record, error.clone()),
+                    RunEnd::Finished(Err(error)) => record.fail(error.clone()),
                     RunEnd::Panicked => {
                         tracing::error!(task = %id, "a task's handler panicked");
-                        fail(record, McpError::internal("Internal error"));
+                        record.fail(McpError::internal("Internal error"));
                     }
-                    RunEnd::ShutDown => fail(
-                        record,
-                        McpError::internal("The server stopped before the task finished"),
-                    ),
+                    RunEnd::ShutDown => record.fail(McpError::internal(
+                        "The server stopped before the task finished",
+                    )),
                     RunEnd::Cancelled => return Changed::Kept,
                 }
                 Changed::Stored
             })
-            .await?;
-        Ok(next)
+            .await;
+        match settled {
+            Ok(_) => Ok(next),
+            Err(ChangeFailed::Error(error)) => Err(error),
+            Err(ChangeFailed::NoRoom) => {
+                tracing::warn!(task = %id, "the task store has no room for a task's outcome");
+                self.tasks
+                    .change(id, self.owner, |record| {
+                        if record.status != TaskStatus::Working {
+                            return Changed::Kept;
+                        }
+                        record.fail(McpError::internal(
+                            "The task's outcome did not fit in the task store",
+                        ));
+                        Changed::Stored
+                    })
+                    .await?;
+                Ok(Next::Settled)
+            }
+        }
     }
 }
 
-fn complete(record: &mut TaskRecord, result: &CallToolResult) {
+/// Counts the bytes written to it.
+struct ByteCount(usize);
+
+impl std::io::Write for ByteCount {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 = self.0.saturating_add(buf.len());
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The task completes with `result`, if its JSON is within `max_bytes`; otherwise it fails,
+/// saying so (never a truncated result).
+fn complete(record: &mut TaskRecord, result: &CallToolResult, max_bytes: usize) {
+    let mut size = ByteCount(0);
+    if serde_json::to_writer(&mut size, result).is_ok() && size.0 > max_bytes {
+        tracing::warn!(
+            task = %record.id,
+            bytes = size.0,
+            max_bytes,
+            "a task's result is over the result budget; the task fails"
+        );
+        record.fail(McpError::internal(format!(
+            "The task's result is larger than the server keeps ({max_bytes} bytes at most)"
+        )));
+        return;
+    }
     match serde_json::to_value(result) {
         Ok(serde_json::Value::Object(result)) => {
-            record.status = TaskStatus::Completed;
+            record.settle_as(TaskStatus::Completed);
             record.result = Some(result);
-            record.lease_until_ms = None;
         }
         _ => {
             tracing::error!(task = %record.id, "a task's result could not be serialized");
-            fail(record, McpError::internal("Internal error"));
+            record.fail(McpError::internal("Internal error"));
         }
     }
-}
-
-fn fail(record: &mut TaskRecord, error: McpError) {
-    record.status = TaskStatus::Failed;
-    record.status_message = Some(error.message.to_string());
-    record.error = Some(error);
-    record.lease_until_ms = None;
-    record.input = None;
 }
 
 /// The handler asked for input: the task waits for the client's answers under keys no
@@ -168,7 +211,7 @@ fn fail(record: &mut TaskRecord, error: McpError) {
 fn ask(record: &mut TaskRecord, asked: &InputRequiredResult, max_rounds: u32) -> Next {
     if record.rounds >= max_rounds {
         tracing::error!(task = %record.id, max_rounds, "a task asked for input too many times");
-        fail(record, McpError::internal("Internal error"));
+        record.fail(McpError::internal("Internal error"));
         return Next::Settled;
     }
     record.rounds += 1;

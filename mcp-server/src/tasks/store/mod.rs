@@ -8,8 +8,14 @@
 //! change increments, and the moment the task may be forgotten (its `ttlMs` after creation).
 //! The SDK never changes a task without naming the version it read
 //! ([`replace`](TaskStore::replace)), so two instances changing one task at once cannot
-//! overwrite each other: one wins, the other reads again. A store that fails (full,
-//! unreachable, too slow) fails the request closed: `-32603`, the reason in the log.
+//! overwrite each other: one wins, the other reads again. A store that fails (unreachable,
+//! too slow) fails the request closed: `-32603`, the reason in the log. A store that is full
+//! (its count or its bytes) makes a new call of a task tool run as a plain call instead.
+//!
+//! Each write also names the task's [`TaskShare`]: whose task it is and whether it is still
+//! live (working or waiting for input), so that a store keeps each caller's live tasks
+//! within its quota in the same atomic step, and frees the caller's slot the moment the
+//! task settles.
 //!
 //! ```
 //! use std::time::Duration;
@@ -48,6 +54,33 @@ pub struct TaskEntry {
     pub data: String,
 }
 
+/// Whose task an entry is, passed with every write of the SDK, so that a store can count a
+/// caller's live tasks atomically with the write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TaskShare {
+    /// The caller the task counts against: an opaque key the SDK derives from the
+    /// authenticated subject or the peer address (never shown to clients).
+    pub caller: String,
+    /// Whether the task is live after this write (working, or waiting for input). Only live
+    /// tasks count against the caller; a write that settles the task frees its slot.
+    pub live: bool,
+    /// The most live tasks the caller may have: a creation beyond it fails with
+    /// [`TaskStoreError::CallerQuota`].
+    pub max_live: usize,
+}
+
+impl TaskShare {
+    /// The share of a task of `caller`, live or not, under a quota of `max_live`.
+    pub fn new(caller: impl Into<String>, live: bool, max_live: usize) -> Self {
+        Self {
+            caller: caller.into(),
+            live,
+            max_live,
+        }
+    }
+}
+
 /// Why a store could not do what it was asked. The request fails closed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -57,6 +90,18 @@ pub enum TaskStoreError {
     Full {
         /// The store's capacity.
         capacity: usize,
+    },
+    /// The store holds as many bytes of tasks as it may.
+    #[error("the task store is full ({max_bytes} bytes of tasks not yet expired)")]
+    OutOfBytes {
+        /// The store's byte budget.
+        max_bytes: usize,
+    },
+    /// The caller already has as many live tasks as its quota allows.
+    #[error("the caller already has {max_live} live tasks")]
+    CallerQuota {
+        /// The quota.
+        max_live: usize,
     },
     /// The store did not answer in time.
     #[error("the task store did not answer within {0:?}")]
@@ -78,6 +123,12 @@ impl TaskStoreError {
 /// Every operation must be atomic and, once its future resolves, visible to every instance
 /// sharing the store (a task is created "durably" before its id is handed out). Entries past
 /// their `expires_at_ms` may be forgotten, and must read as absent once forgotten.
+///
+/// The SDK writes through [`create_shared`](Self::create_shared) and
+/// [`replace_shared`](Self::replace_shared), and reads many tasks at once through
+/// [`load_many`](Self::load_many); their default methods fall back on the three required
+/// ones (without a per-caller quota), so a store of your own only needs those three, and
+/// implements the others to enforce the quota and to batch reads.
 ///
 /// The trait is object safe; a server holds its store as `Arc<dyn TaskStore>`.
 ///
@@ -114,6 +165,48 @@ pub trait TaskStore: Send + Sync + 'static {
         expected: u64,
         entry: TaskEntry,
     ) -> BoxFuture<'a, Result<bool, TaskStoreError>>;
+
+    /// [`create`](Self::create), counting the task against `share.caller`: fails with
+    /// [`TaskStoreError::CallerQuota`] when the caller has `share.max_live` live tasks
+    /// already, in the same atomic step as the creation. By default, `create` (no quota).
+    fn create_shared<'a>(
+        &'a self,
+        id: &'a str,
+        entry: TaskEntry,
+        share: &'a TaskShare,
+    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        let _ = share;
+        self.create(id, entry)
+    }
+
+    /// [`replace`](Self::replace); a task that is no longer `share.live` stops counting
+    /// against its caller at once. By default, `replace`.
+    fn replace_shared<'a>(
+        &'a self,
+        id: &'a str,
+        expected: u64,
+        entry: TaskEntry,
+        share: &'a TaskShare,
+    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        let _ = share;
+        self.replace(id, expected, entry)
+    }
+
+    /// The entries under `ids`, in their order (`None` for each that is absent). By default,
+    /// [`load`](Self::load) for each in turn; a store over the network should read them in
+    /// one round trip.
+    fn load_many<'a>(
+        &'a self,
+        ids: &'a [String],
+    ) -> BoxFuture<'a, Result<Vec<Option<TaskEntry>>, TaskStoreError>> {
+        Box::pin(async move {
+            let mut found = Vec::with_capacity(ids.len());
+            for id in ids {
+                found.push(self.load(id).await?);
+            }
+            Ok(found)
+        })
+    }
 }
 
 impl<T: TaskStore + ?Sized> TaskStore for Arc<T> {
@@ -136,5 +229,31 @@ impl<T: TaskStore + ?Sized> TaskStore for Arc<T> {
         entry: TaskEntry,
     ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
         (**self).replace(id, expected, entry)
+    }
+
+    fn create_shared<'a>(
+        &'a self,
+        id: &'a str,
+        entry: TaskEntry,
+        share: &'a TaskShare,
+    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        (**self).create_shared(id, entry, share)
+    }
+
+    fn replace_shared<'a>(
+        &'a self,
+        id: &'a str,
+        expected: u64,
+        entry: TaskEntry,
+        share: &'a TaskShare,
+    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        (**self).replace_shared(id, expected, entry, share)
+    }
+
+    fn load_many<'a>(
+        &'a self,
+        ids: &'a [String],
+    ) -> BoxFuture<'a, Result<Vec<Option<TaskEntry>>, TaskStoreError>> {
+        (**self).load_many(ids)
     }
 }

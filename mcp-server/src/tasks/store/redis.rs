@@ -4,24 +4,86 @@ use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 
-use super::{TaskEntry, TaskStore, TaskStoreError};
-use crate::redis_link::{Failure, RedisLink};
+use redis::Cmd;
+use sha2::{Digest, Sha256};
 
-/// Creates the hash unless the key exists: `HSET v d e`, then its expiry.
+use super::{TaskEntry, TaskShare, TaskStore, TaskStoreError};
+use crate::redis_link::{Failure, RedisLink};
+use crate::tasks::clock::now_ms;
+
+/// Forgets, in the accounts (`KEYS[2]` index, `KEYS[3]` sizes, `KEYS[4]` bytes), up to 256
+/// tasks expired at `ARGV[4]` (Redis itself expired their hashes).
+const FORGET_EXPIRED: &str = r"
+local gone = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[4], 'LIMIT', 0, 256)
+for _, id in ipairs(gone) do
+  local size = redis.call('HGET', KEYS[3], id)
+  if size then
+    redis.call('DECRBY', KEYS[4], size)
+    redis.call('HDEL', KEYS[3], id)
+  end
+  redis.call('ZREM', KEYS[2], id)
+end
+";
+
+/// Creates the hash (`HSET v d e`, then its expiry) unless the key exists, within the
+/// caller's quota (`ARGV[8]` live tasks in `KEYS[5]`, `0`: not counted), the store's
+/// capacity (`ARGV[6]` tasks) and its byte budget (`ARGV[7]`), and enters it in the
+/// accounts. Returns 1 (created), 0 (the id exists), -1 (quota), -2 (count), -3 (bytes).
 const CREATE: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local max_live = tonumber(ARGV[8])
+if max_live > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', ARGV[4])
+  if redis.call('ZCARD', KEYS[5]) >= max_live then return -1 end
+end
+if redis.call('ZCOUNT', KEYS[2], '(' .. ARGV[4], '+inf') >= tonumber(ARGV[6]) then return -2 end
+local size = tonumber(ARGV[9])
+if tonumber(redis.call('GET', KEYS[4]) or '0') + size > tonumber(ARGV[7]) then return -3 end
 redis.call('HSET', KEYS[1], 'v', ARGV[1], 'd', ARGV[2], 'e', ARGV[3])
-if ARGV[3] ~= '0' then redis.call('PEXPIREAT', KEYS[1], ARGV[3]) end
+local score = '+inf'
+if ARGV[3] ~= '0' then
+  redis.call('PEXPIREAT', KEYS[1], ARGV[3])
+  score = ARGV[3]
+end
+redis.call('ZADD', KEYS[2], score, ARGV[5])
+redis.call('HSET', KEYS[3], ARGV[5], size)
+redis.call('INCRBY', KEYS[4], size)
+if max_live > 0 then
+  redis.call('ZADD', KEYS[5], score, ARGV[5])
+  if ARGV[3] ~= '0' then redis.call('PEXPIREAT', KEYS[5], ARGV[3]) else redis.call('PERSIST', KEYS[5]) end
+end
 return 1
 ";
 
-/// Replaces the hash if its version is still `ARGV[1]`.
+/// Replaces the hash if its version is still `ARGV[1]`, within the byte budget (`ARGV[6]`);
+/// a task no longer live (`ARGV[8]` = 0) leaves its caller's set (`KEYS[5]`). Returns 1
+/// (replaced), 0 (changed meanwhile, or gone), -3 (bytes).
 const REPLACE: &str = r"
 local v = redis.call('HGET', KEYS[1], 'v')
 if (not v) or v ~= ARGV[1] then return 0 end
+local counted = redis.call('ZSCORE', KEYS[2], ARGV[5])
+local old = tonumber(redis.call('HGET', KEYS[3], ARGV[5]) or '0')
+local size = tonumber(ARGV[7])
+if counted and size > old and tonumber(redis.call('GET', KEYS[4]) or '0') + size - old > tonumber(ARGV[6]) then
+  return -3
+end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'd', ARGV[3], 'e', ARGV[4])
 if ARGV[4] ~= '0' then redis.call('PEXPIREAT', KEYS[1], ARGV[4]) else redis.call('PERSIST', KEYS[1]) end
+if counted then
+  redis.call('HSET', KEYS[3], ARGV[5], size)
+  redis.call('INCRBY', KEYS[4], size - old)
+end
+if ARGV[8] == '0' then redis.call('ZREM', KEYS[5], ARGV[5]) end
 return 1
+";
+
+/// Reads every hash named in `KEYS` (`v`, `d`, `e` each): many tasks in one round trip.
+const LOAD_MANY: &str = r"
+local found = {}
+for i, key in ipairs(KEYS) do
+  found[i] = redis.call('HMGET', key, 'v', 'd', 'e')
+end
+return found
 ";
 
 /// Tasks in Redis (feature `redis`), shared by every instance behind a load balancer that
@@ -30,8 +92,18 @@ return 1
 ///
 /// Each task is one hash (`v`: version, `d`: the task's JSON, `e`: expiry), written only by
 /// one Lua script per operation (`EVAL`), so that creating and compare-and-swap are atomic;
-/// Redis expires the key at the task's `ttlMs`, so it needs no cleanup. Use Redis 6.2 or
-/// later, with a `maxmemory-policy` that never evicts these keys.
+/// Redis expires the key at the task's `ttlMs`. Beside the tasks, the store keeps its
+/// accounts under the same prefix, changed by the same scripts: an index of the tasks by
+/// expiry (`#index`), their sizes (`#sizes`) and total (`#bytes`), and for each caller the
+/// set of its live tasks by expiry (`#caller:` and a hash of the caller), so that every
+/// instance sharing the Redis enforces one count ([`with_capacity`](Self::with_capacity),
+/// default [`DEFAULT_CAPACITY`](Self::DEFAULT_CAPACITY)), one byte budget
+/// ([`with_max_bytes`](Self::with_max_bytes), default
+/// [`DEFAULT_MAX_BYTES`](Self::DEFAULT_MAX_BYTES)) and each caller's quota of live tasks
+/// across instances. Expired tasks leave the accounts as later tasks are created. Reading
+/// many tasks (the `taskIds` of `subscriptions/listen`) is one script, one round trip. Use
+/// Redis 6.2 or later, with a `maxmemory-policy` that never evicts these keys; the scripts
+/// name several keys, so on a Redis Cluster put a hash tag in the prefix (`{mcp-task}:`).
 ///
 /// Like the single-use store, the connection reconnects after a drop, and every command is
 /// bounded by a timeout: a Redis that is down or too slow fails the request closed
@@ -53,12 +125,16 @@ return 1
 pub struct RedisTaskStore {
     link: RedisLink,
     prefix: String,
+    capacity: usize,
+    max_bytes: usize,
 }
 
 impl std::fmt::Debug for RedisTaskStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RedisTaskStore")
             .field("key_prefix", &self.prefix)
+            .field("capacity", &self.capacity)
+            .field("max_bytes", &self.max_bytes)
             .field("timeout", &self.link.timeout())
             .finish_non_exhaustive()
     }
@@ -67,6 +143,12 @@ impl std::fmt::Debug for RedisTaskStore {
 impl RedisTaskStore {
     /// The prefix of every key, by default.
     pub const DEFAULT_KEY_PREFIX: &'static str = "mcp:task:";
+
+    /// How many tasks not yet expired the store holds by default.
+    pub const DEFAULT_CAPACITY: usize = 100_000;
+
+    /// How many bytes of tasks (ids and JSON) the store holds by default: 256 MiB.
+    pub const DEFAULT_MAX_BYTES: usize = 256 * 1024 * 1024;
 
     /// How long connecting, and each command, may take by default.
     pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1);
@@ -89,7 +171,37 @@ impl RedisTaskStore {
         Ok(Self {
             link,
             prefix: Self::DEFAULT_KEY_PREFIX.to_owned(),
+            capacity: Self::DEFAULT_CAPACITY,
+            max_bytes: Self::DEFAULT_MAX_BYTES,
         })
+    }
+
+    /// Bounds how many tasks not yet expired the store holds, for every instance sharing it
+    /// (default [`DEFAULT_CAPACITY`](Self::DEFAULT_CAPACITY), at least one). Beyond it a call
+    /// of a task tool runs as a plain call.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), mcp_server::tasks::TaskStoreError> {
+    /// let store = mcp_server::tasks::RedisTaskStore::connect("redis://127.0.0.1/").await?
+    ///     .with_capacity(20_000)
+    ///     .with_max_bytes(64 * 1024 * 1024);
+    /// # let _ = store;
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn with_capacity(mut self, capacity: usize) -> Self {
+        self.capacity = capacity.max(1);
+        self
+    }
+
+    /// Bounds the bytes of the tasks the store holds (ids and JSON, for every instance
+    /// sharing it; default [`DEFAULT_MAX_BYTES`](Self::DEFAULT_MAX_BYTES), at least one
+    /// KiB): what clients can make Redis keep. Redis adds its own overhead per key.
+    #[must_use]
+    pub fn with_max_bytes(mut self, max_bytes: usize) -> Self {
+        self.max_bytes = max_bytes.max(1024);
+        self
     }
 
     /// Replaces the prefix of every key (default
@@ -108,6 +220,124 @@ impl RedisTaskStore {
     fn key(&self, id: &str) -> String {
         format!("{}{id}", self.prefix)
     }
+
+    /// The keys of the accounts, in the scripts' order after the task's: index, sizes,
+    /// bytes, and the set of `caller`'s live tasks.
+    fn account_keys(&self, caller: Option<&str>) -> [String; 4] {
+        let prefix = &self.prefix;
+        // The caller's key is hashed: no subject or address appears in a key name.
+        let caller = caller.map_or_else(String::new, |caller| {
+            let digest = Sha256::digest(caller.as_bytes());
+            digest[..16].iter().map(|b| format!("{b:02x}")).collect()
+        });
+        [
+            format!("{prefix}#index"),
+            format!("{prefix}#sizes"),
+            format!("{prefix}#bytes"),
+            format!("{prefix}#caller:{caller}"),
+        ]
+    }
+
+    fn create_command(&self, id: &str, entry: &TaskEntry, share: Option<&TaskShare>) -> Cmd {
+        let counted = share.filter(|share| share.live);
+        let mut command = redis::cmd("EVAL");
+        command
+            .arg(format!("{FORGET_EXPIRED}{CREATE}"))
+            .arg(5)
+            .arg(self.key(id))
+            .arg(&self.account_keys(counted.map(|share| share.caller.as_str())))
+            .arg(entry.version)
+            .arg(&entry.data)
+            .arg(expiry(entry))
+            .arg(now_ms())
+            .arg(id)
+            .arg(self.capacity)
+            .arg(self.max_bytes)
+            .arg(counted.map_or(0, |share| share.max_live.max(1)))
+            .arg(size_of(id, entry));
+        command
+    }
+
+    fn replace_command(
+        &self,
+        id: &str,
+        expected: u64,
+        entry: &TaskEntry,
+        share: Option<&TaskShare>,
+    ) -> Cmd {
+        let mut command = redis::cmd("EVAL");
+        command
+            .arg(REPLACE)
+            .arg(5)
+            .arg(self.key(id))
+            .arg(&self.account_keys(share.map(|share| share.caller.as_str())))
+            .arg(expected)
+            .arg(entry.version)
+            .arg(&entry.data)
+            .arg(expiry(entry))
+            .arg(id)
+            .arg(self.max_bytes)
+            .arg(size_of(id, entry))
+            .arg(u8::from(share.is_none_or(|share| share.live)));
+        command
+    }
+
+    async fn create_with(
+        &self,
+        command: Cmd,
+        share: Option<&TaskShare>,
+    ) -> Result<bool, TaskStoreError> {
+        match self
+            .link
+            .query::<i64>(&command)
+            .await
+            .map_err(store_error)?
+        {
+            1 => Ok(true),
+            -1 => Err(TaskStoreError::CallerQuota {
+                max_live: share.map_or(0, |share| share.max_live),
+            }),
+            -2 => Err(TaskStoreError::Full {
+                capacity: self.capacity,
+            }),
+            -3 => Err(TaskStoreError::OutOfBytes {
+                max_bytes: self.max_bytes,
+            }),
+            _ => Ok(false),
+        }
+    }
+
+    async fn replace_with(&self, command: Cmd) -> Result<bool, TaskStoreError> {
+        match self
+            .link
+            .query::<i64>(&command)
+            .await
+            .map_err(store_error)?
+        {
+            1 => Ok(true),
+            -3 => Err(TaskStoreError::OutOfBytes {
+                max_bytes: self.max_bytes,
+            }),
+            _ => Ok(false),
+        }
+    }
+}
+
+/// The bytes an entry under `id` takes in the budget.
+fn size_of(id: &str, entry: &TaskEntry) -> usize {
+    id.len().saturating_add(entry.data.len())
+}
+
+/// An entry from the fields of its hash (`None`: absent).
+fn entry_of(version: Option<u64>, data: Option<String>, expires: Option<u64>) -> Option<TaskEntry> {
+    match (version, data) {
+        (Some(version), Some(data)) => Some(TaskEntry {
+            version,
+            expires_at_ms: expires.filter(|e| *e != 0).unwrap_or(u64::MAX),
+            data,
+        }),
+        _ => None,
+    }
 }
 
 /// The expiry argument of the scripts: Unix milliseconds, `0` for none.
@@ -121,43 +351,25 @@ fn expiry(entry: &TaskEntry) -> u64 {
     }
 }
 
+type Fields = (Option<u64>, Option<String>, Option<u64>);
+
 impl TaskStore for RedisTaskStore {
     fn create<'a>(
         &'a self,
         id: &'a str,
         entry: TaskEntry,
     ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
-        let mut command = redis::cmd("EVAL");
-        command
-            .arg(CREATE)
-            .arg(1)
-            .arg(self.key(id))
-            .arg(entry.version)
-            .arg(&entry.data)
-            .arg(expiry(&entry));
-        Box::pin(async move {
-            self.link
-                .query::<i64>(&command)
-                .await
-                .map(|created| created == 1)
-                .map_err(store_error)
-        })
+        let command = self.create_command(id, &entry, None);
+        Box::pin(self.create_with(command, None))
     }
 
     fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskEntry>, TaskStoreError>> {
         let mut command = redis::cmd("HMGET");
         command.arg(self.key(id)).arg("v").arg("d").arg("e");
         Box::pin(async move {
-            let (version, data, expires): (Option<u64>, Option<String>, Option<u64>) =
+            let (version, data, expires): Fields =
                 self.link.query(&command).await.map_err(store_error)?;
-            Ok(match (version, data) {
-                (Some(version), Some(data)) => Some(TaskEntry {
-                    version,
-                    expires_at_ms: expires.filter(|e| *e != 0).unwrap_or(u64::MAX),
-                    data,
-                }),
-                _ => None,
-            })
+            Ok(entry_of(version, data, expires))
         })
     }
 
@@ -167,21 +379,49 @@ impl TaskStore for RedisTaskStore {
         expected: u64,
         entry: TaskEntry,
     ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        let command = self.replace_command(id, expected, &entry, None);
+        Box::pin(self.replace_with(command))
+    }
+
+    fn create_shared<'a>(
+        &'a self,
+        id: &'a str,
+        entry: TaskEntry,
+        share: &'a TaskShare,
+    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        let command = self.create_command(id, &entry, Some(share));
+        Box::pin(self.create_with(command, Some(share)))
+    }
+
+    fn replace_shared<'a>(
+        &'a self,
+        id: &'a str,
+        expected: u64,
+        entry: TaskEntry,
+        share: &'a TaskShare,
+    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        let command = self.replace_command(id, expected, &entry, Some(share));
+        Box::pin(self.replace_with(command))
+    }
+
+    fn load_many<'a>(
+        &'a self,
+        ids: &'a [String],
+    ) -> BoxFuture<'a, Result<Vec<Option<TaskEntry>>, TaskStoreError>> {
         let mut command = redis::cmd("EVAL");
-        command
-            .arg(REPLACE)
-            .arg(1)
-            .arg(self.key(id))
-            .arg(expected)
-            .arg(entry.version)
-            .arg(&entry.data)
-            .arg(expiry(&entry));
+        command.arg(LOAD_MANY).arg(ids.len());
+        for id in ids {
+            command.arg(self.key(id));
+        }
         Box::pin(async move {
-            self.link
-                .query::<i64>(&command)
-                .await
-                .map(|replaced| replaced == 1)
-                .map_err(store_error)
+            if ids.is_empty() {
+                return Ok(Vec::new());
+            }
+            let found: Vec<Fields> = self.link.query(&command).await.map_err(store_error)?;
+            Ok(found
+                .into_iter()
+                .map(|(version, data, expires)| entry_of(version, data, expires))
+                .collect())
         })
     }
 }
