@@ -12,8 +12,6 @@
 //! - Otherwise (stdio, in-process calls, or an HTTP request whose peer is unknown) the
 //!   caller is **anonymous**, a single caller for quota purposes.
 
-#![allow(dead_code)] // Until the per-caller quotas use it.
-
 use std::fmt;
 use std::net::IpAddr;
 

@@ -19,7 +19,6 @@ use tokio_util::sync::CancellationToken;
 use crate::Server;
 use crate::dispatch::Session;
 
-#[allow(unused_imports)] // Until the per-caller quotas use it.
 pub(crate) use caller::Caller;
 pub use outbound::Outbound;
 #[cfg(feature = "http")] // The HTTP transport makes them.

@@ -173,7 +173,6 @@ impl TransportInfo {
     }
 
     /// Whom the request counts against for per-caller quotas (see [`Caller`]).
-    #[allow(dead_code)] // Until the per-caller quotas use it.
     pub(crate) fn caller(&self) -> Caller {
         #[cfg(feature = "http")]
         let peer = self.http.as_deref().and_then(super::caller::peer_of);
