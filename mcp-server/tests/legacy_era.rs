@@ -215,6 +215,64 @@ async fn stdio_serves_a_legacy_session_beside_modern_requests() {
 }
 
 #[tokio::test]
+async fn a_session_keeps_a_bounded_client_description_and_bounded_subscriptions() {
+    let server = server();
+    let mut io = Stdio::start(server.clone());
+    // 100 kB of clientInfo would be kept for the session's life: refused.
+    let mut huge = initialize(1, "2025-11-25");
+    huge["params"]["clientInfo"]["title"] = json!("x".repeat(100_000));
+    let refused = io.call(huge).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("65536 bytes"), "{message}");
+    // The server keeps serving: a normal initialize opens the session.
+    assert_eq!(
+        io.call(initialize(2, "2025-11-25")).await,
+        ok(2, initialize_result("2025-11-25"))
+    );
+    for n in 0..1024u64 {
+        let uri = format!("{URI}/{n}");
+        let answer = io
+            .call(request(10 + n, "resources/subscribe", json!({"uri": uri})))
+            .await;
+        assert_eq!(answer, ok(10 + n, json!({})));
+    }
+    let over = io
+        .call(request(
+            9000,
+            "resources/subscribe",
+            json!({"uri": "file:///more"}),
+        ))
+        .await;
+    assert_eq!(over["error"]["code"], -32602, "{over}");
+    let message = over["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("at most 1024 resources"), "{message}");
+    // Subscribing again to a URI already watched is fine; a URI of 4 kB is not.
+    let again = io
+        .call(request(
+            9001,
+            "resources/subscribe",
+            json!({"uri": format!("{URI}/7")}),
+        ))
+        .await;
+    assert_eq!(again, ok(9001, json!({})));
+    io.call(request(
+        9002,
+        "resources/unsubscribe",
+        json!({"uri": format!("{URI}/7")}),
+    ))
+    .await;
+    let long = io
+        .call(request(
+            9003,
+            "resources/subscribe",
+            json!({"uri": "x".repeat(4096)}),
+        ))
+        .await;
+    assert_eq!(long["error"]["code"], -32602, "{long}");
+}
+
+#[tokio::test]
 async fn stdio_refuses_a_modern_initialize_and_needs_meta_before_initialize() {
     let mut io = Stdio::start(server());
     let mut modern = initialize(1, MODERN);

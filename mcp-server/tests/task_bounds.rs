@@ -72,6 +72,22 @@ async fn labelled(round: Round<Labelling>) -> Step<Labelling, String> {
     }
 }
 
+/// Asks for a label at once (an ordinary `input_required` result), then works a moment with
+/// it: the second round may become a task.
+#[tool(task)]
+async fn ask_then_work(round: Round<Labelling>) -> Step<Labelling, String> {
+    match round.resume() {
+        None => round.ask(Labelling::Asked, "Label?"),
+        Some(LabellingAnswered::Asked {
+            label: Reply::Accepted(Label { text }),
+        }) => {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            Step::done(format!("labelled {text}"))
+        }
+        Some(LabellingAnswered::Asked { .. }) => Step::done("no label"),
+    }
+}
+
 /// Fails after a moment.
 #[tool(task)]
 async fn refuse() -> Result<String, mcp_server::McpError> {
@@ -227,6 +243,49 @@ async fn one_caller_at_its_quota_gets_a_clear_error_and_another_still_gets_a_tas
 }
 
 #[tokio::test]
+async fn a_later_round_of_a_caller_at_its_quota_is_answered_directly() {
+    // Its state was consumed (single use) before the handler ran: refusing it would leave
+    // the flow with no way to go on, so it runs as a plain call instead.
+    let store = Arc::new(MemoryTaskStore::new());
+    let signer = mcp_server::state::RequestStateSigner::generate()
+        .unwrap()
+        .single_use(mcp_server::state::single_use::MemoryStore::new());
+    let server = Server::builder()
+        .tool(hold)
+        .tool(ask_then_work)
+        .task_store(Arc::clone(&store))
+        .max_live_tasks_per_caller(1)
+        .request_state_signer(signer)
+        .build()
+        .unwrap();
+    task_id(&call(&server, None, "hold", json!({"note": "n"})).await);
+    assert_eq!(
+        call(&server, None, "hold", json!({"note": "n"})).await["error"]["code"],
+        -32029,
+        "the caller is at its quota"
+    );
+    let first = call(&server, None, "ask_then_work", json!({})).await;
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let state = first["result"]["requestState"].clone();
+    let answered = request(
+        &server,
+        None,
+        "tools/call",
+        json!({
+            "name": "ask_then_work",
+            "arguments": {},
+            "inputResponses": {"label": {"action": "accept", "content": {"text": "x"}}},
+            "requestState": state,
+        }),
+    )
+    .await;
+    assert_eq!(
+        answered["result"]["content"][0]["text"], "labelled x",
+        "{answered}"
+    );
+}
+
+#[tokio::test]
 async fn a_full_store_makes_a_task_tool_answer_directly() {
     // Full by count: two tasks of two callers fill it; a third caller's call is answered.
     let store = Arc::new(MemoryTaskStore::with_capacity(2));
@@ -327,6 +386,27 @@ async fn a_listen_naming_110000_tasks_is_refused_at_once() {
     assert_eq!(reply["error"]["code"], -32600, "{reply}");
     // The server keeps serving.
     task_id(&call(&server, None, "hold", json!({"note": "n"})).await);
+}
+
+#[tokio::test]
+async fn a_listen_naming_too_many_or_too_long_resources_is_refused_at_once() {
+    let store = Arc::new(MemoryTaskStore::new());
+    let server = serving(&store);
+    let uris: Vec<String> = (0..257).map(|i| format!("file:///r/{i}")).collect();
+    let many = json!({"notifications": {"resourceSubscriptions": uris}});
+    let reply = request(&server, None, "subscriptions/listen", many).await;
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    let message = reply["error"]["message"].as_str().unwrap();
+    assert!(message.contains("at most 256 resources"), "{message}");
+    let long = json!({"notifications": {"resourceSubscriptions": [
+        format!("file:///{}", "x".repeat(4096))
+    ]}});
+    let reply = request(&server, None, "subscriptions/listen", long).await;
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    // Within the bounds, the listen is refused only for want of a stream, in-process.
+    let fine = json!({"notifications": {"resourceSubscriptions": ["file:///r/1"]}});
+    let reply = request(&server, None, "subscriptions/listen", fine).await;
+    assert_eq!(reply["error"]["code"], -32600, "{reply}");
 }
 
 #[tokio::test]

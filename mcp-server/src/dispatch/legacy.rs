@@ -52,8 +52,9 @@ impl Server {
         sink: Option<mpsc::Sender<Bytes>>,
     ) -> Result<(Reply, Arc<Session>), Reply> {
         let IncomingRequest { id, params, .. } = request;
-        let params: InitializeParams =
-            parse_params(params).map_err(|error| Reply::error(Some(id.clone()), error))?;
+        let params: InitializeParams = parse_params(params)
+            .and_then(|params| super::session::check_client_description(&params).map(|()| params))
+            .map_err(|error| Reply::error(Some(id.clone()), error))?;
         let session = Session::open(self, params, sink);
         let result = InitializeResult {
             protocol_version: session.version().to_owned(),
@@ -98,7 +99,7 @@ impl Server {
                 parse_params::<SetLevelParams>(params).map(|p| session.set_log_level(p.level))
             }
             legacy_methods::SUBSCRIBE if caps.resources.is_some() => {
-                parse_params::<SubscribeParams>(params).map(|p| session.subscribe(p.uri))
+                parse_params::<SubscribeParams>(params).and_then(|p| session.subscribe(p.uri))
             }
             legacy_methods::UNSUBSCRIBE if caps.resources.is_some() => {
                 parse_params::<SubscribeParams>(params).map(|p| session.unsubscribe(&p.uri))

@@ -20,6 +20,14 @@ use crate::context::Outbound;
 use crate::server::Change;
 use crate::{RequestContext, Server};
 
+/// The most resources one `subscriptions/listen` watches (each change is matched against
+/// every one of them).
+pub(crate) const MAX_LISTEN_RESOURCES: usize = 256;
+
+/// The longest resource URI a subscription names (a listen's, or a 2025-11-25 session's
+/// `resources/subscribe`).
+pub(crate) const MAX_SUBSCRIPTION_URI_BYTES: usize = 2048;
+
 impl Server {
     pub(super) async fn listen(
         &self,
@@ -35,6 +43,22 @@ impl Server {
             tracing::debug!(ids = ids.len(), max_ids, "a listen names too many taskIds");
             return Err(McpError::invalid_params(format!(
                 "Too many taskIds: a subscriptions/listen may name at most {max_ids} tasks"
+            )));
+        }
+        if let Some(uris) = &params.notifications.resource_subscriptions
+            && (uris.len() > MAX_LISTEN_RESOURCES
+                || uris
+                    .iter()
+                    .any(|uri| uri.len() > MAX_SUBSCRIPTION_URI_BYTES))
+        {
+            tracing::debug!(
+                uris = uris.len(),
+                "a listen names too many or too long resources"
+            );
+            return Err(McpError::invalid_params(format!(
+                "Too many resourceSubscriptions: a subscriptions/listen may name at most \
+                 {MAX_LISTEN_RESOURCES} resources, each URI at most \
+                 {MAX_SUBSCRIPTION_URI_BYTES} bytes long"
             )));
         }
         if matches!(ctx.outbound(), Outbound::Discard) {

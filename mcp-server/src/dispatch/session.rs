@@ -16,19 +16,19 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_core::RequestId;
 use mcp_core::jsonrpc::Notification;
 use mcp_core::protocol::{
     ClientCapabilities, Implementation, InitializeParams, LegacyVersion, LoggingLevel,
     ResourceUpdatedParams, methods,
 };
+use mcp_core::{McpError, RequestId};
 use serde_json::json;
 use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::listen::covers;
+use super::listen::{MAX_SUBSCRIPTION_URI_BYTES, covers};
 use super::outgoing::{Outgoing, PushError};
 use crate::Server;
 use crate::context::Outbound;
@@ -36,6 +36,28 @@ use crate::server::Change;
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The most bytes of JSON a session keeps of the client's `capabilities` and `clientInfo`
+/// (together) for its life: a larger `initialize` is refused with `-32602`.
+pub(crate) const MAX_CLIENT_DESCRIPTION_BYTES: usize = 64 * 1024;
+
+/// The most resources one session subscribes to at once (`resources/subscribe`).
+pub(crate) const MAX_SUBSCRIPTIONS: usize = 1024;
+
+/// Refuses `initialize` params whose capabilities and self-description are larger than a
+/// session keeps ([`MAX_CLIENT_DESCRIPTION_BYTES`]).
+pub(crate) fn check_client_description(params: &InitializeParams) -> Result<(), McpError> {
+    let bytes = serde_json::to_vec(&params.capabilities)
+        .map_or(usize::MAX, |v| v.len())
+        .saturating_add(serde_json::to_vec(&params.client_info).map_or(usize::MAX, |v| v.len()));
+    if bytes > MAX_CLIENT_DESCRIPTION_BYTES {
+        return Err(McpError::invalid_params(format!(
+            "Invalid params: the client's capabilities and clientInfo take at most \
+             {MAX_CLIENT_DESCRIPTION_BYTES} bytes of JSON together"
+        )));
+    }
+    Ok(())
 }
 
 /// One `initialize`d session.
@@ -110,8 +132,22 @@ impl Session {
         *lock(&self.level) = Some(level);
     }
 
-    pub(crate) fn subscribe(&self, uri: String) {
-        lock(&self.subscriptions).insert(uri);
+    /// Watches `uri` (and, for a parent, what it covers), within the session's bounds.
+    pub(crate) fn subscribe(&self, uri: String) -> Result<(), McpError> {
+        if uri.len() > MAX_SUBSCRIPTION_URI_BYTES {
+            return Err(McpError::invalid_params(format!(
+                "Invalid params: a subscribed URI is at most {MAX_SUBSCRIPTION_URI_BYTES} bytes long"
+            )));
+        }
+        let mut subscriptions = lock(&self.subscriptions);
+        if subscriptions.len() >= MAX_SUBSCRIPTIONS && !subscriptions.contains(&uri) {
+            return Err(McpError::invalid_params(format!(
+                "Invalid params: a session subscribes to at most {MAX_SUBSCRIPTIONS} resources; \
+                 unsubscribe from one first"
+            )));
+        }
+        subscriptions.insert(uri);
+        Ok(())
     }
 
     pub(crate) fn unsubscribe(&self, uri: &str) {

@@ -71,6 +71,9 @@ impl Server {
         // Validated as sent; the handler sees, in every round, only what the tool declares.
         let checked = route.check_arguments(&Value::Object(arguments.clone()));
         let call = StoredCall::declared(&route.tool().input_schema, arguments, ctx.meta().clone());
+        // A later round consumes its (single-use) state before the handler runs: such a call
+        // is never refused once it started, since its retry would be refused as a replay.
+        let resumes_a_flow = params.request_state.is_some();
         let rounds = Rounds {
             arguments: call.arguments.clone(),
             input_responses: params.input_responses,
@@ -134,6 +137,13 @@ impl Server {
         match tasks.create(&record).await {
             Ok(Admitted::Stored) => {}
             Ok(Admitted::NoRoom) => return run_directly(run, &cancellation, &request).await,
+            Err(error) if error.code == crate::tasks::TASK_QUOTA_EXCEEDED && resumes_a_flow => {
+                tracing::warn!(
+                    %caller,
+                    "a caller is at its quota of live tasks: a later round of its flow runs as a plain call"
+                );
+                return run_directly(run, &cancellation, &request).await;
+            }
             Err(error) => {
                 if error.code == crate::tasks::TASK_QUOTA_EXCEEDED {
                     tracing::warn!(%caller, "a caller is at its quota of live tasks");

@@ -72,24 +72,44 @@ pub(crate) struct StoredCall {
 
 impl StoredCall {
     /// The call of a task of the tool whose input schema is `schema`: only the arguments it
-    /// declares (the members of its `properties`) are kept, unless the schema admits others
-    /// (`additionalProperties` or `patternProperties` other than `false`), in which case every
-    /// member is.
+    /// declares (the members of its top-level `properties`) are kept. Every member is kept
+    /// (the call budget still bounds them) when the schema may admit others: without a
+    /// `properties` object, with `additionalProperties`, `patternProperties` or
+    /// `unevaluatedProperties` other than `false`, or when members may be declared elsewhere
+    /// (`allOf`, `anyOf`, `oneOf`, `$ref`, `if`/`then`/`else`, `dependentSchemas`), as in
+    /// the schema of a tagged enum.
     pub(crate) fn declared(
         schema: &Map<String, Value>,
         mut arguments: Map<String, Value>,
         meta: RequestMeta,
     ) -> Self {
-        let admits_others = ["additionalProperties", "patternProperties"]
-            .iter()
-            .any(|keyword| {
-                schema
-                    .get(*keyword)
-                    .is_some_and(|v| *v != Value::Bool(false))
-            });
-        if !admits_others {
-            let declared = schema.get("properties").and_then(Value::as_object);
-            arguments.retain(|name, _| declared.is_some_and(|d| d.contains_key(name)));
+        const OPEN: [&str; 3] = [
+            "additionalProperties",
+            "patternProperties",
+            "unevaluatedProperties",
+        ];
+        const COMPOSED: [&str; 8] = [
+            "allOf",
+            "anyOf",
+            "oneOf",
+            "$ref",
+            "if",
+            "then",
+            "else",
+            "dependentSchemas",
+        ];
+        let admits_others = OPEN.iter().any(|keyword| {
+            schema
+                .get(*keyword)
+                .is_some_and(|v| *v != Value::Bool(false))
+        }) || COMPOSED.iter().any(|keyword| schema.contains_key(*keyword));
+        let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
+        match schema.get("properties").and_then(Value::as_object) {
+            _ if admits_others => {}
+            Some(declared) => arguments.retain(|name, _| declared.contains_key(name)),
+            // `additionalProperties: false` and no properties: nothing is admitted.
+            None if closed => arguments.clear(),
+            None => {}
         }
         Self {
             arguments: Value::Object(arguments),
@@ -239,7 +259,7 @@ mod tests {
     }
 
     #[test]
-    fn a_stored_call_keeps_only_the_declared_arguments_unless_the_schema_admits_others() {
+    fn a_stored_call_keeps_only_the_declared_arguments_unless_the_schema_may_admit_others() {
         let arguments = object(serde_json::json!({"table": "t", "junk": "x".repeat(1000)}));
         let schema = object(serde_json::json!({
             "type": "object", "properties": {"table": {"type": "string"}}
@@ -253,6 +273,15 @@ mod tests {
             serde_json::json!({"type": "object", "additionalProperties": true}),
             serde_json::json!({"type": "object", "additionalProperties": {"type": "string"}}),
             serde_json::json!({"type": "object", "patternProperties": {"^j": {}}}),
+            // No `properties`: every member is admitted.
+            serde_json::json!({"type": "object"}),
+            // Members declared by a composition (a tagged enum's schema, a reference).
+            serde_json::json!({"type": "object", "properties": {"table": {}}, "oneOf": [
+                {"properties": {"junk": {"type": "string"}}}
+            ]}),
+            serde_json::json!({"type": "object", "properties": {"table": {}}, "$ref": "#/$defs/x"}),
+            serde_json::json!({"type": "object", "properties": {"table": {}},
+                "unevaluatedProperties": true}),
         ] {
             let call = StoredCall::declared(&object(open), arguments.clone(), meta());
             assert_eq!(call.arguments, Value::Object(arguments.clone()));

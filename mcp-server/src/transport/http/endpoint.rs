@@ -55,6 +55,8 @@ pub(crate) struct Endpoint {
     config: HttpConfig,
     sessions: Sessions,
     in_flight: Arc<InFlight>,
+    /// Whether the log said once that unauthenticated callers share one quota.
+    warned_anonymous: std::sync::atomic::AtomicBool,
 }
 
 impl Endpoint {
@@ -73,6 +75,7 @@ impl Endpoint {
             config,
             sessions,
             in_flight,
+            warned_anonymous: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -184,6 +187,17 @@ async fn handle(endpoint: Arc<Endpoint>, request: Request) -> Response {
         return refuse(refused.status(), refused.message());
     }
     let caller = Caller::of_http(&parts);
+    if caller == Caller::Anonymous
+        && !endpoint
+            .warned_anonymous
+            .swap(true, std::sync::atomic::Ordering::Relaxed)
+    {
+        tracing::warn!(
+            "unauthenticated HTTP clients share one per-caller quota: the peer address of \
+             requests is unknown (serve the router with \
+             into_make_service_with_connect_info::<SocketAddr>(), or authenticate)"
+        );
+    }
     let Some(place) = endpoint.in_flight.enter(caller) else {
         let limit = endpoint.in_flight.limit();
         tracing::debug!(
