@@ -183,21 +183,25 @@ impl ServerBuilder {
         self
     }
 
-    /// Adds a tool.
+    /// Adds a tool: a function declared with `#[tool]`, by its name (`.tool(add)`), or a
+    /// [`ToolRoute`](crate::ToolRoute) built by hand.
     #[must_use]
     pub fn tool(mut self, tool: impl IntoToolRoute) -> Self {
         self.tools.push(tool.into_tool_route());
         self
     }
 
-    /// Adds a prompt.
+    /// Adds a prompt: a function declared with `#[prompt]`, by its name (`.prompt(greet)`),
+    /// or a [`PromptRoute`](crate::PromptRoute) built by hand.
     #[must_use]
     pub fn prompt(mut self, prompt: impl IntoPromptRoute) -> Self {
         self.prompts.push(prompt.into_prompt_route());
         self
     }
 
-    /// Adds a resource or resource template.
+    /// Adds a resource or resource template: a function declared with `#[resource]`, by its
+    /// name (`.resource(room)`), or a [`ResourceRoute`](crate::ResourceRoute) or
+    /// [`ResourceTemplateRoute`](crate::ResourceTemplateRoute) built by hand.
     #[must_use]
     pub fn resource(mut self, resource: impl IntoResourceRoute) -> Self {
         self.resources.push(resource.into_resource_route());
