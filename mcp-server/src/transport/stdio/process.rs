@@ -4,7 +4,8 @@
 //! tokio's `Stdin` and `Stdout` hand every read and every write to the blocking pool, a
 //! round trip through it per message. Here the stdin thread reads, frames lines and hands
 //! each one to the connection; the stdout thread takes the connection's messages from its
-//! queue, writes as many as are waiting in one go and flushes when the queue runs dry.
+//! queue, writes as many as are waiting in one go and flushes when the queue runs dry, on
+//! the protocol's own stdout (`stdout_guard`).
 //!
 //! The stdin thread ends when input ends or the connection goes away (at its next read: a
 //! read of stdin cannot be interrupted, so a server shut down while its client keeps stdin
@@ -81,10 +82,9 @@ pub(super) fn spawn_stdout_writer(
 }
 
 fn write_stdout(mut messages: mpsc::Receiver<Bytes>) -> io::Result<()> {
-    let stdout = io::stdout();
+    // The protocol's own stdout: other writes to fd 1 go to stderr (see `stdout_guard`).
+    let mut out = BufWriter::with_capacity(READ_CHUNK, super::stdout_guard::protocol_stdout());
     while let Some(first) = messages.blocking_recv() {
-        // Locked per batch, not for good: a stray `println!` elsewhere waits, never hangs.
-        let mut out = BufWriter::with_capacity(READ_CHUNK, stdout.lock());
         write_line(&mut out, &first)?;
         while let Ok(next) = messages.try_recv() {
             write_line(&mut out, &next)?;
