@@ -533,6 +533,101 @@ fn http_call_longer_than_grace_is_cancelled() {
     assert_eq!(server.exit_within(EXIT_TIMEOUT).code(), Some(0));
 }
 
+/// A POST of the 2025-11-25 era: `message` on `session` (if any), as such a client sends it.
+fn legacy_post(port: u16, session: Option<&str>, message: &Value) -> reqwest::blocking::Response {
+    let client = http_client(READ_TIMEOUT);
+    let post = client
+        .post(format!("http://127.0.0.1:{port}/mcp"))
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .body(message.to_string());
+    let post = match session {
+        Some(session) => post
+            .header("Mcp-Session-Id", session)
+            .header("MCP-Protocol-Version", "2025-11-25"),
+        None => post,
+    };
+    post.send().expect("the POST is answered")
+}
+
+/// The next JSON-RPC message of an SSE stream (events without data skipped).
+fn next_event(stream: &mut impl BufRead) -> Value {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        let read = stream.read_line(&mut line).expect("the stream can be read");
+        assert!(read > 0, "the stream ended");
+        if let Some(data) = line.trim_end().strip_prefix("data:")
+            && !data.trim().is_empty()
+        {
+            return serde_json::from_str(data.trim()).expect("an event of JSON");
+        }
+    }
+}
+
+/// A 2025-11-25 session over HTTP: a call waiting on a pushed question when SIGTERM comes
+/// still gets the client's answer (POSTed after the signal) and completes on its stream; a
+/// new request meanwhile is refused with 503; the process exits 0.
+fn http_pushed_round_completes_during_shutdown() {
+    let port = common::fresh_port();
+    let mut server = Server::fixture_http(port);
+    let opened = legacy_post(
+        port,
+        None,
+        &json!({
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": { "elicitation": { "form": {} } },
+                "clientInfo": { "name": "shutdown-test", "version": "1.0.0" }
+            }
+        }),
+    );
+    assert_eq!(opened.status().as_u16(), 200);
+    let session = opened.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let session = Some(session.as_str());
+    let initialized = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+    assert_eq!(
+        legacy_post(port, session, &initialized).status().as_u16(),
+        202
+    );
+    let call = legacy_post(
+        port,
+        session,
+        &json!({
+            "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": { "name": "confirm", "arguments": {} }
+        }),
+    );
+    assert_eq!(call.status().as_u16(), 200);
+    let mut stream = BufReader::new(call);
+    let question = next_event(&mut stream);
+    assert_eq!(question["method"], "elicitation/create", "{question}");
+    server.signal("TERM");
+    std::thread::sleep(Duration::from_millis(300));
+    let list = json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {} });
+    let refused = legacy_post(port, session, &list);
+    assert_eq!(refused.status().as_u16(), 503);
+    let refused: Value = refused.json().expect("a JSON-RPC error");
+    assert_refused(&refused, INTERNAL_ERROR, REFUSED);
+    let answer = json!({
+        "jsonrpc": "2.0", "id": question["id"],
+        "result": { "action": "accept", "content": { "ok": true } }
+    });
+    assert_eq!(legacy_post(port, session, &answer).status().as_u16(), 202);
+    let result = loop {
+        let event = next_event(&mut stream);
+        if event["id"] == 1 {
+            break event;
+        }
+    };
+    assert_eq!(text(&result), "confirmed: true");
+    assert_eq!(server.exit_within(EXIT_TIMEOUT).code(), Some(0));
+}
+
 // ----- Runner -----
 
 type Test = (&'static str, fn());
@@ -573,6 +668,10 @@ const TESTS: &[Test] = &[
     (
         "http_call_longer_than_grace_is_cancelled",
         http_call_longer_than_grace_is_cancelled,
+    ),
+    (
+        "http_pushed_round_completes_during_shutdown",
+        http_pushed_round_completes_during_shutdown,
     ),
 ];
 

@@ -150,7 +150,6 @@ fn log_served(
         Outcome::Malformed => "malformed".to_owned(),
         Outcome::UnknownSession => "unknown session".to_owned(),
     };
-    let duration_ms = elapsed.as_secs_f64() * 1000.0;
     tracing::debug!(
         target: "mcp_server::traffic",
         method,
@@ -158,7 +157,7 @@ fn log_served(
         era,
         transport = ?transport,
         outcome,
-        duration_ms,
+        duration = ?elapsed,
         "served a request"
     );
 }
