@@ -57,6 +57,7 @@ impl Lifecycle {
         &self.draining
     }
 
+    #[cfg_attr(not(any(feature = "stdio", feature = "http")), allow(dead_code))] // The transports' shutdown.
     /// Starts draining: new requests are refused, listens end.
     pub(crate) fn drain(&self) {
         self.draining.cancel();
@@ -73,11 +74,13 @@ impl Lifecycle {
         Serving(&self.serving)
     }
 
+    #[cfg_attr(not(any(feature = "stdio", feature = "http")), allow(dead_code))] // The transports' shutdown.
     /// How many requests are being served.
     pub(crate) fn in_flight(&self) -> usize {
         *self.serving.borrow()
     }
 
+    #[cfg_attr(not(any(feature = "stdio", feature = "http")), allow(dead_code))] // The transports' shutdown.
     /// Resolves once no request is being served (at once if none is).
     pub(crate) async fn drained(&self) {
         let mut serving = self.serving.subscribe();
@@ -85,6 +88,7 @@ impl Lifecycle {
         let _ = serving.wait_for(|n| *n == 0).await;
     }
 
+    #[cfg_attr(not(any(feature = "stdio", feature = "http")), allow(dead_code))] // The transports' shutdown.
     /// Waits for the in-flight requests to finish, for `grace` at most; then stops the
     /// server. Returns whether every request finished in time.
     pub(crate) async fn finish(&self, grace: Duration) -> bool {
