@@ -84,7 +84,8 @@ impl Signals {
 }
 
 /// Resolves at the first SIGTERM or SIGINT (Ctrl-C) on Unix, at Ctrl-C elsewhere: the
-/// signal [`Server::serve_http`] and [`Server::serve_stdio`] shut down on, for
+/// signal [`Server::serve_http`](crate::Server::serve_http) and
+/// [`Server::serve_stdio`](crate::Server::serve_stdio) shut down on, for
 /// [`Server::serve_http_on`](crate::Server::serve_http_on). The handlers are installed when
 /// this is called, not when the future is first polled.
 ///
