@@ -13,7 +13,9 @@
 
 use std::time::Duration;
 
-use tokio::sync::watch;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 /// The shutdown state of a server, and the count of requests it is serving.
@@ -23,17 +25,23 @@ pub(crate) struct Lifecycle {
     stopped: CancellationToken,
     /// Cancelled when draining starts (and when the server stops).
     draining: CancellationToken,
-    /// How many requests are being served, by every transport.
-    serving: watch::Sender<usize>,
+    /// How many requests are being served, by every transport: one atomic add and one
+    /// subtract per request.
+    serving: AtomicUsize,
+    /// Woken when the last request in flight ends while draining.
+    idle: Notify,
 }
 
 /// One request being served, counted until dropped.
 #[derive(Debug)]
-pub(crate) struct Serving<'a>(&'a watch::Sender<usize>);
+pub(crate) struct Serving<'a>(&'a Lifecycle);
 
 impl Drop for Serving<'_> {
     fn drop(&mut self) {
-        self.0.send_modify(|n| *n = n.saturating_sub(1));
+        let was = self.0.serving.fetch_sub(1, Ordering::AcqRel);
+        if was == 1 && self.0.draining.is_cancelled() {
+            self.0.idle.notify_waiters();
+        }
     }
 }
 
@@ -43,7 +51,8 @@ impl Lifecycle {
         Self {
             draining: stopped.child_token(),
             stopped,
-            serving: watch::Sender::new(0),
+            serving: AtomicUsize::new(0),
+            idle: Notify::new(),
         }
     }
 
@@ -70,28 +79,38 @@ impl Lifecycle {
 
     /// Counts a request as served until the guard is dropped.
     pub(crate) fn serving(&self) -> Serving<'_> {
-        self.serving.send_modify(|n| *n += 1);
-        Serving(&self.serving)
+        self.serving.fetch_add(1, Ordering::AcqRel);
+        Serving(self)
     }
 
     #[cfg_attr(not(any(feature = "stdio", feature = "http")), allow(dead_code))] // The transports' shutdown.
     /// How many requests are being served.
     pub(crate) fn in_flight(&self) -> usize {
-        *self.serving.borrow()
+        self.serving.load(Ordering::Acquire)
     }
 
     #[cfg_attr(not(any(feature = "stdio", feature = "http")), allow(dead_code))] // The transports' shutdown.
-    /// Resolves once no request is being served (at once if none is).
+    /// Resolves once no request is being served (at once if none is). Only while
+    /// draining: the last request wakes it only then.
     pub(crate) async fn drained(&self) {
-        let mut serving = self.serving.subscribe();
-        // The sender lives as long as `self`: waiting cannot fail.
-        let _ = serving.wait_for(|n| *n == 0).await;
+        loop {
+            let idle = self.idle.notified();
+            tokio::pin!(idle);
+            // Registered before the count is read: the wake-up of the last request to end
+            // cannot fall in between.
+            idle.as_mut().enable();
+            if self.in_flight() == 0 {
+                return;
+            }
+            idle.await;
+        }
     }
 
     #[cfg_attr(not(any(feature = "stdio", feature = "http")), allow(dead_code))] // The transports' shutdown.
-    /// Waits for the in-flight requests to finish, for `grace` at most; then stops the
-    /// server. Returns whether every request finished in time.
+    /// Drains (if not yet), waits for the in-flight requests to finish, for `grace` at
+    /// most; then stops the server. Returns whether every request finished in time.
     pub(crate) async fn finish(&self, grace: Duration) -> bool {
+        self.drain();
         let finished = tokio::time::timeout(grace, self.drained()).await.is_ok();
         if finished {
             tracing::info!("shutdown: every in-flight request finished");

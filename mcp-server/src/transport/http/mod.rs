@@ -135,7 +135,6 @@ impl Server {
                 in_flight = server.lifecycle().in_flight(),
                 "shutting down: refusing new requests, waiting for those in flight"
             );
-            server.lifecycle().drain();
             server.lifecycle().finish(grace).await;
         })
         .await

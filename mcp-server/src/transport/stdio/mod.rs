@@ -87,7 +87,6 @@ impl Server {
             let server = self.clone();
             async move {
                 signals.first(server.clone()).await;
-                server.lifecycle().drain();
                 server
                     .lifecycle()
                     .finish(server.config().shutdown_grace)
@@ -96,8 +95,10 @@ impl Server {
         });
         let _stop_watching = AbortOnDrop(watcher);
         let (out_tx, out_rx) = mpsc::channel::<Bytes>(OUT_BACKLOG);
+        // Guarded before anything is read: no handler runs before fd 1 is a pipe.
+        let stdout = stdout_guard::protocol_stdout();
+        let written = process::spawn_stdout_writer(stdout, out_rx)?;
         let input = StdinLines::spawn(self.config().max_message_bytes)?;
-        let written = process::spawn_stdout_writer(out_rx)?;
         let written = async move {
             written
                 .await

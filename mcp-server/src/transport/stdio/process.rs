@@ -67,23 +67,27 @@ fn read_stdin(max: usize, lines: &mpsc::Sender<io::Result<Line>>) {
     }
 }
 
-/// Starts the stdout thread, writing each message of `messages` as one line until every
-/// sender is gone. The receiver tells how writing ended.
+/// Starts the stdout thread, writing each message of `messages` as one line on `stdout`
+/// (the protocol's own, see `stdout_guard`) until every sender is gone. The receiver tells
+/// how writing ended.
 pub(super) fn spawn_stdout_writer(
+    stdout: Box<dyn Write + Send>,
     messages: mpsc::Receiver<Bytes>,
 ) -> io::Result<oneshot::Receiver<io::Result<()>>> {
     let (done, ended) = oneshot::channel();
     thread::Builder::new()
         .name("mcp-stdout".to_owned())
         .spawn(move || {
-            let _ = done.send(write_stdout(messages));
+            let _ = done.send(write_stdout(stdout, messages));
         })?;
     Ok(ended)
 }
 
-fn write_stdout(mut messages: mpsc::Receiver<Bytes>) -> io::Result<()> {
-    // The protocol's own stdout: other writes to fd 1 go to stderr (see `stdout_guard`).
-    let mut out = BufWriter::with_capacity(READ_CHUNK, super::stdout_guard::protocol_stdout());
+fn write_stdout(
+    stdout: Box<dyn Write + Send>,
+    mut messages: mpsc::Receiver<Bytes>,
+) -> io::Result<()> {
+    let mut out = BufWriter::with_capacity(READ_CHUNK, stdout);
     while let Some(first) = messages.blocking_recv() {
         write_line(&mut out, &first)?;
         while let Ok(next) = messages.try_recv() {
