@@ -521,7 +521,7 @@ impl ServerBuilder {
                 catalog: Catalog::new(registry, self.config.enabled.clone(), self.config.logging),
                 state: self.state,
                 config: self.config,
-                lifecycle: super::Lifecycle::new(),
+                lifecycle: Arc::new(super::Lifecycle::new()),
                 service: self.service,
                 tasks,
             }),

@@ -22,6 +22,8 @@ use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 pub(crate) use shutdown::Lifecycle;
+#[cfg(feature = "http")]
+pub(crate) use shutdown::Serving;
 
 use crate::registry::{
     AnyResourceRoute, IntoPromptRoute, IntoResourceRoute, IntoToolRoute, Registry,
@@ -66,7 +68,7 @@ struct Shared {
     state: http::Extensions,
     config: ServerConfig,
     /// Requests in flight, draining and stopping.
-    lifecycle: Lifecycle,
+    lifecycle: Arc<Lifecycle>,
     /// The user's layers around the MCP service; `None` without any.
     service: Option<crate::service::BoxMcpService>,
     /// Tasks (the tasks extension): the store, and those running here.
@@ -248,7 +250,7 @@ impl Server {
     }
 
     /// The server's lifecycle (requests in flight, draining, stopping).
-    pub(crate) fn lifecycle(&self) -> &Lifecycle {
+    pub(crate) fn lifecycle(&self) -> &Arc<Lifecycle> {
         &self.shared.lifecycle
     }
 

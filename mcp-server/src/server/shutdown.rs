@@ -13,6 +13,7 @@
 
 use std::time::Duration;
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio::sync::Notify;
@@ -34,9 +35,9 @@ pub(crate) struct Lifecycle {
 
 /// One request being served, counted until dropped.
 #[derive(Debug)]
-pub(crate) struct Serving<'a>(&'a Lifecycle);
+pub(crate) struct Serving(Arc<Lifecycle>);
 
-impl Drop for Serving<'_> {
+impl Drop for Serving {
     fn drop(&mut self) {
         let was = self.0.serving.fetch_sub(1, Ordering::AcqRel);
         if was == 1 && self.0.draining.is_cancelled() {
@@ -78,9 +79,9 @@ impl Lifecycle {
     }
 
     /// Counts a request as served until the guard is dropped.
-    pub(crate) fn serving(&self) -> Serving<'_> {
+    pub(crate) fn serving(self: &Arc<Self>) -> Serving {
         self.serving.fetch_add(1, Ordering::AcqRel);
-        Serving(self)
+        Serving(Arc::clone(self))
     }
 
     #[cfg_attr(not(any(feature = "stdio", feature = "http")), allow(dead_code))] // The transports' shutdown.
@@ -132,8 +133,8 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn finish_waits_for_the_requests_in_flight_then_stops() {
-        let lifecycle = std::sync::Arc::new(Lifecycle::new());
-        let serving = std::sync::Arc::clone(&lifecycle);
+        let lifecycle = Arc::new(Lifecycle::new());
+        let serving = Arc::clone(&lifecycle);
         let request = tokio::spawn(async move {
             let _guard = serving.serving();
             tokio::time::sleep(Duration::from_secs(2)).await;
@@ -151,7 +152,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn finish_gives_up_after_the_grace_period() {
-        let lifecycle = Lifecycle::new();
+        let lifecycle = Arc::new(Lifecycle::new());
         let _stuck = lifecycle.serving();
         assert!(!lifecycle.finish(Duration::from_secs(1)).await);
         assert!(lifecycle.stopped().is_cancelled());

@@ -460,7 +460,7 @@ impl Endpoint {
             }
             _ => None,
         };
-        let held = Held::new(place, named.flatten());
+        let held = Held::serving(place, named.flatten(), self.server.lifecycle().serving());
         let held_by_reply = Arc::clone(&held);
         let status = if legacy {
             status::on_session
