@@ -415,6 +415,32 @@ fn quickstart_http_exits_0_on_sigterm_and_sigint() {
     }
 }
 
+/// An open `subscriptions/listen` of `quickstart` over stdio ends gracefully on SIGTERM
+/// (its request answered with a result), and the process exits 0 without waiting for the
+/// grace period.
+fn quickstart_stdio_ends_listens_on_sigterm() {
+    let mut server = Server::quickstart(&[]);
+    server.send(&common::listen(1, json!({ "toolsListChanged": true })));
+    let acknowledged = server.next();
+    assert_eq!(
+        acknowledged["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    let signalled = Instant::now();
+    server.signal("TERM");
+    let ended = server.response(&json!(1));
+    assert!(
+        ended["result"].is_object(),
+        "a listen ends with a result: {ended}"
+    );
+    assert_eq!(server.exit_within(EXIT_TIMEOUT).code(), Some(0));
+    let took = signalled.elapsed();
+    assert!(
+        took < Duration::from_secs(5),
+        "exited {took:?} after the signal"
+    );
+}
+
 // ----- Shutdown: in flight over stdio -----
 
 /// After SIGTERM over stdio, a call in flight finishes and is answered, a new request is
@@ -648,6 +674,10 @@ const TESTS: &[Test] = &[
     (
         "quickstart_http_exits_0_on_sigterm_and_sigint",
         quickstart_http_exits_0_on_sigterm_and_sigint,
+    ),
+    (
+        "quickstart_stdio_ends_listens_on_sigterm",
+        quickstart_stdio_ends_listens_on_sigterm,
     ),
     (
         "stdio_call_in_flight_finishes_new_requests_refused",
