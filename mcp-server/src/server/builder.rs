@@ -4,7 +4,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_core::protocol::{CacheScope, Implementation};
-use tokio_util::sync::CancellationToken;
 use tower::{Layer, Service};
 
 use super::{CachePolicy, Catalog, Server, ServerConfig, Shared};
@@ -260,6 +259,27 @@ impl ServerBuilder {
         self
     }
 
+    /// How long in-flight requests may take to finish once a graceful shutdown starts
+    /// (default 10 s): on SIGTERM or Ctrl-C ([`Server::serve_stdio`], [`Server::serve_http`])
+    /// or when the signal of [`Server::serve_http_on`] resolves. Meanwhile new requests are
+    /// refused (HTTP: 503; stdio: a JSON-RPC error), listens end, and calls in flight go on,
+    /// pushed rounds of 2025-11-25 sessions included; after it, what is left is cancelled
+    /// and the transport returns `Ok`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let server = mcp_server::Server::builder()
+    ///     .shutdown_grace(Duration::from_secs(30))
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.config.shutdown_grace = grace;
+        self
+    }
+
     /// How many stdio requests are served at once (default 1024). With every place taken,
     /// the server stops reading until one is free, so a client that writes without reading
     /// holds back its own writes instead of growing the server. A request waiting for the
@@ -505,7 +525,7 @@ impl ServerBuilder {
                 catalog: Catalog::new(registry, self.config.enabled.clone(), self.config.logging),
                 state: self.state,
                 config: self.config,
-                shutdown: CancellationToken::new(),
+                lifecycle: Arc::new(super::Lifecycle::new()),
                 service: self.service,
                 tasks,
             }),
