@@ -1042,13 +1042,6 @@ fn mode() -> Result<Mode, String> {
     Ok(mode)
 }
 
-/// Resolves on Ctrl-C (never, where signals cannot be handled).
-async fn ctrl_c() {
-    if tokio::signal::ctrl_c().await.is_err() {
-        std::future::pending::<()>().await;
-    }
-}
-
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Logs to stderr (stdout carries the protocol over stdio); `RUST_LOG=mcp_server=debug`
@@ -1060,7 +1053,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Mode::Http(port) => {
             let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
             let config = HttpConfig::default().sse_retry(SSE_RETRY);
-            server.serve_http_on(listener, config, ctrl_c()).await?;
+            server
+                .serve_http_on(listener, config, mcp_server::transport::shutdown_signal())
+                .await?;
         }
         Mode::Stdio => server.serve_stdio().await?,
     }

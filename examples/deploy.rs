@@ -333,13 +333,6 @@ fn http_config(jwt: Option<&JwtOptions>) -> Result<HttpConfig, Box<dyn std::erro
     Ok(HttpConfig::default().authenticate(authenticator, metadata))
 }
 
-/// Resolves on Ctrl-C (never, where signals cannot be handled).
-async fn ctrl_c() {
-    if tokio::signal::ctrl_c().await.is_err() {
-        std::future::pending::<()>().await;
-    }
-}
-
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Logs to stderr (stdout carries the protocol over stdio); `RUST_LOG=mcp_server=debug`
@@ -356,7 +349,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(port) => {
             let config = http_config(options.jwt.as_ref())?;
             let listener = TcpListener::bind(("127.0.0.1", port)).await?;
-            server.serve_http_on(listener, config, ctrl_c()).await?;
+            server
+                .serve_http_on(listener, config, mcp_server::transport::shutdown_signal())
+                .await?;
         }
         None => server.serve_stdio().await?,
     }

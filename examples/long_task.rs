@@ -175,12 +175,6 @@ fn server(
         .task_poll_interval(Duration::from_millis(200)))
 }
 
-async fn ctrl_c() {
-    if tokio::signal::ctrl_c().await.is_err() {
-        std::future::pending::<()>().await;
-    }
-}
-
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Logs to stderr (stdout carries the protocol over stdio); `RUST_LOG=mcp_server=debug`
@@ -197,7 +191,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(port) => {
             let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
             server
-                .serve_http_on(listener, Default::default(), ctrl_c())
+                .serve_http_on(
+                    listener,
+                    Default::default(),
+                    mcp_server::transport::shutdown_signal(),
+                )
                 .await?;
         }
         None => server.serve_stdio().await?,
