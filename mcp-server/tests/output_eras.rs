@@ -50,7 +50,7 @@ async fn count_rooms() -> Json<u32> {
 
 /// The weather: an object.
 #[tool]
-async fn weather() -> Json<Forecast> {
+async fn forecast() -> Json<Forecast> {
     Json(Forecast { celsius: 21.5 })
 }
 
@@ -60,7 +60,7 @@ fn server() -> Server {
     Server::builder()
         .tool(list_rooms)
         .tool(count_rooms)
-        .tool(weather)
+        .tool(forecast)
         .build()
         .unwrap()
 }
@@ -122,7 +122,7 @@ async fn the_current_era_gets_any_output_schema_and_structured_content() {
         listed(&list, "count_rooms")["outputSchema"]["type"],
         "integer"
     );
-    assert_eq!(listed(&list, "weather")["outputSchema"]["type"], "object");
+    assert_eq!(listed(&list, "forecast")["outputSchema"]["type"], "object");
 
     let call = modern(&server, "tools/call", json!({"name": "list_rooms"})).await;
     let result = &call["result"];
@@ -153,7 +153,7 @@ async fn the_legacy_era_gets_object_output_only_and_the_rest_as_text() {
         listed(&list, "count_rooms").get("outputSchema").is_none(),
         "{list}"
     );
-    assert_eq!(listed(&list, "weather")["outputSchema"]["type"], "object");
+    assert_eq!(listed(&list, "forecast")["outputSchema"]["type"], "object");
 
     let call = io
         .call(request(2, "tools/call", json!({"name": "list_rooms"})))
@@ -171,7 +171,7 @@ async fn the_legacy_era_gets_object_output_only_and_the_rest_as_text() {
         json!({"content": [{"type": "text", "text": "2"}]})
     );
     let weather = io
-        .call(request(4, "tools/call", json!({"name": "weather"})))
+        .call(request(4, "tools/call", json!({"name": "forecast"})))
         .await;
     assert_eq!(
         weather["result"],

@@ -20,6 +20,11 @@ use serde::Serialize;
 /// Structured output: serialized into `structuredContent` (and a text block), with the
 /// type's JSON Schema as the tool's `outputSchema`.
 ///
+/// Any type may be structured output for 2026-07-28 clients (a `Vec<T>`, a number, …). A
+/// 2025-11-25 client may only be given objects: for a type whose schema is not an object,
+/// that era lists the tool without `outputSchema` and gets the JSON as text content only
+/// (see the tool guide, "Structured output in each era").
+///
 /// ```
 /// use mcp_server::{IntoToolResult, Json};
 /// #[derive(serde::Serialize, schemars::JsonSchema)]
