@@ -146,9 +146,10 @@ struct Region {
     label: String,
 }
 
-/// The regions a target can be deployed to. Structured output that is a list, not an
-/// object: 2026-07-28 clients get it as `structuredContent` with its `outputSchema`;
-/// 2025-11-25 clients, whose era allows only objects there, get the same JSON as text.
+// Structured output that is a list, not an object: 2026-07-28 clients get it as
+// `structuredContent` with its `outputSchema`; 2025-11-25 clients, whose era allows only
+// objects there, get the tool without `outputSchema` and the same JSON as text.
+/// The regions a target can be deployed to, with their names.
 #[tool(read_only)]
 async fn list_regions(target: Target) -> Json<Vec<Region>> {
     let regions = regions(target)

@@ -324,10 +324,18 @@ fn deploy_completes_its_rounds_over_both_transports() {
         );
         let plan = json!({"strategy": "immediate", "replicas": 3, "reason": "e2e"});
         let configure = |region: &str| json!({"rollout": accepted(plan.clone()), "region": accepted(json!({"region": region}))});
-        // A region that was not offered is asked again. The state echoed with it was
-        // consumed (single use), so the same questions come with a new state.
+        // A region that was not offered is asked again, saying why. The state echoed with it
+        // was consumed (single use), so the same questions come with a new state.
         let again = send(&call(3, Some((configure("mars"), &state2))));
-        let (_, reasked) = expect_round(&again, &asks);
+        let asked_again = [
+            asks[0],
+            (
+                "region",
+                "Which region?\n\nThe previous answer was not valid (`region`: \"mars\" is not \
+                 one of \"eu-west-1\", \"us-east-1\", \"ap-south-1\"). Please answer again.",
+            ),
+        ];
+        let (_, reasked) = expect_round(&again, &asked_again);
         assert_ne!(
             reasked, state2,
             "{transport}: a consumed state is not handed back"
