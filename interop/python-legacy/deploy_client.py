@@ -69,19 +69,23 @@ async def main(mode: str, where: str, target: str) -> dict:
         "regionsError": None,
     }
 
+    # `posted` records the requests of the deploy only, not those listing the regions after it.
+    recording = {"deploy": True}
+
     class RecordingSession(ClientSession):
-        """Records every request the client sends."""
+        """Records every request the client sends during the deploy."""
 
         async def send_request(self, request, *args, **kwargs):
             root = request.root
             params = root.params.model_dump(by_alias=True, exclude_none=True) if root.params else {}
-            report["posted"].append(
-                {
-                    "method": root.method,
-                    "inputResponses": "inputResponses" in params,
-                    "requestState": "requestState" in params,
-                }
-            )
+            if recording["deploy"]:
+                report["posted"].append(
+                    {
+                        "method": root.method,
+                        "inputResponses": "inputResponses" in params,
+                        "requestState": "requestState" in params,
+                    }
+                )
             return await super().send_request(request, *args, **kwargs)
 
     async def elicit(_context, params) -> types.ElicitResult:
@@ -101,6 +105,7 @@ async def main(mode: str, where: str, target: str) -> dict:
             result = await session.call_tool("deploy", {"target": target})
             report["isError"] = bool(result.isError)
             report["text"] = "\n".join(block.text for block in result.content if block.type == "text")
+            recording["deploy"] = False
             await list_regions(session)
 
     async def list_regions(session) -> None:

@@ -47,6 +47,9 @@ const report = {
     regionsError: null,
 };
 
+/// Whether the requests sent are the deploy's (recorded in `posted`), not the listing after it.
+let recordingDeploy = true;
+
 /// Wraps a transport to record the requests the client sends and the version the server's
 /// `initialize` result names; everything else passes through untouched.
 class Recording {
@@ -61,7 +64,7 @@ class Recording {
         return this.inner.start();
     }
     send(message, options) {
-        if (message.method !== undefined && message.id !== undefined) {
+        if (recordingDeploy && message.method !== undefined && message.id !== undefined) {
             if (message.method === 'initialize') this.initializeId = message.id;
             report.posted.push({
                 method: message.method,
@@ -172,6 +175,7 @@ try {
     const result = await client.callTool({ name: 'deploy', arguments: { target } });
     report.isError = result.isError === true;
     report.text = textOf(result);
+    recordingDeploy = false;
     await listRegions();
 } catch (error) {
     report.error = {
