@@ -5,6 +5,7 @@
 //! handler. The macros build routes; so can you, by hand.
 
 mod completion;
+mod output_eras;
 pub(crate) mod param_headers;
 mod prompt;
 mod resource;
@@ -23,6 +24,8 @@ pub use resource::{ResourceRoute, ResourceTemplateRoute};
 pub use tool::ToolRoute;
 
 pub(crate) use completion::Completions;
+pub(crate) use output_eras::Era;
+pub(crate) use resource::fill_mime_types;
 
 /// A boxed, sendable future.
 pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
