@@ -149,6 +149,16 @@ fn run_raw_flow<S: Session>(session: &mut S) {
     ));
     assert_eq!(tool_text(&done), DECLINED, "{label}: {done}");
 
+    // A meeting no room of the building fits ends without a room question.
+    let (_, state) = expect_round(&session.send(&book_call(19, None)), "meeting", DESCRIBE);
+    let crowd = json!({"meeting": {"action": "accept", "content": {"title": "All hands", "attendees": 40}}});
+    let done = session.result_of(&book_call(20, Some((crowd, &state))));
+    assert_eq!(
+        tool_text(&done),
+        "No room in the North building fits 40 people.",
+        "{label}: {done}"
+    );
+
     // Cancelled at the room question, and at the first one.
     let (_, state) = expect_round(&session.send(&book_call(11, None)), "meeting", DESCRIBE);
     let (_, state) = expect_round(
