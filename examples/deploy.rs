@@ -1,7 +1,8 @@
-//! The deploy tool of the multi-round guide. It asks for confirmation; then, in one round,
-//! for a rollout plan (a derived form) and a region (options computed for this call); then,
-//! for production, sends the user to the change-management page to approve (a URL-mode
-//! question). Where it stands travels in a `requestState`, signed (or sealed) and good for
+//! The deploy tool of the multi-round guide, and `list_regions`: the regions a target can be
+//! deployed to, a list as structured output (see "Structured output in each era" in the tool
+//! guide). The deploy asks for confirmation; then, in one round, for a rollout plan (a
+//! derived form) and a region (options computed for this call); then, for production, sends
+//! the user to the change-management page to approve (a URL-mode question). Where it stands travels in a `requestState`, signed (or sealed) and good for
 //! one use: the tool is destructive, so a finished flow cannot be replayed and an earlier
 //! round's state cannot rewind it.
 //!
@@ -55,7 +56,7 @@ use mcp_server::state::{
 };
 use mcp_server::transport::http::HttpConfig;
 use mcp_server::transport::http::auth::{JwtAuthenticator, ProtectedResourceMetadata};
-use mcp_server::{ElicitForm, FormChoice, McpError, Server, tool};
+use mcp_server::{ElicitForm, FormChoice, Json, McpError, Server, tool};
 use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
 
@@ -134,6 +135,27 @@ fn regions(target: Target) -> Vec<(String, String)> {
         .take(count)
         .map(|(id, label)| ((*id).to_owned(), (*label).to_owned()))
         .collect()
+}
+
+/// A region a target runs in.
+#[derive(Serialize, schemars::JsonSchema)]
+struct Region {
+    /// The region's id, as the deploy asks for it.
+    id: String,
+    /// Its name, for people.
+    label: String,
+}
+
+// Structured output that is a list, not an object: 2026-07-28 clients get it as
+// `structuredContent` with its `outputSchema`; 2025-11-25 clients, whose era allows only
+// objects there, get the tool without `outputSchema` and the same JSON as text.
+/// The regions a target can be deployed to, with their names.
+#[tool(read_only)]
+async fn list_regions(target: Target) -> Json<Vec<Region>> {
+    let regions = regions(target)
+        .into_iter()
+        .map(|(id, label)| Region { id, label });
+    Json(regions.collect())
 }
 
 /// Opens a change request for `plan` and returns its id: a stand-in for the change-management
@@ -342,15 +364,16 @@ async fn ctrl_c() {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .init();
+    // Logs to stderr (stdout carries the protocol over stdio); `RUST_LOG=mcp_server=debug`
+    // shows every request served.
+    mcp_server::logging::init();
     let options = options()?;
     let server = Server::builder()
         .name("deployer")
         .version("1.0.0")
         .request_state_signer(signer(&options).await?)
         .tool(deploy)
+        .tool(list_regions)
         .build()?;
     match options.http {
         Some(port) => {

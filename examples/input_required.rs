@@ -104,6 +104,9 @@ async fn send(server: &Server, message: &Value) -> Result<Value, Box<dyn std::er
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // Logs to stderr, beside the exchange printed on stdout; `RUST_LOG=mcp_server=debug`
+    // shows every request served.
+    mcp_server::logging::init();
     let server = Server::builder()
         .name("deployer")
         .version("1.0.0")

@@ -183,9 +183,9 @@ async fn ctrl_c() {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .init();
+    // Logs to stderr (stdout carries the protocol over stdio); `RUST_LOG=mcp_server=debug`
+    // shows every request served.
+    mcp_server::logging::init();
     let options = options()?;
     let builder = match &options.redis {
         // The URL may hold a password: it is not printed.

@@ -262,7 +262,28 @@ fn quickstart_serves_its_tool_prompt_and_template_over_both_transports() {
 #[test]
 fn deploy_completes_its_rounds_over_both_transports() {
     over_both_transports("deploy", |send, transport, listing| {
-        assert_eq!(listing.names("tools/list"), ["deploy"], "{transport}");
+        assert_eq!(
+            listing.names("tools/list"),
+            ["deploy", "list_regions"],
+            "{transport}"
+        );
+        // A list as structured output: its schema and `structuredContent` as they are on
+        // the 2026-07-28 wire (the 2025-11-25 era is checked by the legacy interop tests).
+        let regions = listing.item("tools/list", "list_regions");
+        assert_eq!(regions["outputSchema"]["type"], "array", "{regions}");
+        assert_eq!(regions["annotations"]["readOnlyHint"], true, "{regions}");
+        let params = json!({"name": "list_regions", "arguments": {"target": "staging"}});
+        let listed = complete(send, &request(20, "tools/call", params));
+        let staging = json!([{"id": "eu-west-1", "label": "Europe (Ireland)"}]);
+        assert_eq!(
+            listed["structuredContent"], staging,
+            "{transport}: {listed}"
+        );
+        assert_eq!(
+            listed["content"],
+            json!([{"type": "text", "text": staging.to_string()}]),
+            "{transport}: {listed}"
+        );
         let deploy = listing.item("tools/list", "deploy");
         assert_eq!(deploy["annotations"]["destructiveHint"], true, "{deploy}");
         assert_eq!(
@@ -303,10 +324,18 @@ fn deploy_completes_its_rounds_over_both_transports() {
         );
         let plan = json!({"strategy": "immediate", "replicas": 3, "reason": "e2e"});
         let configure = |region: &str| json!({"rollout": accepted(plan.clone()), "region": accepted(json!({"region": region}))});
-        // A region that was not offered is asked again. The state echoed with it was
-        // consumed (single use), so the same questions come with a new state.
+        // A region that was not offered is asked again, saying why. The state echoed with it
+        // was consumed (single use), so the same questions come with a new state.
         let again = send(&call(3, Some((configure("mars"), &state2))));
-        let (_, reasked) = expect_round(&again, &asks);
+        let asked_again = [
+            asks[0],
+            (
+                "region",
+                "Which region?\n\nThe previous answer was not valid (`region`: \"mars\" is not \
+                 one of \"eu-west-1\", \"us-east-1\", \"ap-south-1\"). Please answer again.",
+            ),
+        ];
+        let (_, reasked) = expect_round(&again, &asked_again);
         assert_ne!(
             reasked, state2,
             "{transport}: a consumed state is not handed back"

@@ -15,7 +15,9 @@
 
 mod common;
 
-use common::client_report::assert_deployed_to_production_by_push;
+use common::client_report::{
+    assert_deployed_to_production_by_push, assert_listed_and_read_regions_as_text,
+};
 use common::python::{python, run_report};
 use common::{ExampleServer, Launch};
 
@@ -37,6 +39,7 @@ fn python_legacy_client_deploys_over_http_through_pushed_elicitation() {
         "deploy-http",
     );
     assert_deployed_to_production_by_push(&report);
+    assert_listed_and_read_regions_as_text(&report);
     assert_eq!(
         deploy.output().matches("rolling out:").count(),
         1,
@@ -57,6 +60,7 @@ fn python_legacy_client_deploys_over_stdio_through_pushed_elicitation() {
         "deploy-stdio",
     );
     assert_deployed_to_production_by_push(&report);
+    assert_listed_and_read_regions_as_text(&report);
     assert_eq!(
         report["rolledOut"].as_array().map(Vec::len),
         Some(1),

@@ -23,7 +23,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use common::client_report::{assert_deployed_to_production, assert_deployed_to_production_by_push};
+use common::client_report::{
+    assert_deployed_to_production, assert_deployed_to_production_by_push,
+    assert_listed_and_read_regions_as_text,
+};
 use common::npm::NodePackages;
 use common::{ChildGuard, ExampleServer, Launch};
 
@@ -79,6 +82,7 @@ fn ts_legacy_client_deploys_over_http_through_pushed_elicitation() {
         .http();
     let report = legacy_deploy("http", &deploy.url(), "deploy-http");
     assert_deployed_to_production_by_push(&report);
+    assert_listed_and_read_regions_as_text(&report);
     assert_eq!(
         rolled_out(&deploy.output()),
         1,
@@ -92,6 +96,7 @@ fn ts_legacy_client_deploys_over_stdio_through_pushed_elicitation() {
     let server = common::example_binary("deploy");
     let report = legacy_deploy("stdio", path_str(&server), "deploy-stdio");
     assert_deployed_to_production_by_push(&report);
+    assert_listed_and_read_regions_as_text(&report);
     assert_eq!(
         report["rolledOut"].as_array().map(Vec::len),
         Some(1),

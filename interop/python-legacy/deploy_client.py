@@ -16,7 +16,9 @@ Prints one JSON object on stdout: the negotiated version, the questions it was a
 ones as `url: <message>`, their URLs in `urls`), the elicitation requests the server pushed
 (`pushed`: their params as received), the JSON-RPC requests the client sent (`posted`: method,
 and whether it carried inputResponses and requestState), the server's stderr lines that roll a
-deploy out (stdio only), and the tool's text or the error.
+deploy out (stdio only), and the tool's text or the error. Then it lists the tools (`tools`:
+each name and the type of its outputSchema) and calls `list_regions`, whose structured output
+is a list (`regions`: isError, whether structuredContent came, the text; or `regionsError`).
 """
 
 import asyncio
@@ -62,21 +64,28 @@ async def main(mode: str, where: str, target: str) -> dict:
         "rolledOut": [],
         "text": None,
         "error": None,
+        "tools": None,
+        "regions": None,
+        "regionsError": None,
     }
 
+    # `posted` records the requests of the deploy only, not those listing the regions after it.
+    recording = {"deploy": True}
+
     class RecordingSession(ClientSession):
-        """Records every request the client sends."""
+        """Records every request the client sends during the deploy."""
 
         async def send_request(self, request, *args, **kwargs):
             root = request.root
             params = root.params.model_dump(by_alias=True, exclude_none=True) if root.params else {}
-            report["posted"].append(
-                {
-                    "method": root.method,
-                    "inputResponses": "inputResponses" in params,
-                    "requestState": "requestState" in params,
-                }
-            )
+            if recording["deploy"]:
+                report["posted"].append(
+                    {
+                        "method": root.method,
+                        "inputResponses": "inputResponses" in params,
+                        "requestState": "requestState" in params,
+                    }
+                )
             return await super().send_request(request, *args, **kwargs)
 
     async def elicit(_context, params) -> types.ElicitResult:
@@ -96,6 +105,25 @@ async def main(mode: str, where: str, target: str) -> dict:
             result = await session.call_tool("deploy", {"target": target})
             report["isError"] = bool(result.isError)
             report["text"] = "\n".join(block.text for block in result.content if block.type == "text")
+            recording["deploy"] = False
+            await list_regions(session)
+
+    async def list_regions(session) -> None:
+        # A tool whose structured output is a list: listed and called like any other.
+        try:
+            listed = await session.list_tools()
+            report["tools"] = [
+                {"name": tool.name, "outputSchemaType": (tool.outputSchema or {}).get("type")}
+                for tool in listed.tools
+            ]
+            regions = await session.call_tool("list_regions", {"target": target})
+            report["regions"] = {
+                "isError": bool(regions.isError),
+                "structured": regions.structuredContent is not None,
+                "text": "\n".join(block.text for block in regions.content if block.type == "text"),
+            }
+        except Exception as error:  # noqa: BLE001 - reported, not raised
+            report["regionsError"] = repr(leaf(error))
 
     with tempfile.TemporaryFile(mode="w+") as errlog:
         try:

@@ -16,7 +16,10 @@
 // (URL-mode ones as `url: <message>`, their URLs in `urls`), the elicitation requests the
 // server pushed (`pushed`: their params as received), every JSON-RPC request the client sent
 // (`posted`: method, whether it carried inputResponses and requestState), the server's stderr
-// lines that roll a deploy out (stdio only), and the tool's text or the error.
+// lines that roll a deploy out (stdio only), and the tool's text or the error. Then it lists
+// the tools (`tools`: each name and the type of its outputSchema) and calls `list_regions`,
+// whose structured output is a list (`regions`: isError, whether structuredContent came, the
+// text; or `regionsError`).
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -39,7 +42,13 @@ const report = {
     rolledOut: [],
     text: null,
     error: null,
+    tools: null,
+    regions: null,
+    regionsError: null,
 };
+
+/// Whether the requests sent are the deploy's (recorded in `posted`), not the listing after it.
+let recordingDeploy = true;
 
 /// Wraps a transport to record the requests the client sends and the version the server's
 /// `initialize` result names; everything else passes through untouched.
@@ -55,7 +64,7 @@ class Recording {
         return this.inner.start();
     }
     send(message, options) {
-        if (message.method !== undefined && message.id !== undefined) {
+        if (recordingDeploy && message.method !== undefined && message.id !== undefined) {
             if (message.method === 'initialize') this.initializeId = message.id;
             report.posted.push({
                 method: message.method,
@@ -130,6 +139,25 @@ const textOf = (result) =>
         .map((block) => block.text)
         .join('\n');
 
+/// Lists the tools and calls `list_regions`, whose structured output is a list.
+async function listRegions() {
+    try {
+        const listed = await client.listTools();
+        report.tools = listed.tools.map((tool) => ({
+            name: tool.name,
+            outputSchemaType: tool.outputSchema?.type ?? null,
+        }));
+        const regions = await client.callTool({ name: 'list_regions', arguments: { target } });
+        report.regions = {
+            isError: regions.isError === true,
+            structured: regions.structuredContent !== undefined,
+            text: textOf(regions),
+        };
+    } catch (error) {
+        report.regionsError = String(error?.message ?? error);
+    }
+}
+
 let stderr = '';
 let inner;
 if (mode === 'http') {
@@ -147,6 +175,8 @@ try {
     const result = await client.callTool({ name: 'deploy', arguments: { target } });
     report.isError = result.isError === true;
     report.text = textOf(result);
+    recordingDeploy = false;
+    await listRegions();
 } catch (error) {
     report.error = {
         code: error instanceof McpError ? error.code : (error?.code ?? null),

@@ -50,6 +50,8 @@ extern crate self as mcp_server;
 pub mod context;
 mod dispatch;
 pub mod handler;
+#[cfg(feature = "logging")]
+pub mod logging;
 mod macro_support;
 #[cfg(feature = "redis")]
 mod redis_link;

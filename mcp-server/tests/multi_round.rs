@@ -455,15 +455,36 @@ async fn options_built_at_run_time_are_offered_checked_and_read_typed() {
         text_of(&h.call("kinds", args.clone(), extra).await),
         "2 in us"
     );
-    // A value that was not offered is asked again: the same questions, the same state.
-    for (n, region) in [("4", "us"), ("2", "mars"), ("two", "us")] {
+    // A value that was not offered is asked again: the same questions, the same state, the
+    // one answered wrong saying why after its own message.
+    for (n, region, wrong, why) in [
+        (
+            "4",
+            "us",
+            "replicas",
+            r#"`replicas`: "4" is not one of "1", "2", "3""#,
+        ),
+        ("2", "mars", "region", r#"`region`: "mars" is not one of"#),
+        (
+            "two",
+            "us",
+            "replicas",
+            r#"`replicas`: "two" is not one of"#,
+        ),
+    ] {
         let extra = json!({"inputResponses": answer(n, region), "requestState": token});
         let again = h.call("kinds", args.clone(), extra).await;
         assert_eq!(state_of(&again), token, "{n} {region}");
-        assert_eq!(
-            again["result"]["inputRequests"],
-            first["result"]["inputRequests"]
+        let mut expected = first["result"]["inputRequests"].clone();
+        let message = &mut expected[wrong]["params"]["message"];
+        let asked = again["result"]["inputRequests"][wrong]["params"]["message"].clone();
+        let prefix = format!(
+            "{}\n\nThe previous answer was not valid ({why}",
+            message.as_str().unwrap()
         );
+        assert!(asked.as_str().unwrap().starts_with(&prefix), "{asked}");
+        *message = asked;
+        assert_eq!(again["result"]["inputRequests"], expected);
     }
     // Options of another type than the awaited `OneOf<u8>` fail at `ask`.
     let wrong = json!({"kind": "choice-of-the-wrong-type", "max": 3});
@@ -719,12 +740,14 @@ async fn question_messages_travel_in_the_state_only_when_the_signer_keeps_them()
             let extra = json!({"inputResponses": bad, "requestState": token});
             let again = h.call("kinds", args.clone(), extra).await;
             let message = &again["result"]["inputRequests"]["replicas"]["params"]["message"];
+            // The reason is given either way; the question's own message only when kept.
+            let why = r#"The previous answer was not valid (`replicas`: "9" is not one of "1", "2"). Please answer again."#;
             let expected = if keep {
-                "How many?"
+                format!("How many?\n\n{why}")
             } else {
-                "Please answer again: the previous answer was missing or not valid."
+                why.to_owned()
             };
-            assert_eq!(message, expected, "keep: {keep}");
+            assert_eq!(message, &json!(expected), "keep: {keep}");
             let options =
                 &again["result"]["inputRequests"]["replicas"]["params"]["requestedSchema"];
             assert_eq!(options["properties"]["replicas"]["enum"], json!(["1", "2"]));

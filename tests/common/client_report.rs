@@ -56,6 +56,32 @@ pub fn assert_deployed_to_production_by_push(report: &Value) {
     assert_pushed_in_2025_spelling(report);
 }
 
+/// The regions of production as `list_regions` of the `deploy` example writes them.
+pub const PRODUCTION_REGIONS: &str = r#"[{"id":"eu-west-1","label":"Europe (Ireland)"},{"id":"us-east-1","label":"US East (Virginia)"},{"id":"ap-south-1","label":"Asia Pacific (Mumbai)"}]"#;
+
+/// Asserts a client of protocol 2025-11-25 listed the `deploy` example's tools (`list_regions`,
+/// whose structured output is a list, without `outputSchema`: that era allows only objects)
+/// and called `list_regions`, getting the regions as text without `structuredContent`.
+pub fn assert_listed_and_read_regions_as_text(report: &Value) {
+    assert_eq!(report["regionsError"], Value::Null, "{report}");
+    let tools = report["tools"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names, ["deploy", "list_regions"], "{report}");
+    for tool in tools {
+        assert!(
+            tool["outputSchemaType"].is_null() || tool["outputSchemaType"] == "object",
+            "a 2025-11-25 client is listed object output schemas only: {report}"
+        );
+    }
+    let regions = &report["regions"];
+    assert_eq!(regions["isError"], false, "{report}");
+    assert_eq!(regions["structured"], false, "{report}");
+    assert_eq!(regions["text"], PRODUCTION_REGIONS, "{report}");
+}
+
 /// The questions, the approval URL and the final text of a deploy to production.
 fn assert_production_outcome(report: &Value) {
     assert_eq!(report["isError"], false, "{report}");

@@ -19,6 +19,7 @@
 mod answer;
 mod choice;
 mod email;
+mod explain;
 mod field;
 mod formats;
 mod mode;
@@ -35,6 +36,7 @@ use crate::protocol::RequestedSchema;
 pub use answer::{Answer, FieldProblem, FormError};
 pub use choice::{Choice, FormChoice, check_choice, choice_schema, parse_choice};
 pub use email::{Email, InvalidEmail};
+pub use explain::{MAX_EXPLANATION_CHARS, MAX_PROBLEMS_TOLD, explain};
 pub use field::{FieldSpec, FieldValue, FormField, ItemsField, LengthField, RangeField, fits};
 pub use mode::{ElicitationMode, UrlElicitation, choose_mode, form_request};
 #[doc(hidden)]

@@ -1,16 +1,16 @@
-//! What is emitted beside errors: the item the user registers, with a body that is never
-//! compiled into a working program, so one mistake does not cause errors at every use.
+//! What is emitted beside errors: the function the user registers and its marker, with a
+//! route that is never compiled into a working program, so one mistake does not cause
+//! errors at every use.
 
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::Kind;
+use super::{Kind, function};
 use crate::krate::Krate;
 use crate::model::HandlerFn;
 
 pub(super) fn expand(kind: Kind, f: &HandlerFn, krate: &Krate) -> TokenStream {
-    let ident = f.ident();
-    let vis = &f.item.vis;
+    let marker = function::marker(kind, f);
     let root = krate.root();
     let (trait_name, method, route) = match kind {
         Kind::Tool => (
@@ -29,12 +29,11 @@ pub(super) fn expand(kind: Kind, f: &HandlerFn, krate: &Krate) -> TokenStream {
             quote!(#root::registry::AnyResourceRoute),
         ),
     };
+    let items = function::named_items(kind, f, TokenStream::new());
     quote! {
-        #[allow(non_camel_case_types)]
-        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
-        #vis struct #ident;
+        #items
 
-        impl #root::#trait_name for #ident {
+        impl #root::#trait_name for #marker {
             fn #method(self) -> #route {
                 ::core::unreachable!("the declaration has compile errors")
             }

@@ -1,4 +1,4 @@
-//! `impl Handler<Declared>` for the unit struct of a declaration: the one handler mechanism
+//! `impl Handler<Declared>` for the marker type of a declaration: the one handler mechanism
 //! that hand-registered closures go through too. The route constructors
 //! (`ToolRoute::new(name, handler)`, …) take it from there.
 //!
@@ -6,7 +6,7 @@
 //! function body (`__mcp_parameters`): rustc reports an unsatisfied bound once per body and
 //! span, so a parameter type that fits nowhere is one error, not one per use.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
@@ -24,11 +24,12 @@ pub(super) enum Schema {
 
 pub(super) fn expand(
     f: &HandlerFn,
+    marker: &Ident,
     krate: &Krate,
     bindings: &[Binding],
     schema: Schema,
 ) -> TokenStream {
-    let ident = f.ident();
+    let ident = marker;
     let root = krate.root();
     let private = krate.private();
     let output = &f.output;
@@ -37,7 +38,7 @@ pub(super) fn expand(
     let entries = bindings.iter().filter_map(|b| b.describe.as_ref());
     let requires = bindings.iter().filter_map(|b| b.require.as_ref());
     // The user's future must be `Send`: asserted on the function's name.
-    let call = quote_spanned!(ident.span()=> #private::send_future(#ident::call(#(#locals),*)));
+    let call = quote_spanned!(ident.span()=> #private::send_future(#ident.call(#(#locals),*)));
     let argument_schema = match schema {
         Schema::Described => quote! {
             let params = (Self::__mcp_parameters().1)(generator);

@@ -1,5 +1,6 @@
-//! Expansion: turns a checked declaration into the item the user names when registering
-//! it, keeping the function callable as `name::call(..)`: a unit struct that implements
+//! Expansion: turns a checked declaration into the function the user names when
+//! registering it (`fn name() -> __mcp_<kind>_name`, [`function`]), and a marker type that
+//! keeps the user's function callable as `name().call(..)` and implements
 //! `Handler<Declared>` ([`handler`], with the parameters from [`params`]) and
 //! `IntoToolRoute`, `IntoPromptRoute` or `IntoResourceRoute` ([`tool`], [`prompt`],
 //! [`resource`]) through the public route constructors ([`route`]) and builders.
@@ -100,7 +101,7 @@ pub(crate) fn handler(kind: Kind, attr: TokenStream, item: TokenStream) -> Token
         return quote!(#errors #fallback);
     }
     let _ = ctxt.finish();
-    let function = function::expand(&f);
+    let function = function::expand(kind, &f);
     let route = match kind {
         Kind::Tool => tool::expand(&f, &attrs, &krate),
         Kind::Prompt => prompt::expand(&f, &attrs, &krate),
@@ -236,7 +237,7 @@ mod tests {
         .to_string();
         assert_eq!(out.matches("compile_error").count(), 2, "{out}");
         assert!(
-            out.contains("impl my :: sdk :: IntoToolRoute for add"),
+            out.contains("impl my :: sdk :: IntoToolRoute for __mcp_tool_add"),
             "{out}"
         );
         assert!(!out.contains("mcp_server"), "{out}");

@@ -6,13 +6,13 @@ use quote::quote;
 
 use super::handler::{self, Schema};
 use super::route::{self, Route};
-use super::{Labels, completions, labels, params, unique_name_guard};
+use super::{Kind, Labels, completions, function, labels, params, unique_name_guard};
 use crate::attrs::HandlerAttrs;
 use crate::krate::Krate;
 use crate::model::HandlerFn;
 
 pub(super) fn expand(f: &HandlerFn, attrs: &HandlerAttrs, krate: &Krate) -> TokenStream {
-    let ident = f.ident();
+    let ident = function::marker(Kind::Prompt, f);
     let root = krate.root();
     let Labels {
         name,
@@ -20,7 +20,7 @@ pub(super) fn expand(f: &HandlerFn, attrs: &HandlerAttrs, krate: &Krate) -> Toke
         builders,
     } = labels(f, attrs);
     let bindings = params::arguments(f, krate);
-    let handler = handler::expand(f, krate, &bindings, Schema::Described);
+    let handler = handler::expand(f, &ident, krate, &bindings, Schema::Described);
     let completions = completions(attrs);
     let route = route::constructor(krate, Route::Prompt, &f.output, &[quote!(#name)]);
     let guard = unique_name_guard("prompt", &name, name_span);

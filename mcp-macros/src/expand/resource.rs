@@ -6,17 +6,17 @@ use quote::quote;
 
 use super::handler::{self, Schema};
 use super::route::{self, Route};
-use super::{Labels, completions, labels, params, unique_name_guard};
+use super::{Kind, Labels, completions, function, labels, params, unique_name_guard};
 use crate::attrs::HandlerAttrs;
 use crate::krate::Krate;
 use crate::model::HandlerFn;
 
 pub(super) fn expand(f: &HandlerFn, attrs: &HandlerAttrs, krate: &Krate) -> TokenStream {
-    let ident = f.ident();
+    let ident = function::marker(Kind::Resource, f);
     let root = krate.root();
     let Labels { name, builders, .. } = labels(f, attrs);
     let bindings = params::resource(f, attrs.template.as_ref(), krate);
-    let handler = handler::expand(f, krate, &bindings, Schema::None);
+    let handler = handler::expand(f, &ident, krate, &bindings, Schema::None);
     let mime_type = attrs.mime_type.as_ref().map(|m| quote!(.mime_type(#m)));
     let output = &f.output;
     // Checked: exactly one of `uri` and `template` is there.

@@ -5,13 +5,13 @@ use quote::quote;
 
 use super::handler::{self, Schema};
 use super::route::{self, Route};
-use super::{Labels, labels, params, unique_name_guard};
+use super::{Kind, Labels, function, labels, params, unique_name_guard};
 use crate::attrs::{HandlerAttrs, Sp, TaskMode};
 use crate::krate::Krate;
 use crate::model::HandlerFn;
 
 pub(super) fn expand(f: &HandlerFn, attrs: &HandlerAttrs, krate: &Krate) -> TokenStream {
-    let ident = f.ident();
+    let ident = function::marker(Kind::Tool, f);
     let root = krate.root();
     let Labels {
         name,
@@ -19,7 +19,7 @@ pub(super) fn expand(f: &HandlerFn, attrs: &HandlerAttrs, krate: &Krate) -> Toke
         builders,
     } = labels(f, attrs);
     let bindings = params::arguments(f, krate);
-    let handler = handler::expand(f, krate, &bindings, Schema::Described);
+    let handler = handler::expand(f, &ident, krate, &bindings, Schema::Described);
     let annotations = annotations(attrs, krate);
     let task = match attrs.task.as_ref().map(|t| t.value) {
         None => TokenStream::new(),

@@ -89,7 +89,8 @@ impl Server {
         loop {
             let change = tokio::select! {
                 () = ctx.cancellation().cancelled() => break,
-                () = self.shutdown_token().cancelled() => break,
+                // A graceful shutdown ends listens first, as it starts.
+                () = self.draining_token().cancelled() => break,
                 change = changes.recv() => change,
                 // Tasks: changed here (announced), or elsewhere (seen at the next poll).
                 changed = task_changes.recv(), if !watch.is_empty() => {

@@ -19,7 +19,7 @@ use super::guard::Rounds;
 use super::page::page;
 use super::parse_params;
 use super::tasks::{Called, tasks_required};
-use crate::registry::CompletionRequest;
+use crate::registry::{CompletionRequest, Era, fill_mime_types};
 use crate::tasks::TaskSupport;
 use crate::{RequestContext, Server};
 
@@ -57,9 +57,13 @@ impl Server {
         result
     }
 
-    pub(super) fn list_tools(&self, params: Params) -> Result<ListToolsResult, McpError> {
+    /// `tools/list`, each tool as `era` lists it (see [`Era::listed`]).
+    pub(super) fn list_tools(&self, params: Params, era: Era) -> Result<ListToolsResult, McpError> {
         let registry = self.snapshot();
-        let page = self.list_page(params, registry.tools.values().map(|r| r.tool().clone()))?;
+        let page = self.list_page(
+            params,
+            registry.tools.values().map(|r| era.listed(r.tool())),
+        )?;
         let mut result = ListToolsResult::default();
         result.tools = page.fill(
             &mut result.next_cursor,
@@ -127,7 +131,12 @@ impl Server {
                 message,
             ))));
         }
-        guard.run(route.call(invocation)).await.map(Called::Now)
+        let era = Era::of_session(invocation.context.is_legacy_session());
+        let mut outcome = guard.run(route.call(invocation)).await?;
+        if let Outcome::Complete(result) = &mut outcome {
+            era.shape(route.tool(), result);
+        }
+        Ok(Called::Now(outcome))
     }
 
     pub(super) fn list_prompts(&self, params: Params) -> Result<ListPromptsResult, McpError> {
@@ -229,15 +238,22 @@ impl Server {
         invocation.uri = Some(params.uri.clone());
         invocation.uri_params = uri_params;
         let read = async {
-            let mut outcome = match route {
-                ReadRoute::Static(route) => route.read(invocation).await?,
-                ReadRoute::Template(route) => route.read(invocation).await?,
+            let (mut outcome, declared) = match &route {
+                ReadRoute::Static(route) => (
+                    route.read(invocation).await?,
+                    route.resource().mime_type.as_deref(),
+                ),
+                ReadRoute::Template(route) => (
+                    route.read(invocation).await?,
+                    route.resource_template().mime_type.as_deref(),
+                ),
             };
             if let Outcome::Complete(result) = &mut outcome {
                 if result.contents.is_empty() {
                     // An existing resource never reads as empty contents: "not found".
                     return Err(McpError::resource_not_found(&params.uri));
                 }
+                fill_mime_types(result, declared);
                 let cache = self.config().read_cache;
                 result.ttl_ms = cache.ttl_ms();
                 result.cache_scope = cache.scope();

@@ -41,6 +41,7 @@ use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::context::{Outbound, TransportInfo};
+use crate::registry::Era;
 use crate::{RequestContext, Server};
 
 pub(crate) use meta::take_meta;
@@ -170,9 +171,11 @@ impl Server {
         let legacy = ctx.is_legacy_session();
         match method.as_str() {
             m::DISCOVER if !legacy => self.respond(&id, legacy, self.discover(&caps)),
-            m::TOOLS_LIST if caps.tools.is_some() => {
-                self.respond(&id, legacy, self.list_tools(params)?)
-            }
+            m::TOOLS_LIST if caps.tools.is_some() => self.respond(
+                &id,
+                legacy,
+                self.list_tools(params, Era::of_session(legacy))?,
+            ),
             m::TOOLS_CALL if caps.tools.is_some() && legacy => {
                 let pushed = self.run_pushed(ctx, params, async |server, ctx, params| {
                     server.call_tool(ctx, params).await

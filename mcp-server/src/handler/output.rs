@@ -20,6 +20,11 @@ use serde::Serialize;
 /// Structured output: serialized into `structuredContent` (and a text block), with the
 /// type's JSON Schema as the tool's `outputSchema`.
 ///
+/// Any type may be structured output for 2026-07-28 clients (a `Vec<T>`, a number, …). A
+/// 2025-11-25 client may only be given objects: for a type whose schema is not an object,
+/// that era lists the tool without `outputSchema` and gets the JSON as text content only
+/// (see the tool guide, "Structured output in each era").
+///
 /// ```
 /// use mcp_server::{IntoToolResult, Json};
 /// #[derive(serde::Serialize, schemars::JsonSchema)]
@@ -224,11 +229,12 @@ impl<T: IntoPromptResult, E: Display + Any> IntoPromptResult for Result<T, E> {
     }
 }
 
-/// A value a resource handler may return. Text and contents are tagged with the URI read.
+/// A value a resource handler may return. Text and contents are tagged with the URI read;
+/// contents that name no MIME type are given the resource's declared `mime_type` when read.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a resource",
     label = "not a resource result",
-    note = "a resource may return `ReadResourceResult`, `ResourceContents`, `Vec<ResourceContents>`, text (served as text/plain), `InputRequiredResult`/`Outcome<ReadResourceResult>`, or `Result<T, E>` of those (`E: Display`)"
+    note = "a resource may return `ReadResourceResult`, `ResourceContents`, `Vec<ResourceContents>`, text (served with the resource's declared `mime_type`, else text/plain), `InputRequiredResult`/`Outcome<ReadResourceResult>`, or `Result<T, E>` of those (`E: Display`)"
 )]
 pub trait IntoResourceResult {
     /// Converts into a complete or input-required read result for `uri`.
@@ -265,9 +271,17 @@ impl IntoResourceResult for Vec<ResourceContents> {
     }
 }
 
+/// Text names no MIME type: the resource's declared `mime_type` is filled in when it is read
+/// (`text/plain` when it declares none).
 impl IntoResourceResult for String {
     fn into_resource_result(self, uri: &str) -> Result<Outcome<ReadResourceResult>, McpError> {
-        ResourceContents::text(uri, "text/plain", self).into_resource_result(uri)
+        let contents = ResourceContents::Text {
+            uri: uri.to_owned(),
+            mime_type: None,
+            text: self,
+            meta: None,
+        };
+        contents.into_resource_result(uri)
     }
 }
 

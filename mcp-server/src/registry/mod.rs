@@ -5,6 +5,7 @@
 //! handler. The macros build routes; so can you, by hand.
 
 mod completion;
+mod output_eras;
 pub(crate) mod param_headers;
 mod prompt;
 mod resource;
@@ -23,12 +24,15 @@ pub use resource::{ResourceRoute, ResourceTemplateRoute};
 pub use tool::ToolRoute;
 
 pub(crate) use completion::Completions;
+pub(crate) use output_eras::Era;
+pub(crate) use resource::fill_mime_types;
 
 /// A boxed, sendable future.
 pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
-/// Converts a value into a [`ToolRoute`]. Implemented by routes and by the items the
-/// `#[tool]` macro generates.
+/// Converts a value into a [`ToolRoute`]. Implemented by routes, by the function a
+/// `#[tool]` declaration leaves under its name (`.tool(add)`), and by any function without
+/// parameters that returns something that converts (`fn() -> ToolRoute`).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tool",
     label = "expected a `ToolRoute` or a function annotated with `#[tool]`",
@@ -45,7 +49,22 @@ impl IntoToolRoute for ToolRoute {
     }
 }
 
-/// Converts a value into a [`PromptRoute`].
+/// The function a `#[tool]` declaration leaves under its name (`fn add() -> __mcp_tool_add`):
+/// registered by name, so that the name stays a function the user's bindings may shadow.
+#[diagnostic::do_not_recommend]
+impl<F, R> IntoToolRoute for F
+where
+    F: FnOnce() -> R,
+    R: IntoToolRoute,
+{
+    fn into_tool_route(self) -> ToolRoute {
+        self().into_tool_route()
+    }
+}
+
+/// Converts a value into a [`PromptRoute`]. Implemented by routes, by the function a
+/// `#[prompt]` declaration leaves under its name (`.prompt(greet)`), and by any function
+/// without parameters that returns something that converts.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a prompt",
     label = "expected a `PromptRoute` or a function annotated with `#[prompt]`",
@@ -62,6 +81,18 @@ impl IntoPromptRoute for PromptRoute {
     }
 }
 
+/// The function a `#[prompt]` declaration leaves under its name.
+#[diagnostic::do_not_recommend]
+impl<F, R> IntoPromptRoute for F
+where
+    F: FnOnce() -> R,
+    R: IntoPromptRoute,
+{
+    fn into_prompt_route(self) -> PromptRoute {
+        self().into_prompt_route()
+    }
+}
+
 /// A resource or resource template route.
 #[derive(Debug)]
 pub enum AnyResourceRoute {
@@ -71,8 +102,9 @@ pub enum AnyResourceRoute {
     Template(ResourceTemplateRoute),
 }
 
-/// Converts a value into a resource route. Implemented by both route kinds and by the
-/// items the `#[resource]` macro generates.
+/// Converts a value into a resource route. Implemented by both route kinds, by the function
+/// a `#[resource]` declaration leaves under its name (`.resource(room)`), and by any
+/// function without parameters that returns something that converts.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a resource",
     label = "expected a `ResourceRoute`, a `ResourceTemplateRoute` or a function annotated with `#[resource]`",
@@ -98,6 +130,18 @@ impl IntoResourceRoute for ResourceTemplateRoute {
 impl IntoResourceRoute for AnyResourceRoute {
     fn into_resource_route(self) -> AnyResourceRoute {
         self
+    }
+}
+
+/// The function a `#[resource]` declaration leaves under its name.
+#[diagnostic::do_not_recommend]
+impl<F, R> IntoResourceRoute for F
+where
+    F: FnOnce() -> R,
+    R: IntoResourceRoute,
+{
+    fn into_resource_route(self) -> AnyResourceRoute {
+        self().into_resource_route()
     }
 }
 

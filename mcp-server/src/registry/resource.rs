@@ -5,7 +5,9 @@ use std::future::Future;
 use std::sync::Arc;
 
 use mcp_core::McpError;
-use mcp_core::protocol::{Outcome, ReadResourceResult, Resource, ResourceTemplate};
+use mcp_core::protocol::{
+    Outcome, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
+};
 use mcp_core::uri_template::{UriTemplate, UriTemplateError};
 
 use super::{BoxFuture, CompletionRequest, Completions, IntoCompletion};
@@ -51,6 +53,24 @@ where
             }
         })
     })
+}
+
+/// The MIME type of text that names none, when the resource declares none either.
+const DEFAULT_TEXT_MIME_TYPE: &str = "text/plain";
+
+/// Gives each of `result`'s contents that names no MIME type the resource's declared one
+/// (`declared`); text with neither is `text/plain`. Contents that name their own type keep it.
+pub(crate) fn fill_mime_types(result: &mut ReadResourceResult, declared: Option<&str>) {
+    for contents in &mut result.contents {
+        let (mime_type, fallback) = match contents {
+            ResourceContents::Text { mime_type, .. } => (mime_type, Some(DEFAULT_TEXT_MIME_TYPE)),
+            ResourceContents::Blob { mime_type, .. } => (mime_type, None),
+            _ => continue,
+        };
+        if mime_type.is_none() {
+            *mime_type = declared.or(fallback).map(str::to_owned);
+        }
+    }
 }
 
 /// A resource with a fixed URI.
@@ -127,7 +147,15 @@ impl ResourceRoute {
         self
     }
 
-    /// Sets the MIME type.
+    /// Sets the MIME type: listed, and given to what the handler reads unless it names its
+    /// own (a handler returning text is served with it).
+    ///
+    /// ```
+    /// use mcp_server::ResourceRoute;
+    /// let route = ResourceRoute::new("rooms://all", "rooms", || async { r#"["blue"]"# })
+    ///     .mime_type("application/json");
+    /// assert_eq!(route.resource().mime_type.as_deref(), Some("application/json"));
+    /// ```
     #[must_use]
     pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
         self.resource.mime_type = Some(mime_type.into());
@@ -233,7 +261,8 @@ impl ResourceTemplateRoute {
         self
     }
 
-    /// Sets the MIME type of matching resources.
+    /// Sets the MIME type of matching resources: listed, and given to what the handler reads
+    /// unless it names its own.
     #[must_use]
     pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
         self.template.mime_type = Some(mime_type.into());

@@ -4,7 +4,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_core::protocol::{CacheScope, Implementation};
-use tokio_util::sync::CancellationToken;
 use tower::{Layer, Service};
 
 use super::{CachePolicy, Catalog, Server, ServerConfig, Shared};
@@ -183,21 +182,25 @@ impl ServerBuilder {
         self
     }
 
-    /// Adds a tool.
+    /// Adds a tool: a function declared with `#[tool]`, by its name (`.tool(add)`), or a
+    /// [`ToolRoute`](crate::ToolRoute) built by hand.
     #[must_use]
     pub fn tool(mut self, tool: impl IntoToolRoute) -> Self {
         self.tools.push(tool.into_tool_route());
         self
     }
 
-    /// Adds a prompt.
+    /// Adds a prompt: a function declared with `#[prompt]`, by its name (`.prompt(greet)`),
+    /// or a [`PromptRoute`](crate::PromptRoute) built by hand.
     #[must_use]
     pub fn prompt(mut self, prompt: impl IntoPromptRoute) -> Self {
         self.prompts.push(prompt.into_prompt_route());
         self
     }
 
-    /// Adds a resource or resource template.
+    /// Adds a resource or resource template: a function declared with `#[resource]`, by its
+    /// name (`.resource(room)`), or a [`ResourceRoute`](crate::ResourceRoute) or
+    /// [`ResourceTemplateRoute`](crate::ResourceTemplateRoute) built by hand.
     #[must_use]
     pub fn resource(mut self, resource: impl IntoResourceRoute) -> Self {
         self.resources.push(resource.into_resource_route());
@@ -253,6 +256,27 @@ impl ServerBuilder {
     #[must_use]
     pub fn max_message_bytes(mut self, bytes: usize) -> Self {
         self.config.max_message_bytes = bytes.max(1);
+        self
+    }
+
+    /// How long in-flight requests may take to finish once a graceful shutdown starts
+    /// (default 10 s): on SIGTERM or Ctrl-C ([`Server::serve_stdio`], [`Server::serve_http`])
+    /// or when the signal of [`Server::serve_http_on`] resolves. Meanwhile new requests are
+    /// refused (HTTP: 503; stdio: a JSON-RPC error), listens end, and calls in flight go on,
+    /// pushed rounds of 2025-11-25 sessions included; after it, what is left is cancelled
+    /// and the transport returns `Ok`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let server = mcp_server::Server::builder()
+    ///     .shutdown_grace(Duration::from_secs(30))
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.config.shutdown_grace = grace;
         self
     }
 
@@ -501,7 +525,7 @@ impl ServerBuilder {
                 catalog: Catalog::new(registry, self.config.enabled.clone(), self.config.logging),
                 state: self.state,
                 config: self.config,
-                shutdown: CancellationToken::new(),
+                lifecycle: Arc::new(super::Lifecycle::new()),
                 service: self.service,
                 tasks,
             }),

@@ -45,6 +45,9 @@ pub(crate) struct Enabled {
     pub(crate) completions: bool,
 }
 
+/// How long in-flight requests may take to finish once a graceful shutdown starts.
+pub(crate) const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
 /// Settings fixed when the server is built.
 #[derive(Debug, Clone)]
 pub(crate) struct ServerConfig {
@@ -74,6 +77,8 @@ pub(crate) struct ServerConfig {
     pub(crate) enabled: Enabled,
     /// Task timing (the tasks extension).
     pub(crate) tasks: crate::tasks::TaskSettings,
+    /// How long in-flight requests may take to finish once a graceful shutdown starts.
+    pub(crate) shutdown_grace: Duration,
 }
 
 impl Default for ServerConfig {
@@ -92,6 +97,7 @@ impl Default for ServerConfig {
             state_signer: None,
             enabled: Enabled::default(),
             tasks: crate::tasks::TaskSettings::default(),
+            shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
         }
     }
 }

@@ -4,7 +4,7 @@
 //! - what it offers, which can change while it runs, with the capabilities derived from it
 //!   and the hub announcing each change (`catalog`);
 //! - the user's tower layers around the MCP service (`crate::service`);
-//! - the shutdown signal.
+//! - its lifecycle: requests in flight, and the phases of a graceful shutdown (`shutdown`).
 //!
 //! Serving a request is not its job: that is the dispatcher's (`crate::dispatch`), reached
 //! through the MCP service.
@@ -13,12 +13,17 @@ mod builder;
 mod catalog;
 mod changes;
 mod config;
+mod shutdown;
 
 use std::sync::Arc;
 
 use mcp_core::protocol::{Implementation, ServerCapabilities};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
+
+pub(crate) use shutdown::Lifecycle;
+#[cfg(feature = "http")]
+pub(crate) use shutdown::Serving;
 
 use crate::registry::{
     AnyResourceRoute, IntoPromptRoute, IntoResourceRoute, IntoToolRoute, Registry,
@@ -62,7 +67,8 @@ struct Shared {
     catalog: Catalog,
     state: http::Extensions,
     config: ServerConfig,
-    shutdown: CancellationToken,
+    /// Requests in flight, draining and stopping.
+    lifecycle: Arc<Lifecycle>,
     /// The user's layers around the MCP service; `None` without any.
     service: Option<crate::service::BoxMcpService>,
     /// Tasks (the tasks extension): the store, and those running here.
@@ -218,14 +224,34 @@ impl Server {
         self.shared.state.get::<T>().cloned()
     }
 
-    /// Ends open `subscriptions/listen` streams gracefully and cancels in-flight requests.
-    /// Transports started with a shutdown signal call this for you.
+    /// Ends open `subscriptions/listen` streams gracefully and cancels in-flight requests
+    /// at once. [`Server::serve_stdio`] and [`Server::serve_http`] shut down gracefully on
+    /// SIGTERM and Ctrl-C (and [`Server::serve_http_on`] when its signal resolves): new
+    /// requests are refused, in-flight ones get [`ServerBuilder::shutdown_grace`] to
+    /// finish, and only then does this run.
     pub fn shutdown(&self) {
-        self.shared.shutdown.cancel();
+        self.shared.lifecycle.stop();
     }
 
+    /// Cancelled when the server stops (the grace period over, or [`Server::shutdown`]).
     pub(crate) fn shutdown_token(&self) -> &CancellationToken {
-        &self.shared.shutdown
+        self.shared.lifecycle.stopped()
+    }
+
+    /// Cancelled when a graceful shutdown starts: new requests are refused, listens end.
+    pub(crate) fn draining_token(&self) -> &CancellationToken {
+        self.shared.lifecycle.draining()
+    }
+
+    /// Whether the server is shutting down and refuses new requests.
+    #[cfg_attr(not(any(feature = "stdio", feature = "http")), allow(dead_code))] // Read by the transports.
+    pub(crate) fn is_draining(&self) -> bool {
+        self.shared.lifecycle.draining().is_cancelled()
+    }
+
+    /// The server's lifecycle (requests in flight, draining, stopping).
+    pub(crate) fn lifecycle(&self) -> &Arc<Lifecycle> {
+        &self.shared.lifecycle
     }
 
     pub(crate) fn snapshot(&self) -> Arc<Registry> {

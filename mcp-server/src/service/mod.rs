@@ -89,8 +89,37 @@ impl crate::Server {
         outbound: crate::context::Outbound,
         cancellation: tokio_util::sync::CancellationToken,
     ) -> McpResponse {
+        let _serving = self.lifecycle().serving();
+        let started = std::time::Instant::now();
+        let era = match &routed {
+            crate::dispatch::Routed::Modern(_) => "2026-07-28",
+            crate::dispatch::Routed::Legacy(..) | crate::dispatch::Routed::Initialize(..) => {
+                "2025-11-25"
+            }
+        };
+        let kind = transport.kind();
         let request = McpRequest::new(self.clone(), routed, transport, outbound, cancellation);
-        self.call_request(request).await
+        // Owned before the request moves into the stack: the method is a name, the id at
+        // most `MAX_REQUEST_ID_BYTES`; arguments are never logged.
+        let logged = tracing::enabled!(target: "mcp_server::traffic", tracing::Level::DEBUG)
+            .then(|| (request.method().to_owned(), request.id().clone()));
+        let id = request.id().clone();
+        // The server stopped (the grace period of a shutdown over, or `Server::shutdown`):
+        // the handler is dropped, and the client told why.
+        let response = tokio::select! {
+            biased;
+            response = self.call_request(request) => response,
+            () = self.shutdown_token().cancelled() => {
+                McpResponse::error(
+                    id,
+                    mcp_core::McpError::internal("Internal error: the server shut down"),
+                )
+            }
+        };
+        if let Some((method, id)) = logged {
+            log_served(&method, &id, era, kind, &response, started.elapsed());
+        }
+        response
     }
 
     /// Hands a built request to the service stack.
@@ -100,4 +129,35 @@ impl crate::Server {
             None => request.serve().await,
         }
     }
+}
+
+/// The line `RUST_LOG=mcp_server=debug` shows for every request served (target
+/// `mcp_server::traffic`): method, id, era, transport, outcome and duration. Never an
+/// argument, a result or a token.
+fn log_served(
+    method: &str,
+    id: &mcp_core::RequestId,
+    era: &'static str,
+    transport: crate::TransportKind,
+    response: &McpResponse,
+    elapsed: std::time::Duration,
+) {
+    use crate::dispatch::Outcome;
+    let outcome = match response.outcome() {
+        _ if response.body().is_empty() => "cancelled".to_owned(),
+        Outcome::Answered => "ok".to_owned(),
+        Outcome::Error(code) => format!("error {}", code.0),
+        Outcome::Malformed => "malformed".to_owned(),
+        Outcome::UnknownSession => "unknown session".to_owned(),
+    };
+    tracing::debug!(
+        target: "mcp_server::traffic",
+        method,
+        id = %id,
+        era,
+        transport = ?transport,
+        outcome,
+        duration = ?elapsed,
+        "served a request"
+    );
 }

@@ -62,6 +62,11 @@ impl McpResponse {
         self.into_parts().0
     }
 
+    /// What the reply reports (a result, or an error and its code).
+    pub(crate) fn outcome(&self) -> crate::dispatch::Outcome {
+        self.reply.outcome
+    }
+
     /// A JSON-RPC error response to the request `id`.
     pub fn error(id: RequestId, error: McpError) -> Self {
         Self::from_reply(Reply::error(Some(id), error))

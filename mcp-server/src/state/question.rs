@@ -4,7 +4,7 @@
 //! [`Reply`] a handler matches on, and why asking can fail ([`AskError`]).
 
 use mcp_core::McpError;
-use mcp_core::form::Answer;
+use mcp_core::form::{Answer, FormError};
 use mcp_core::protocol::{InputRequest, RequestedSchema};
 use serde_json::Value;
 
@@ -133,6 +133,29 @@ pub struct Question {
     pub key: &'static str,
     kind: QuestionKind,
     build: fn(&str, Prompt) -> Result<InputRequest, AskError>,
+    unsettled: fn(Option<&Value>, Option<&InputRequest>) -> Option<Unsettled>,
+}
+
+/// Why an awaited answer cannot be read, so its question is asked again.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Unsettled {
+    /// No answer came under the question's key.
+    Missing,
+    /// The answer broke the question's rules.
+    Malformed(FormError),
+}
+
+/// Why the answer `response` to a question answered with a `T` cannot be read; `None` when
+/// it is settled (accepted, declined or cancelled).
+fn unsettled<T: Awaitable>(
+    response: Option<&Value>,
+    asked: Option<&InputRequest>,
+) -> Option<Unsettled> {
+    match T::read(response, asked) {
+        Answer::Missing => Some(Unsettled::Missing),
+        Answer::Malformed(error) => Some(Unsettled::Malformed(error)),
+        Answer::Accepted(_) | Answer::Declined | Answer::Cancelled => None,
+    }
 }
 
 impl std::fmt::Debug for Question {
@@ -151,12 +174,23 @@ impl Question {
             key,
             kind: T::KIND,
             build: T::request,
+            unsettled: unsettled::<T>,
         }
     }
 
     /// Its kind (the capability it needs).
     pub fn kind(&self) -> QuestionKind {
         self.kind
+    }
+
+    /// Why `response` does not settle it (`asked`: the request kept for a question built at
+    /// run time); `None` when it does.
+    pub(crate) fn unsettled(
+        &self,
+        response: Option<&Value>,
+        asked: Option<&InputRequest>,
+    ) -> Option<Unsettled> {
+        (self.unsettled)(response, asked)
     }
 
     /// The input request asking it with `prompt`.

@@ -18,17 +18,18 @@ use std::collections::BTreeMap;
 use std::marker::PhantomData;
 
 use mcp_core::McpError;
+use mcp_core::form::explain;
 use mcp_core::protocol::{
-    CallToolResult, ClientCapabilities, GetPromptResult, InputRequiredResult, Outcome,
-    ReadResourceResult,
+    CallToolResult, ClientCapabilities, ElicitRequestParams, GetPromptResult, InputRequest,
+    InputRequiredResult, Outcome, ReadResourceResult,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::caps::{QuestionKind, merge_capability, missing_capability};
-use super::envelope::{Answers, Asked, Envelope};
-use super::question::{AskError, Awaitable, Prompt, Question};
+use super::envelope::{Answers, Asked, Envelope, REASK_MESSAGE};
+use super::question::{AskError, Awaitable, Prompt, Question, Unsettled};
 use super::verify::{StateContext, refuse};
 use crate::handler::{
     FromInvocation, IntoPromptResult, IntoResourceResult, IntoToolResult, Invocation, Rejection,
@@ -153,6 +154,7 @@ impl<S: Continuation> FromInvocation for Round<S> {
         if envelope.state.clone().answered(&answers).is_none() {
             return Err(reask(
                 &envelope,
+                &round.responses,
                 invocation.request_state.as_deref(),
                 &round.context,
             ));
@@ -192,10 +194,12 @@ fn decode<S: Continuation>(payload: &[u8], target: &str) -> Result<Envelope<S>, 
 }
 
 /// The same questions again, with the same (still valid) state: an awaited answer is missing
-/// or malformed. With single use, the echoed state was consumed: the same envelope is signed
-/// again, a new state (with a new expiry).
+/// or malformed, and the question it answered says why in its message (see [`tell_why`]).
+/// With single use, the echoed state was consumed: the same envelope is signed again, a new
+/// state (with a new expiry).
 fn reask<S: Continuation>(
     envelope: &Envelope<S>,
+    responses: &Map<String, Value>,
     token: Option<&str>,
     context: &StateContext,
 ) -> Rejection {
@@ -206,10 +210,17 @@ fn reask<S: Continuation>(
             .get(question.key)
             .cloned()
             .unwrap_or_default();
+        let unsettled = question.unsettled(responses.get(question.key), kept.request.as_ref());
         let request = match kept.reask() {
             Some(request) => Ok(request),
             None => question.build(Prompt::message(kept.message())),
         };
+        let request = request.map(|mut request| {
+            if let Some(unsettled) = &unsettled {
+                tell_why(&mut request, unsettled);
+            }
+            request
+        });
         match request {
             Ok(request) => result = result.with_request(question.key, request),
             Err(err) => {
@@ -230,6 +241,37 @@ fn reask<S: Continuation>(
         result = result.with_state(token.to_owned());
     }
     Rejection::InputRequired(Box::new(result))
+}
+
+/// Puts why `request` is asked again into its message, in the words of its form (field
+/// titles where it has them), bounded whatever the client sent (see [`explain`]): after the
+/// question's own message, or instead of the generic one when that was not kept. Only
+/// elicitations carry a message a user reads; other questions are asked again as they were.
+fn tell_why(request: &mut InputRequest, unsettled: &Unsettled) {
+    let InputRequest::Elicitation(params) = request else {
+        return;
+    };
+    let (message, form) = match params {
+        ElicitRequestParams::Form {
+            message,
+            requested_schema,
+            ..
+        } => (message, Some(&*requested_schema)),
+        ElicitRequestParams::Url { message, .. } => (message, None),
+        _ => return,
+    };
+    let why = match unsettled {
+        Unsettled::Missing => "No answer was received: please answer again.".to_owned(),
+        Unsettled::Malformed(error) => format!(
+            "The previous answer was not valid ({}). Please answer again.",
+            explain(error, form)
+        ),
+    };
+    *message = if message.is_empty() || message == REASK_MESSAGE {
+        why
+    } else {
+        format!("{message}\n\n{why}")
+    };
 }
 
 impl<S: Continuation> Round<S> {

@@ -4,6 +4,12 @@ pub(crate) mod budget;
 #[cfg(feature = "http")]
 pub mod http;
 mod in_process;
+#[cfg(any(feature = "http", feature = "stdio"))]
+mod signal;
+#[cfg(any(feature = "http", feature = "stdio"))]
+pub(crate) use signal::Signals;
+#[cfg(any(feature = "http", feature = "stdio"))]
+pub use signal::shutdown_signal;
 #[cfg(feature = "stdio")]
 mod stdio;
 

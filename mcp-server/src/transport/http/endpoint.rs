@@ -266,6 +266,12 @@ async fn handle(endpoint: Arc<Endpoint>, request: Request) -> Response {
                 "Invalid request: clients do not send responses to a 2026-07-28 server",
             ),
         )),
+        Ok(IncomingMessage::Request(request)) if endpoint.server.is_draining() => {
+            tracing::debug!(method = %request.method, "refused a request: shutting down");
+            let error = McpError::internal("Service Unavailable: the server is shutting down");
+            let reply = Reply::error(Some(request.id), error);
+            stream::json_with(reply.body, StatusCode::SERVICE_UNAVAILABLE)
+        }
         Ok(IncomingMessage::Request(request)) => {
             endpoint.request(parts, request, accepts, place).await
         }
@@ -454,7 +460,7 @@ impl Endpoint {
             }
             _ => None,
         };
-        let held = Held::new(place, named.flatten());
+        let held = Held::serving(place, named.flatten(), self.server.lifecycle().serving());
         let held_by_reply = Arc::clone(&held);
         let status = if legacy {
             status::on_session

@@ -22,6 +22,7 @@ use hyper::body::{Frame, SizeHint};
 
 use super::sessions::InUse;
 use crate::context::Caller;
+use crate::server::Serving;
 
 /// The places in flight of every caller.
 #[derive(Debug)]
@@ -100,10 +101,14 @@ impl Drop for Place {
 /// What one exchange holds until its answer is sent and its handler is done: its caller's
 /// place and, on a 2025-11-25 session, the session's mark of use (a session in use does not
 /// give way to new ones). Shared between the response body and the handler's reply.
+///
+/// A request also counts as served (`Serving`) until then: a graceful shutdown stops the
+/// server only once its answer is out, the last event of a session's stream included.
 #[derive(Debug)]
 pub(crate) struct Held {
     _place: Place,
     _session: Option<InUse>,
+    _serving: Option<Serving>,
 }
 
 impl Held {
@@ -112,6 +117,16 @@ impl Held {
         Arc::new(Self {
             _place: place,
             _session: session,
+            _serving: None,
+        })
+    }
+
+    /// Holds `place`, the session in use if any, and the request's count as served.
+    pub(crate) fn serving(place: Place, session: Option<InUse>, serving: Serving) -> Arc<Self> {
+        Arc::new(Self {
+            _place: place,
+            _session: session,
+            _serving: Some(serving),
         })
     }
 }

@@ -16,7 +16,8 @@
 //! [`HttpConfig::replay_bytes_total`]; see `resume`).
 //!
 //! - [`Server::http_service`] gives an axum [`Router`] to nest inside your own application;
-//! - [`Server::serve_http`] binds an address and serves `/mcp` until Ctrl-C, with a time
+//! - [`Server::serve_http`] binds an address and serves `/mcp` until SIGTERM or Ctrl-C (then
+//!   shuts down gracefully: see [`Server::serve_http_on`]), with a time
 //!   limit on each request's head and body and a bound on open connections
 //!   ([`HttpConfig::request_head_timeout`], [`HttpConfig::body_timeout`],
 //!   [`HttpConfig::max_connections`]; see `serve`).
@@ -51,6 +52,7 @@ use axum::Router;
 use tokio::net::{TcpListener, ToSocketAddrs};
 
 use crate::Server;
+use crate::transport::Signals;
 
 pub use config::{HostPolicy, HttpConfig};
 
@@ -84,16 +86,31 @@ impl Server {
         }
     }
 
-    /// Serves `/mcp` on `addr` until Ctrl-C, then shuts down gracefully. Bind to a loopback
+    /// Serves `/mcp` on `addr` until SIGTERM or Ctrl-C (SIGINT), then shuts down
+    /// gracefully (see [`Server::serve_http_on`]) and returns `Ok`. Bind to a loopback
     /// address for a local server.
     pub async fn serve_http(self, addr: impl ToSocketAddrs) -> io::Result<()> {
+        let signals = Signals::install().first(self.clone());
         let listener = TcpListener::bind(addr).await?;
-        self.serve_http_on(listener, HttpConfig::default(), shutdown_signal())
+        self.serve_http_on(listener, HttpConfig::default(), signals)
             .await
     }
 
-    /// Serves `/mcp` on an already bound listener until `shutdown` resolves. Open listen
-    /// streams then complete, in-flight requests drain, and the function returns.
+    /// Serves `/mcp` on an already bound listener until `shutdown` resolves, then shuts
+    /// down gracefully:
+    ///
+    /// 1. new requests are answered 503 with a JSON-RPC error (`Service Unavailable: the
+    ///    server is shutting down`), while the client's answers to pushed requests and its
+    ///    cancellations are still taken; open `subscriptions/listen` streams end;
+    /// 2. in-flight calls, pushed rounds of 2025-11-25 sessions included, have
+    ///    [`ServerBuilder::shutdown_grace`](crate::ServerBuilder::shutdown_grace) (default
+    ///    10 s) to finish;
+    /// 3. what is left is cancelled ([`Server::shutdown`]), sessions end, the listener
+    ///    closes, connections finish what they were writing (1 s at most) and the function
+    ///    returns `Ok`.
+    ///
+    /// Pass your own signal here (a channel, a `CancellationToken`); [`Server::serve_http`]
+    /// passes SIGTERM and Ctrl-C.
     pub async fn serve_http_on(
         self,
         listener: TcpListener,
@@ -111,17 +128,15 @@ impl Server {
             None => router,
         };
         let server = self.clone();
+        let grace = self.config().shutdown_grace;
         serve::serve(listener, router, &limits, async move {
             shutdown.await;
-            server.shutdown();
+            tracing::info!(
+                in_flight = server.lifecycle().in_flight(),
+                "shutting down: refusing new requests, waiting for those in flight"
+            );
+            server.lifecycle().finish(grace).await;
         })
         .await
-    }
-}
-
-async fn shutdown_signal() {
-    if tokio::signal::ctrl_c().await.is_err() {
-        // No signal handling available: serve until the process is killed.
-        std::future::pending::<()>().await;
     }
 }

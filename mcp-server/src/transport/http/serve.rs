@@ -9,8 +9,10 @@
 //!   wait in the listen queue.
 //! - Each request carries the connection's peer address (`ConnectInfo<SocketAddr>`), the key
 //!   of unauthenticated callers' quotas.
-//! - On shutdown the listener closes, every connection finishes the request it serves and
-//!   closes (open streams end when the server shuts down), and the function returns.
+//! - Connections are accepted until `shutdown` resolves, which the transport makes wait for
+//!   the requests in flight (the grace period); then the listener closes, every connection
+//!   finishes what it writes and closes ([`CLOSE_TIMEOUT`] at most), and the function
+//!   returns.
 //!
 //! HTTP/1.1 only, unless the `http2` feature adds HTTP/2 (cleartext, prior knowledge).
 
@@ -32,7 +34,11 @@ use super::HttpConfig;
 /// How long accepting pauses after an error (such as running out of file descriptors).
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 
-/// Serves `router` on `listener` until `shutdown` resolves, then drains the connections.
+/// How long connections may take to close once the listener is closed.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Serves `router` on `listener` until `shutdown` resolves (the transport's graceful
+/// shutdown, grace period included), then closes the connections.
 pub(super) async fn serve(
     listener: TcpListener,
     router: Router,
@@ -69,7 +75,14 @@ pub(super) async fn serve(
         driver.spawn(&graceful, TokioIo::new(stream), service, place);
     }
     drop(listener);
-    graceful.shutdown().await;
+    // Requests were served or cancelled during the shutdown; what is left is writing out
+    // their last bytes, or streams ending with their sessions.
+    if tokio::time::timeout(CLOSE_TIMEOUT, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::debug!("shutdown: closing the connections that were still open");
+    }
     Ok(())
 }
 

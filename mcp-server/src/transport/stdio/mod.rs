@@ -2,7 +2,10 @@
 //! notifications on stdout.
 //!
 //! Requests are handled concurrently. `notifications/cancelled` stops a request and nothing
-//! more is written for it. On end of input, open `subscriptions/listen` requests complete,
+//! more is written for it. [`Server::serve_stdio`] shuts down gracefully on SIGTERM and
+//! Ctrl-C (see `server::shutdown`): new requests are refused while the answers and
+//! cancellations of the ones in flight are still read, until they finish or the grace
+//! period ends. On end of input, open `subscriptions/listen` requests complete,
 //! the session (if any) ends, so that requests waiting for the client's answers fail, in-flight
 //! requests drain, and the function returns.
 //!
@@ -19,6 +22,7 @@
 
 mod framing;
 mod process;
+mod stdout_guard;
 
 use std::collections::HashMap;
 use std::io;
@@ -41,6 +45,7 @@ use process::StdinLines;
 use crate::Server;
 use crate::context::{Outbound, TransportInfo};
 use crate::dispatch::{Reply, Routed, Scope, Session};
+use crate::transport::Signals;
 use crate::transport::budget::Budget;
 
 type InFlight = Arc<Mutex<HashMap<RequestId, (CancellationToken, Option<AbortHandle>)>>>;
@@ -55,6 +60,12 @@ fn lock(
 impl Server {
     /// Serves this server over the process's stdin and stdout until stdin closes.
     ///
+    /// Only the protocol is written to stdout. On Unix, anything else written there (a
+    /// `println!`, a logger on stdout, a child process) is moved to stderr, after a
+    /// warning printed once: the protocol keeps a duplicate of fd 1 and fd 1 becomes a pipe
+    /// forwarded to stderr. Log with [`logging::init`](crate::logging::init), which writes
+    /// to stderr.
+    ///
     /// Each of the two is served by a thread of its own doing blocking, buffered I/O (see
     /// `process`), which costs less per message than tokio's stdio.
     ///
@@ -62,10 +73,32 @@ impl Server {
     /// its own only when it has to wait: a handler that computes for long without awaiting
     /// should do that work in `tokio::task::spawn_blocking`, as anywhere in tokio, or it
     /// holds up the reading meanwhile.
+    ///
+    /// On SIGTERM or Ctrl-C (SIGINT) it shuts down gracefully: new requests are answered with
+    /// a JSON-RPC error (`-32603`, `Service Unavailable: the server is shutting down`), while
+    /// the client's answers to pushed requests and its cancellations are still read; open
+    /// `subscriptions/listen` requests complete; in-flight requests have
+    /// [`ServerBuilder::shutdown_grace`](crate::ServerBuilder::shutdown_grace) (default
+    /// 10 s) to finish, then are cancelled (each answered with an error), and the function
+    /// returns `Ok`. A second signal stops at once.
     pub async fn serve_stdio(self) -> io::Result<()> {
+        let signals = Signals::install();
+        let watcher = tokio::spawn({
+            let server = self.clone();
+            async move {
+                signals.first(server.clone()).await;
+                server
+                    .lifecycle()
+                    .finish(server.config().shutdown_grace)
+                    .await;
+            }
+        });
+        let _stop_watching = AbortOnDrop(watcher);
         let (out_tx, out_rx) = mpsc::channel::<Bytes>(OUT_BACKLOG);
+        // Guarded before anything is read: no handler runs before fd 1 is a pipe.
+        let stdout = stdout_guard::protocol_stdout();
+        let written = process::spawn_stdout_writer(stdout, out_rx)?;
         let input = StdinLines::spawn(self.config().max_message_bytes)?;
-        let written = process::spawn_stdout_writer(out_rx)?;
         let written = async move {
             written
                 .await
@@ -112,6 +145,15 @@ impl Server {
         };
         let result = connection.run(input).await;
         result.and(written.await)
+    }
+}
+
+/// Aborts a task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 
@@ -207,6 +249,12 @@ impl Connection {
 
     async fn on_request(&mut self, request: IncomingRequest) {
         let id = request.id.clone();
+        if self.server.is_draining() {
+            tracing::debug!(method = %request.method, "refused a request: shutting down");
+            let error = McpError::internal("Service Unavailable: the server is shutting down");
+            self.send(Reply::error(Some(id), error).body).await;
+            return;
+        }
         if lock(&self.in_flight).contains_key(&id) {
             let error = McpError::invalid_request(
                 "Invalid request: a request with this id is still in progress",

@@ -4,7 +4,8 @@
 //! tokio's `Stdin` and `Stdout` hand every read and every write to the blocking pool, a
 //! round trip through it per message. Here the stdin thread reads, frames lines and hands
 //! each one to the connection; the stdout thread takes the connection's messages from its
-//! queue, writes as many as are waiting in one go and flushes when the queue runs dry.
+//! queue, writes as many as are waiting in one go and flushes when the queue runs dry, on
+//! the protocol's own stdout (`stdout_guard`).
 //!
 //! The stdin thread ends when input ends or the connection goes away (at its next read: a
 //! read of stdin cannot be interrupted, so a server shut down while its client keeps stdin
@@ -66,25 +67,28 @@ fn read_stdin(max: usize, lines: &mpsc::Sender<io::Result<Line>>) {
     }
 }
 
-/// Starts the stdout thread, writing each message of `messages` as one line until every
-/// sender is gone. The receiver tells how writing ended.
+/// Starts the stdout thread, writing each message of `messages` as one line on `stdout`
+/// (the protocol's own, see `stdout_guard`) until every sender is gone. The receiver tells
+/// how writing ended.
 pub(super) fn spawn_stdout_writer(
+    stdout: Box<dyn Write + Send>,
     messages: mpsc::Receiver<Bytes>,
 ) -> io::Result<oneshot::Receiver<io::Result<()>>> {
     let (done, ended) = oneshot::channel();
     thread::Builder::new()
         .name("mcp-stdout".to_owned())
         .spawn(move || {
-            let _ = done.send(write_stdout(messages));
+            let _ = done.send(write_stdout(stdout, messages));
         })?;
     Ok(ended)
 }
 
-fn write_stdout(mut messages: mpsc::Receiver<Bytes>) -> io::Result<()> {
-    let stdout = io::stdout();
+fn write_stdout(
+    stdout: Box<dyn Write + Send>,
+    mut messages: mpsc::Receiver<Bytes>,
+) -> io::Result<()> {
+    let mut out = BufWriter::with_capacity(READ_CHUNK, stdout);
     while let Some(first) = messages.blocking_recv() {
-        // Locked per batch, not for good: a stray `println!` elsewhere waits, never hangs.
-        let mut out = BufWriter::with_capacity(READ_CHUNK, stdout.lock());
         write_line(&mut out, &first)?;
         while let Ok(next) = messages.try_recv() {
             write_line(&mut out, &next)?;

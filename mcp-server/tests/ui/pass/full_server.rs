@@ -160,8 +160,8 @@ async fn main() {
         AnyResourceRoute::Static(_) => panic!("`note` is a template"),
     }
 
-    assert_eq!(add::call(Arguments(Add { a: 2, b: 3 })).await, 5);
-    assert_eq!(forecast::call("Paris".into()).await.0.celsius, 18.0);
+    assert_eq!(add().call(Arguments(Add { a: 2, b: 3 })).await, 5);
+    assert_eq!(forecast().call("Paris".into()).await.0.celsius, 18.0);
 
     let server = Server::builder()
         .state(Db::default())

@@ -1,0 +1,84 @@
+//! Keeps the protocol of [`Server::serve_stdio`](crate::Server::serve_stdio) safe from
+//! whatever else writes to stdout: a `println!`, a `tracing_subscriber::fmt()` subscriber
+//! left on its default writer, a child process.
+//!
+//! On Unix, when serving starts, the protocol is given a duplicate of fd 1 of its own, and
+//! fd 1 is pointed at a pipe. A thread forwards whatever arrives on the pipe to stderr,
+//! after a warning, printed once, that something wrote to stdout. The client thus only ever
+//! reads the server's messages. Done once per process; later calls reuse the duplicate.
+//! Where this cannot be set up (no pipe, no thread), or on other platforms, the protocol is
+//! written to stdout as it is.
+
+use std::io::{self, Write};
+
+/// The warning printed on stderr, once, before the first bytes written to stdout.
+#[cfg(unix)]
+const WARNING: &str = "mcp-server: WARNING: something wrote to stdout, which carries the MCP protocol of this stdio server; \
+     it was moved to stderr below. Log to stderr instead: call mcp_server::logging::init(), \
+     or give your tracing subscriber .with_writer(std::io::stderr).\n";
+
+/// Where the protocol's messages are written: the process's stdout, or a duplicate of it
+/// once fd 1 is guarded.
+pub(super) fn protocol_stdout() -> Box<dyn Write + Send> {
+    #[cfg(unix)]
+    {
+        use std::sync::OnceLock;
+        static PROTOCOL: OnceLock<Option<std::fs::File>> = OnceLock::new();
+        let protocol = PROTOCOL.get_or_init(|| match guard() {
+            Ok(file) => Some(file),
+            Err(err) => {
+                tracing::warn!(error = %err, "could not guard stdout: other writes to it would corrupt the protocol");
+                None
+            }
+        });
+        if let Some(file) = protocol.as_ref().and_then(|file| file.try_clone().ok()) {
+            return Box::new(file);
+        }
+    }
+    Box::new(io::stdout())
+}
+
+/// Points fd 1 at a pipe forwarded to stderr; returns the duplicate of the former stdout.
+#[cfg(unix)]
+fn guard() -> io::Result<std::fs::File> {
+    use std::os::fd::AsFd;
+    let stdout = io::stdout();
+    // Held until fd 1 is switched: no `print!` lands half before, half after.
+    let mut lock = stdout.lock();
+    // Whatever was printed before serving goes where it always went.
+    lock.flush()?;
+    let protocol = lock.as_fd().try_clone_to_owned()?;
+    let (reader, writer) = io::pipe()?;
+    std::thread::Builder::new()
+        .name("mcp-stdout-guard".to_owned())
+        .spawn(move || forward(reader))?;
+    rustix::stdio::dup2_stdout(&writer)?;
+    // fd 1 now holds the pipe open; this handle is no longer needed.
+    drop(writer);
+    drop(lock);
+    Ok(std::fs::File::from(protocol))
+}
+
+/// Copies what arrives on the pipe to stderr, with the warning before the first bytes.
+#[cfg(unix)]
+fn forward(mut pipe: io::PipeReader) {
+    use std::io::Read;
+    let mut chunk = vec![0u8; 8 * 1024];
+    let mut warned = false;
+    loop {
+        match pipe.read(&mut chunk) {
+            Ok(0) => return,
+            Ok(read) => {
+                let mut stderr = io::stderr().lock();
+                if !warned {
+                    warned = true;
+                    let _ = stderr.write_all(WARNING.as_bytes());
+                }
+                let _ = stderr.write_all(&chunk[..read]);
+                let _ = stderr.flush();
+            }
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return,
+        }
+    }
+}
