@@ -266,9 +266,9 @@ fn server() -> Result<Server, mcp_server::BuildError> {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .init();
+    // Logs to stderr (stdout carries the protocol over stdio); `RUST_LOG=mcp_server=debug`
+    // shows every request served.
+    mcp_server::logging::init();
     let server = server()?;
     let mut args = std::env::args().skip(1);
     match (args.next().as_deref(), args.next()) {
