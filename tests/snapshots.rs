@@ -59,6 +59,11 @@ fn deploy_listing() {
 }
 
 #[test]
+fn booking_listing() {
+    insta::assert_json_snapshot!("booking", listing("booking"));
+}
+
+#[test]
 fn layered_listing() {
     insta::assert_json_snapshot!("layered", listing("layered"));
 }

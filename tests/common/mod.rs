@@ -3,12 +3,14 @@
 //! servers of the root package, built, spawned and spoken to over HTTP (here) or stdio
 //! ([`stdio_client`]). [`npm`] installs the pinned Node packages of the conformance and
 //! interoperability tests, [`python`] the pinned Python clients, [`redis`] starts a throwaway
-//! `redis-server`, and [`deploy`] drives the `deploy` example's multi-round flow.
+//! `redis-server`, [`deploy`] drives the `deploy` example's multi-round flow, and [`booking`]
+//! the `booking` example's, and checks what the client drivers report of it.
 //!
 //! Not every test binary uses every helper, hence the `dead_code` allowances.
 
 #![allow(dead_code, unreachable_pub)]
 
+pub mod booking;
 pub mod client_report;
 pub mod deploy;
 pub mod npm;
@@ -462,8 +464,9 @@ pub struct ExampleServer {
 type Str = &'static str;
 
 /// Every example that is a server (the others run on their own: see `tests/examples.rs`).
-pub const EXAMPLE_SERVERS: [ExampleServer; 5] = [
+pub const EXAMPLE_SERVERS: [ExampleServer; 6] = [
     ExampleServer::new("quickstart", "quickstart", &[], "--http"),
+    ExampleServer::new("booking", "booking", &[], "--http"),
     ExampleServer::new("deploy", "deployer", &[], "--http"),
     ExampleServer::new("layered", "layered", &[], "--http"),
     ExampleServer::new("long_task", "long-task", &[], "--http"),
