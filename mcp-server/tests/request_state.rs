@@ -841,8 +841,20 @@ async fn input_responses_must_be_an_object_and_a_missing_or_bad_answer_asks_agai
         // The first round's questions again, with the same state, and the handler not run.
         let reply = h.send(&staging(), extra.clone()).await;
         assert_eq!(state_of(&reply), token, "{extra}: {reply}");
-        let questions = &reply["result"]["inputRequests"];
-        assert_eq!(questions, &first["result"]["inputRequests"], "{extra}");
+        // The same question, its message followed by why it is asked again.
+        let asked = &reply["result"]["inputRequests"]["confirm"];
+        let before = &first["result"]["inputRequests"]["confirm"];
+        assert_eq!(asked["method"], before["method"], "{extra}");
+        assert_eq!(
+            asked["params"]["requestedSchema"], before["params"]["requestedSchema"],
+            "{extra}"
+        );
+        let message = asked["params"]["message"].as_str().unwrap_or_default();
+        let original = before["params"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.starts_with(original) && message.len() > original.len(),
+            "{extra}: {message}"
+        );
         assert_eq!(h.count("deploy"), 1, "the handler ran: {extra}");
     }
 
