@@ -78,6 +78,62 @@ fn conformance_server_listing() {
     insta::assert_json_snapshot!("conformance_server", listing(common::FIXTURE));
 }
 
+/// The `format` values JSON Schema 2020-12 defines; schemars' own (`uint8`, `int64`,
+/// `double`, ...) make TypeScript clients print warnings and must not be listed.
+const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// Every non-standard `format` string in `value`, with where it is.
+fn non_standard_formats(value: &Value, at: &str, found: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, value) in map {
+                if let ("format", Value::String(format)) = (key.as_str(), value)
+                    && !STANDARD_FORMATS.contains(&format.as_str())
+                {
+                    found.push(format!("{at}: {format}"));
+                }
+                non_standard_formats(value, &format!("{at}/{key}"), found);
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                non_standard_formats(item, &format!("{at}/{i}"), found);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn no_example_lists_a_non_standard_format() {
+    let mut found = Vec::new();
+    for example in common::EXAMPLE_SERVERS {
+        let listing = listing(example.name);
+        non_standard_formats(&listing, example.name, &mut found);
+    }
+    assert!(found.is_empty(), "non-standard formats listed: {found:#?}");
+}
+
 #[test]
 fn every_example_server_has_a_snapshot() {
     let dir = common::root_dir().join("tests").join("snapshots");

@@ -111,13 +111,24 @@ impl McpError {
         Self::new(ErrorCode::HEADER_MISMATCH, message)
     }
 
-    /// `-32021` with `data.requiredCapabilities`, a `ClientCapabilities` object.
+    /// `-32021` with `data.requiredCapabilities`, a `ClientCapabilities` object. The message
+    /// names each capability missing, e.g. ``Missing required client capability: the client
+    /// did not declare the `elicitation.form` capability``.
     pub fn missing_client_capability(required: Value) -> Self {
-        Self::new(
-            ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
-            "Missing required client capability",
-        )
-        .with_data(json!({ "requiredCapabilities": required }))
+        let mut names = Vec::new();
+        capability_names(&required, &mut String::new(), &mut names);
+        let message = match names.as_slice() {
+            [] => "Missing required client capability".to_owned(),
+            [one] => format!(
+                "Missing required client capability: the client did not declare the {one} capability"
+            ),
+            [init @ .., last] => format!(
+                "Missing required client capability: the client did not declare the {} and {last} capabilities",
+                init.join(", ")
+            ),
+        };
+        Self::new(ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
+            .with_data(json!({ "requiredCapabilities": required }))
     }
 
     /// `-32022` with `data.supported` and `data.requested`.
@@ -127,5 +138,30 @@ impl McpError {
             "Unsupported protocol version",
         )
         .with_data(json!({ "supported": supported, "requested": requested }))
+    }
+}
+
+/// The dotted path of each leaf of a `ClientCapabilities` fragment (`elicitation.form`,
+/// `sampling`), in backticks; a key holding a dot or a slash, such as an extension's name, is
+/// quoted (``extensions["io.modelcontextprotocol/tasks"]``).
+fn capability_names(fragment: &Value, path: &mut String, names: &mut Vec<String>) {
+    match fragment {
+        Value::Object(map) if !map.is_empty() => {
+            for (key, value) in map {
+                let len = path.len();
+                if key.contains(['.', '/']) {
+                    path.push_str(&format!("[{key:?}]"));
+                } else {
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(key);
+                }
+                capability_names(value, path, names);
+                path.truncate(len);
+            }
+        }
+        _ if !path.is_empty() => names.push(format!("`{path}`")),
+        _ => {}
     }
 }

@@ -2,6 +2,8 @@
 //! matching capability on this very request; otherwise the call fails with `-32021`.
 //! `Round::ask` makes the same check before the handler returns (so it can still act on
 //! it); this gate is the last word for every `input_required` result, however built.
+//! The error's message names each capability missing (``the client did not declare the
+//! `elicitation.form` capability``), its `data.requiredCapabilities` holds them as an object.
 
 use mcp_core::McpError;
 use mcp_core::protocol::{ClientCapabilities, InputRequiredResult, Outcome};
@@ -93,6 +95,36 @@ mod tests {
         ))]);
         assert!(check_input_requests(&url, &caps(json!({"elicitation": {}}))).is_err());
         assert!(check_input_requests(&url, &caps(json!({"elicitation": {"url": {}}}))).is_ok());
+    }
+
+    #[test]
+    fn the_message_names_each_missing_capability() {
+        let form =
+            InputRequest::Elicitation(ElicitRequestParams::form("?", RequestedSchema::default()));
+        let err = check_input_requests(&asking(vec![form.clone()]), &caps(json!({})))
+            .expect_err("refused");
+        assert_eq!(
+            err.message,
+            "Missing required client capability: the client did not declare the \
+             `elicitation.form` capability"
+        );
+        let url = InputRequest::Elicitation(ElicitRequestParams::url("go", "https://x"));
+        let sampling = InputRequest::Sampling(CreateMessageParams::default());
+        let err = check_input_requests(
+            &asking(vec![url, sampling, InputRequest::list_roots()]),
+            &caps(json!({"elicitation": {"form": {}}})),
+        )
+        .expect_err("refused");
+        assert_eq!(
+            err.message,
+            "Missing required client capability: the client did not declare the \
+             `elicitation.url`, `sampling` and `roots` capabilities"
+        );
+        assert_eq!(
+            super::super::tasks::tasks_required().message,
+            "Missing required client capability: the client did not declare the \
+             `extensions[\"io.modelcontextprotocol/tasks\"]` capability"
+        );
     }
 
     #[test]

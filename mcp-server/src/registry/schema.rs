@@ -1,5 +1,6 @@
-//! JSON Schema generation (schemars, 2020-12), and the opt-in validation of arguments against
-//! a hand-written schema (`jsonschema`, feature `schema-validation`).
+//! JSON Schema generation (schemars, 2020-12), the clean-up of what schemars emits beyond
+//! the standard (`format` values such as `uint8` or `double`), and the opt-in validation of
+//! arguments against a hand-written schema (`jsonschema`, feature `schema-validation`).
 
 use mcp_core::McpError;
 use serde_json::{Map, Value};
@@ -43,6 +44,63 @@ pub(crate) fn move_definitions(
         for (name, definition) in definitions {
             defs.entry(name).or_insert(definition);
         }
+    }
+}
+
+/// The `format` values JSON Schema 2020-12 defines (its format vocabulary, section 7.3).
+/// schemars also emits its own (`uint8`, `int64`, `double`, ...), which clients warn about
+/// (the TypeScript SDK prints one warning per property); the numeric bounds it emits beside
+/// them (`minimum`, `maximum`) already say what such a format would.
+const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// Keywords whose value is data (an instance), not a schema: a `format` in there is kept.
+const DATA_KEYWORDS: &[&str] = &["const", "default", "enum", "examples"];
+
+/// Removes every `format` that is not a JSON Schema 2020-12 format from a generated schema,
+/// its subschemas and its `$defs`. Values given as data (`const`, `default`, `enum`,
+/// `examples`) are left as they are.
+pub(crate) fn keep_standard_formats(schema: &mut Map<String, Value>) {
+    if schema
+        .get("format")
+        .and_then(Value::as_str)
+        .is_some_and(|format| !STANDARD_FORMATS.contains(&format))
+    {
+        schema.shift_remove("format");
+    }
+    for (keyword, value) in schema.iter_mut() {
+        if !DATA_KEYWORDS.contains(&keyword.as_str()) {
+            keep_standard_formats_in(value);
+        }
+    }
+}
+
+/// [`keep_standard_formats`] for every schema inside `value` (an object, or an array or map
+/// of subschemas).
+fn keep_standard_formats_in(value: &mut Value) {
+    match value {
+        Value::Object(map) => keep_standard_formats(map),
+        Value::Array(items) => items.iter_mut().for_each(keep_standard_formats_in),
+        _ => {}
     }
 }
 
@@ -113,4 +171,45 @@ impl Validation {
 /// The error a registration reports for an unusable schema.
 pub(crate) fn invalid_schema(kind: &str, name: &str, why: &str) -> McpError {
     McpError::internal(format!("invalid {kind} schema for {name:?}: {why}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn schemars_formats_go_and_standard_ones_and_bounds_stay() {
+        let mut schema = match json!({
+            "type": "object",
+            "properties": {
+                "count": {"type": "integer", "format": "uint8", "minimum": 0, "maximum": 255},
+                "ratio": {"type": ["number", "null"], "format": "double"},
+                "when": {"type": "string", "format": "date-time"},
+                "format": {"type": "string", "format": "email", "default": {"format": "int64"}},
+                "items": {"type": "array", "items": {"type": "integer", "format": "int64"}},
+                "either": {"anyOf": [{"$ref": "#/$defs/Id"}, {"type": "null"}]}
+            },
+            "$defs": {"Id": {"type": "integer", "format": "uint32", "minimum": 0}}
+        }) {
+            Value::Object(map) => map,
+            _ => unreachable!(),
+        };
+        keep_standard_formats(&mut schema);
+        assert_eq!(
+            Value::Object(schema),
+            json!({
+                "type": "object",
+                "properties": {
+                    "count": {"type": "integer", "minimum": 0, "maximum": 255},
+                    "ratio": {"type": ["number", "null"]},
+                    "when": {"type": "string", "format": "date-time"},
+                    "format": {"type": "string", "format": "email", "default": {"format": "int64"}},
+                    "items": {"type": "array", "items": {"type": "integer"}},
+                    "either": {"anyOf": [{"$ref": "#/$defs/Id"}, {"type": "null"}]}
+                },
+                "$defs": {"Id": {"type": "integer", "minimum": 0}}
+            })
+        );
+    }
 }

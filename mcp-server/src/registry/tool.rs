@@ -65,9 +65,14 @@ impl ToolRoute {
         if let Some(input) = H::argument_schema(&mut generator) {
             tool.input_schema = schema::to_object(input);
             schema::move_definitions(&mut generator, &mut tool.input_schema);
+            schema::keep_standard_formats(&mut tool.input_schema);
         }
         tool.output_schema = <H::Output as IntoToolResult>::output_schema(&mut schema::generator())
-            .map(schema::to_object);
+            .map(schema::to_object)
+            .map(|mut output| {
+                schema::keep_standard_formats(&mut output);
+                output
+            });
         let mut route = Self::from_parts(tool, move |invocation: Invocation| {
             let fut = handler.call(invocation);
             async move { fut.await.map(IntoToolResult::into_tool_result) }
