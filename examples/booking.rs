@@ -23,10 +23,10 @@
 //! `input_required` rounds, clients of 2025-11-25 through `elicitation/create` requests the
 //! server sends them during the call: the same handler serves both.
 
-use mcp_server::prelude::*;
-use mcp_server::state::{Continuation, OneOf, Reply, Round, Step};
-use mcp_server::{ElicitForm, prompt, resource, tool};
 use serde::{Deserialize, Serialize};
+use typemcp_server::prelude::*;
+use typemcp_server::state::{Continuation, OneOf, Reply, Round, Step};
+use typemcp_server::{ElicitForm, prompt, resource, tool};
 
 /// A building of the campus.
 #[derive(Serialize, Deserialize, schemars::JsonSchema, Clone, Copy, Debug, PartialEq, Eq)]
@@ -253,7 +253,7 @@ async fn room(id: String) -> Result<String, McpError> {
     serde_json::to_string(&room).map_err(|_| McpError::internal("the room could not be encoded"))
 }
 
-fn server() -> Result<Server, mcp_server::BuildError> {
+fn server() -> Result<Server, typemcp_server::BuildError> {
     Server::builder()
         .name("booking")
         .version("1.0.0")
@@ -266,9 +266,9 @@ fn server() -> Result<Server, mcp_server::BuildError> {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // Logs to stderr (stdout carries the protocol over stdio); `RUST_LOG=mcp_server=debug`
+    // Logs to stderr (stdout carries the protocol over stdio); `RUST_LOG=typemcp_server=debug`
     // shows every request served.
-    mcp_server::logging::init();
+    typemcp_server::logging::init();
     let server = server()?;
     let mut args = std::env::args().skip(1);
     match (args.next().as_deref(), args.next()) {

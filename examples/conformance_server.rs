@@ -23,19 +23,19 @@
 
 use std::time::Duration;
 
-use mcp_server::mcp_core::form::form_request;
-use mcp_server::mcp_core::protocol::{
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use typemcp_server::state::{Continuation, RawInputResponses, Reply, Roots, Round, Sampled, Step};
+use typemcp_server::transport::http::HttpConfig;
+use typemcp_server::typemcp_core::form::form_request;
+use typemcp_server::typemcp_core::protocol::{
     CallToolResult, ContentBlock, GetPromptResult, InputRequiredResult, LoggingLevel, Outcome,
     PromptMessage, ResourceContents, Role,
 };
-use mcp_server::state::{Continuation, RawInputResponses, Reply, Roots, Round, Sampled, Step};
-use mcp_server::transport::http::HttpConfig;
-use mcp_server::{
+use typemcp_server::{
     Answer, CompletionRequest, ElicitForm, FormChoice, McpError, RequestContext, Server, ToolRoute,
     prompt, resource, tool,
 };
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 
 /// A 1×1 PNG.
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
@@ -957,7 +957,7 @@ async fn template_data(id: String) -> ResourceContents {
 
 /// Every registration of the fixture; `pub(crate)` so that `tests/http.rs` and `tests/stdio.rs`
 /// can include this file as a module and build the same server in-process.
-pub(crate) fn server() -> Result<Server, mcp_server::BuildError> {
+pub(crate) fn server() -> Result<Server, typemcp_server::BuildError> {
     Server::builder()
         .name("mcp-rust-conformance-server")
         .version(env!("CARGO_PKG_VERSION"))
@@ -1044,9 +1044,9 @@ fn mode() -> Result<Mode, String> {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // Logs to stderr (stdout carries the protocol over stdio); `RUST_LOG=mcp_server=debug`
+    // Logs to stderr (stdout carries the protocol over stdio); `RUST_LOG=typemcp_server=debug`
     // shows every request served.
-    mcp_server::logging::init();
+    typemcp_server::logging::init();
     let mode = mode()?;
     let server = server()?;
     match mode {
@@ -1054,7 +1054,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
             let config = HttpConfig::default().sse_retry(SSE_RETRY);
             server
-                .serve_http_on(listener, config, mcp_server::transport::shutdown_signal())
+                .serve_http_on(
+                    listener,
+                    config,
+                    typemcp_server::transport::shutdown_signal(),
+                )
                 .await?;
         }
         Mode::Stdio => server.serve_stdio().await?,

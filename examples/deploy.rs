@@ -41,7 +41,7 @@
 //! commas, at least 32 bytes each, optionally `ID:BASE64:RETIRE_UNIX_SECONDS`; the first
 //! mints, every one verifies), states verify on every instance sharing the ring, and a
 //! rotation loses no state in flight: add the new key after the old one on every instance,
-//! then put it first, then drop the old one after a TTL (see `mcp_server::state::threat_model`).
+//! then put it first, then drop the old one after a TTL (see `typemcp_server::state::threat_model`).
 //! Otherwise, with `MCP_REQUEST_STATE_KEY` (base64, at least 32 bytes), states survive
 //! restarts and verify on every instance sharing the key. Without either, the server draws
 //! a key for its own lifetime (and warns, when serving HTTP, that another instance could not
@@ -50,15 +50,15 @@
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use mcp_server::state::single_use::{MemoryStore, RedisStore};
-use mcp_server::state::{
-    Ask, Continuation, OneOf, QuestionKind, Reply, RequestStateSigner, Round, Step, UrlVisit,
-};
-use mcp_server::transport::http::HttpConfig;
-use mcp_server::transport::http::auth::{JwtAuthenticator, ProtectedResourceMetadata};
-use mcp_server::{ElicitForm, FormChoice, Json, McpError, Server, tool};
 use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
+use typemcp_server::state::single_use::{MemoryStore, RedisStore};
+use typemcp_server::state::{
+    Ask, Continuation, OneOf, QuestionKind, Reply, RequestStateSigner, Round, Step, UrlVisit,
+};
+use typemcp_server::transport::http::HttpConfig;
+use typemcp_server::transport::http::auth::{JwtAuthenticator, ProtectedResourceMetadata};
+use typemcp_server::{ElicitForm, FormChoice, Json, McpError, Server, tool};
 
 /// Where to deploy.
 #[derive(Deserialize, schemars::JsonSchema, Clone, Copy, Debug, PartialEq, Eq)]
@@ -357,9 +357,9 @@ fn http_config(jwt: Option<&JwtOptions>) -> Result<HttpConfig, Box<dyn std::erro
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // Logs to stderr (stdout carries the protocol over stdio); `RUST_LOG=mcp_server=debug`
+    // Logs to stderr (stdout carries the protocol over stdio); `RUST_LOG=typemcp_server=debug`
     // shows every request served.
-    mcp_server::logging::init();
+    typemcp_server::logging::init();
     let options = options()?;
     let server = Server::builder()
         .name("deployer")
@@ -373,7 +373,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let config = http_config(options.jwt.as_ref())?;
             let listener = TcpListener::bind(("127.0.0.1", port)).await?;
             server
-                .serve_http_on(listener, config, mcp_server::transport::shutdown_signal())
+                .serve_http_on(
+                    listener,
+                    config,
+                    typemcp_server::transport::shutdown_signal(),
+                )
                 .await?;
         }
         None => server.serve_stdio().await?,

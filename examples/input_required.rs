@@ -7,10 +7,10 @@
 //! cargo run --example input_required
 //! ```
 
-use mcp_server::state::{Continuation, Reply, Round, Step};
-use mcp_server::{ElicitForm, Server, TransportInfo, tool};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use typemcp_server::state::{Continuation, Reply, Round, Step};
+use typemcp_server::{ElicitForm, Server, TransportInfo, tool};
 
 /// Confirm the deploy.
 #[derive(ElicitForm)]
@@ -104,9 +104,9 @@ async fn send(server: &Server, message: &Value) -> Result<Value, Box<dyn std::er
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // Logs to stderr, beside the exchange printed on stdout; `RUST_LOG=mcp_server=debug`
+    // Logs to stderr, beside the exchange printed on stdout; `RUST_LOG=typemcp_server=debug`
     // shows every request served.
-    mcp_server::logging::init();
+    typemcp_server::logging::init();
     let server = Server::builder()
         .name("deployer")
         .version("1.0.0")

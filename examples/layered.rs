@@ -19,13 +19,13 @@
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use mcp_server::prelude::*;
-use mcp_server::service::McpRequest;
-use mcp_server::tool;
 use tower::Service;
 use tower::layer::layer_fn;
 use tower::limit::ConcurrencyLimitLayer;
 use tower::timeout::TimeoutLayer;
+use typemcp_server::prelude::*;
+use typemcp_server::service::McpRequest;
+use typemcp_server::tool;
 
 /// How long a request may take.
 const TIMEOUT: Duration = Duration::from_secs(1);
@@ -73,7 +73,7 @@ impl<S: Service<McpRequest>> Service<McpRequest> for Audit<S> {
     }
 }
 
-fn server() -> Result<Server, mcp_server::BuildError> {
+fn server() -> Result<Server, typemcp_server::BuildError> {
     Server::builder()
         .name("layered")
         .version("1.0.0")
@@ -88,9 +88,9 @@ fn server() -> Result<Server, mcp_server::BuildError> {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // Logs to stderr (stdout carries the protocol over stdio); `RUST_LOG=mcp_server=debug`
+    // Logs to stderr (stdout carries the protocol over stdio); `RUST_LOG=typemcp_server=debug`
     // shows every request served.
-    mcp_server::logging::init();
+    typemcp_server::logging::init();
     let server = server()?;
     let mut args = std::env::args().skip(1);
     match (args.next().as_deref(), args.next()) {

@@ -30,10 +30,10 @@
 
 use std::time::Duration;
 
-use mcp_server::state::{Continuation, Reply, RequestStateSigner, Round, Step};
-use mcp_server::tasks::{MemoryTaskStore, RedisTaskStore, TaskStore};
-use mcp_server::{ElicitForm, RequestContext, Server, ServerBuilder, State, tool};
 use serde::{Deserialize, Serialize};
+use typemcp_server::state::{Continuation, Reply, RequestStateSigner, Round, Step};
+use typemcp_server::tasks::{MemoryTaskStore, RedisTaskStore, TaskStore};
+use typemcp_server::{ElicitForm, RequestContext, Server, ServerBuilder, State, tool};
 
 /// How long each quarter of an export takes.
 #[derive(Clone, Copy)]
@@ -177,9 +177,9 @@ fn server(
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // Logs to stderr (stdout carries the protocol over stdio); `RUST_LOG=mcp_server=debug`
+    // Logs to stderr (stdout carries the protocol over stdio); `RUST_LOG=typemcp_server=debug`
     // shows every request served.
-    mcp_server::logging::init();
+    typemcp_server::logging::init();
     let options = options()?;
     let builder = match &options.redis {
         // The URL may hold a password: it is not printed.
@@ -194,7 +194,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .serve_http_on(
                     listener,
                     Default::default(),
-                    mcp_server::transport::shutdown_signal(),
+                    typemcp_server::transport::shutdown_signal(),
                 )
                 .await?;
         }

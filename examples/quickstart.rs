@@ -5,8 +5,8 @@
 //! cargo run --example quickstart -- --http 3000   # Streamable HTTP on 127.0.0.1:3000/mcp
 //! ```
 
-use mcp_server::prelude::*;
-use mcp_server::{prompt, resource, tool};
+use typemcp_server::prelude::*;
+use typemcp_server::{prompt, resource, tool};
 
 /// Add two numbers.
 #[tool(read_only)]
@@ -34,7 +34,7 @@ async fn note(id: u32) -> String {
     format!("Note number {id}.")
 }
 
-fn server() -> Result<Server, mcp_server::BuildError> {
+fn server() -> Result<Server, typemcp_server::BuildError> {
     Server::builder()
         .name("quickstart")
         .version("1.0.0")
@@ -46,9 +46,9 @@ fn server() -> Result<Server, mcp_server::BuildError> {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // Logs to stderr (stdout carries the protocol over stdio); `RUST_LOG=mcp_server=debug`
+    // Logs to stderr (stdout carries the protocol over stdio); `RUST_LOG=typemcp_server=debug`
     // shows every request served.
-    mcp_server::logging::init();
+    typemcp_server::logging::init();
     let server = server()?;
     let mut args = std::env::args().skip(1);
     match (args.next().as_deref(), args.next()) {

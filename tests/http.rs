@@ -25,10 +25,10 @@ use futures_util::StreamExt;
 use http::{HeaderMap, Method};
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full, StreamBody};
-use mcp_server::Server;
 use serde_json::{Value, json};
 use sse_stream::SseStream;
 use tower::ServiceExt;
+use typemcp_server::Server;
 
 /// A request or response body.
 type Body = UnsyncBoxBody<Bytes, std::io::Error>;
@@ -674,7 +674,7 @@ async fn bad_requests_are_refused_case_by_case_and_the_server_keeps_serving() {
 }
 
 /// Adds two numbers (the fixture's tools take no arguments).
-#[mcp_server::tool]
+#[typemcp_server::tool]
 async fn add(a: i64, b: i64) -> i64 {
     a + b
 }

@@ -1,6 +1,6 @@
 //! Graceful shutdown and logging, on real processes: SIGTERM and SIGINT sent to the
 //! `quickstart` example and to a fixture server over stdio and Streamable HTTP, the request
-//! lines `RUST_LOG=mcp_server=debug` writes to stderr, and a stdio server whose handler prints
+//! lines `RUST_LOG=typemcp_server=debug` writes to stderr, and a stdio server whose handler prints
 //! to stdout.
 //!
 //! The binary is its own fixture (`harness = false`): with `MCP_SHUTDOWN_FIXTURE=stdio` or
@@ -35,9 +35,9 @@ const FIXTURE_ENV: &str = "MCP_SHUTDOWN_FIXTURE";
 mod fixture {
     use std::time::Duration;
 
-    use mcp_server::state::{Continuation, Reply, Round, Step};
-    use mcp_server::{ElicitForm, Server, tool};
     use serde::{Deserialize, Serialize};
+    use typemcp_server::state::{Continuation, Reply, Round, Step};
+    use typemcp_server::{ElicitForm, Server, tool};
 
     /// Sleeps, then says how long.
     #[tool]
@@ -88,7 +88,7 @@ mod fixture {
     /// Serves the fixture over `mode` (`stdio` or `http:PORT`); the process's exit code
     /// says whether serving returned `Ok`.
     pub(super) fn serve(mode: &str) -> ! {
-        mcp_server::logging::init();
+        typemcp_server::logging::init();
         let served = tokio::runtime::Runtime::new().map(|runtime| {
             runtime.block_on(async {
                 let server = Server::builder()
@@ -334,11 +334,11 @@ const INTERNAL_ERROR: i64 = -32603;
 
 // ----- Logging -----
 
-/// `quickstart` over stdio with `RUST_LOG=mcp_server=debug` answers, and its stderr has one
+/// `quickstart` over stdio with `RUST_LOG=typemcp_server=debug` answers, and its stderr has one
 /// line per request served (method, outcome), without the arguments.
 fn quickstart_logs_each_request_to_stderr() {
     let mut command = Command::new(common::example_binary("quickstart"));
-    command.env("RUST_LOG", "mcp_server=debug");
+    command.env("RUST_LOG", "typemcp_server=debug");
     let mut server = Server::spawn(command);
     let id = json!(1);
     server.send(&common::call_tool(1, "add", json!({ "a": 40_123, "b": 2 })));

@@ -39,10 +39,10 @@ use mcp_benchmarks::protocol::{
     HEADER_PROTOCOL_VERSION, METHOD, PROTOCOL_VERSION, TOOL_NAME,
 };
 use mcp_benchmarks::targets::ours::echo_server;
-use mcp_server::{Server, TransportInfo};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, Stats, StatsAlloc};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tower::ServiceExt;
+use typemcp_server::{Server, TransportInfo};
 
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;

@@ -22,9 +22,9 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use mcp_server::mcp_core::form::FormValidator;
-use mcp_server::{Answer, ElicitForm, Email, FormChoice};
 use serde_json::{Value, json};
+use typemcp_server::typemcp_core::form::FormValidator;
+use typemcp_server::{Answer, ElicitForm, Email, FormChoice};
 
 /// Go ahead?
 #[derive(ElicitForm, Debug, PartialEq)]

@@ -20,10 +20,10 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use mcp_server::mcp_core::state::{
+use serde_json::{Value, json};
+use typemcp_server::typemcp_core::state::{
     Binding, BindingRequest, SigningKey, StateError, StateSigner, canonical_json,
 };
-use serde_json::{Value, json};
 
 /// The result, or a panic naming what failed (benchmark set-up only).
 fn must<T, E: std::fmt::Debug>(result: Result<T, E>, what: &str) -> T {

@@ -8,7 +8,7 @@
 //!   (the HTTP ceiling for any framework),
 //! * a newline-delimited JSON echo child process (the stdio ceiling),
 //! * rmcp 3.1.4, the official Rust SDK, over Streamable HTTP and stdio,
-//! * this workspace's `mcp-server`, over Streamable HTTP and stdio.
+//! * this workspace's `typemcp-server`, over Streamable HTTP and stdio.
 //!
 //! A second HTTP scenario, the three-round flow (`flow3`), measures a multi-round
 //! `tools/call` (SEP-2322) on rmcp and ours: round 1 asks a question and returns a signed

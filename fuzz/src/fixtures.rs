@@ -4,17 +4,17 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, OnceLock};
 
-use mcp_core::state::{Binding, Clock};
-use mcp_server::mcp_core::form::form_request;
-use mcp_server::mcp_core::protocol::{
+use typemcp_core::state::{Binding, Clock};
+use typemcp_server::typemcp_core::form::form_request;
+use typemcp_server::typemcp_core::protocol::{
     CallToolResult, InputRequiredResult, NumberSchema, NumberType, Outcome,
     PrimitiveSchemaDefinition, RequestedSchema, StringSchema,
 };
-use mcp_server::state::{
+use typemcp_server::state::{
     Continuation, DynamicForm, InputResponses, OneOf, Reply, RequestStateSigner, Round, Step,
     UrlVisit,
 };
-use mcp_server::{
+use typemcp_server::{
     Answer, ElicitForm, Email, FormChoice, McpError, PromptRoute, ResourceRoute,
     ResourceTemplateRoute, Server, TransportInfo, UriParams, tool,
 };
@@ -190,7 +190,7 @@ async fn kinds(
             ),
             "choice" => round.ask(
                 Kinds::Sizing,
-                mcp_server::state::Ask::new()
+                typemcp_server::state::Ask::new()
                     .with("replicas", OneOf::prompt("How many?", 1..=max.max(1)))
                     .with(
                         "region",

@@ -1,6 +1,6 @@
 //! The mirrored HTTP headers of 2026-07-28 (`MCP-Protocol-Version`, `Mcp-Method`,
 //! `Mcp-Name`, each plain or in the `=?base64?…?=` form), through the public axum service
-//! ([`Server::http_service`](mcp_server::Server::http_service)) called in process with
+//! ([`Server::http_service`](typemcp_server::Server::http_service)) called in process with
 //! tower's `oneshot`.
 //!
 //! Input: a control byte, then up to four pieces separated by `\n`: the values of the three

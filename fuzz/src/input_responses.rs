@@ -15,9 +15,9 @@
 
 use std::sync::OnceLock;
 
-use mcp_core::form::{ElicitForm, FormValidator};
-use mcp_server::Answer;
-use mcp_server::Server;
+use typemcp_core::form::{ElicitForm, FormValidator};
+use typemcp_server::Answer;
+use typemcp_server::Server;
 use serde_json::{Value, json};
 
 use crate::fixtures::{self, Confirm, Profile, assert_response, call, first_state, send};

@@ -16,7 +16,7 @@
 
 use std::sync::OnceLock;
 
-use mcp_server::Server;
+use typemcp_server::Server;
 use serde_json::{Value, json};
 
 use crate::fixtures::{self, assert_response, call, first_state, send};

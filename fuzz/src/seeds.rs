@@ -49,7 +49,7 @@ fn http_headers_seeds() {
 #[ignore = "writes the state_token seeds"]
 fn write_state_token_seeds() {
     use crate::state_token::{BOUND, SEED_PAYLOADS, single};
-    use mcp_core::state::{Binding, Protection};
+    use typemcp_core::state::{Binding, Protection};
 
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/state_token");
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));

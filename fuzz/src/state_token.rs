@@ -15,7 +15,7 @@
 
 use std::sync::OnceLock;
 
-use mcp_core::state::{Binding, KeyRing, Protection, SigningKey, StateError, StateSigner};
+use typemcp_core::state::{Binding, KeyRing, Protection, SigningKey, StateError, StateSigner};
 
 use crate::fixtures::{NOW, clock};
 

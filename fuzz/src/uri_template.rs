@@ -1,4 +1,4 @@
-//! URI template matching (`mcp_uri_template`).
+//! URI template matching (`typemcp_uri_template`).
 //!
 //! Input: the template, a NUL byte, then URIs separated by NUL bytes (non-UTF-8 input is
 //! read lossily). A template that parses must describe exactly its variables; every match
@@ -7,7 +7,7 @@
 //! unambiguous (no `/`, none containing the literal that follows its variable) must match
 //! back to themselves.
 
-use mcp_uri_template::UriTemplate;
+use typemcp_uri_template::UriTemplate;
 
 /// Parses, matches, and checks the round trips.
 pub fn run(data: &[u8]) {

@@ -1,7 +1,7 @@
 //! Micro-benchmarks of signed against sealed `requestState` tokens: what each mode costs to
 //! mint and to verify.
 //!
-//! Run with `cargo bench -p mcp-core --bench state_tokens` (criterion; a filter after `--`
+//! Run with `cargo bench -p typemcp-core --bench state_tokens` (criterion; a filter after `--`
 //! selects benchmarks, e.g. `-- sealed`).
 //!
 //! * `state_tokens/{signed,sealed}/sign/{60B,2KiB}`: minting a token of a payload of that size
@@ -12,7 +12,7 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use mcp_core::state::{Binding, Protection, SigningKey, StateSigner};
+use typemcp_core::state::{Binding, Protection, SigningKey, StateSigner};
 
 /// The result, or a panic naming what failed (benchmark set-up only).
 fn must<T, E: std::fmt::Debug>(result: Result<T, E>, what: &str) -> T {

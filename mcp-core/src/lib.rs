@@ -12,7 +12,7 @@
 //! - [`uri_template`]: matching of RFC 6570 level-1 URI templates used by resource templates.
 //!
 //! ```
-//! use mcp_core::protocol::{CallToolResult, ContentBlock};
+//! use typemcp_core::protocol::{CallToolResult, ContentBlock};
 //!
 //! let result = CallToolResult::text("Hello");
 //! let json = serde_json::to_value(&result).unwrap();
@@ -25,7 +25,7 @@ pub mod form;
 pub mod jsonrpc;
 pub mod protocol;
 pub mod state;
-pub use mcp_uri_template as uri_template;
+pub use typemcp_uri_template as uri_template;
 
 pub use jsonrpc::{ErrorCode, McpError, RequestId};
 

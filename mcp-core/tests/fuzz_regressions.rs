@@ -3,8 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use mcp_core::ErrorCode;
-use mcp_core::jsonrpc::parse_message;
+use typemcp_core::ErrorCode;
+use typemcp_core::jsonrpc::parse_message;
 
 /// Target `jsonrpc`, the first crash: a notification whose unknown member held a byte that is
 /// not UTF-8 was accepted (serde_json skips such members without checking them), so invalid

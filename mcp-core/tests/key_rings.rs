@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use common::{MODES, T0, clock, deploy, key, part};
-use mcp_core::state::{EntryError, KeyError, KeyRing, Protection, StateError, StateSigner};
+use typemcp_core::state::{EntryError, KeyError, KeyRing, Protection, StateError, StateSigner};
 
 /// The base64 text of `key(byte)`.
 fn text(byte: u8) -> String {

@@ -7,7 +7,7 @@ mod common;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use common::{T0, at, deploy, key, part, sealed, spellings_of, with_part};
-use mcp_core::state::{KeyRing, Protection, StateError, StateSigner};
+use typemcp_core::state::{KeyRing, Protection, StateError, StateSigner};
 
 /// What a handler must not show its client.
 const SECRET: &[u8] =

@@ -1,4 +1,4 @@
-//! Every official example of MCP 2026-07-28 against the `mcp-core` wire types.
+//! Every official example of MCP 2026-07-28 against the `typemcp-core` wire types.
 //!
 //! The examples are the files of the specification repository, vendored unchanged under
 //! `tests/spec/2026-07-28/examples/<TypeName>/<name>.json` (`tests/spec/README.md` names the
@@ -21,10 +21,13 @@ use std::panic::Location;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use mcp_core::jsonrpc::{
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+use typemcp_core::jsonrpc::{
     ErrorResponse, IncomingMessage, Notification, ResultResponse, parse_message,
 };
-use mcp_core::protocol::{
+use typemcp_core::protocol::{
     CacheScope, CallToolParams, CallToolResult, CancelledParams, ClientCapabilities,
     CompleteParams, CompleteResult, CompletionReference, ContentBlock, CreateMessageParams,
     CreateMessageResult, DiscoverResult, ElicitAction, ElicitRequestParams, ElicitResult,
@@ -37,10 +40,7 @@ use mcp_core::protocol::{
     Root, SamplingMessage, ServerCapabilities, StringFormat, SubscriptionAcknowledgedParams,
     SubscriptionsListenResult, Tool, meta_keys,
 };
-use mcp_core::{ErrorCode, McpError, RequestId};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
-use serde_json::{Map, Value, json};
+use typemcp_core::{ErrorCode, McpError, RequestId};
 
 // ---------------------------------------------------------------------------------------------
 // The files
@@ -605,7 +605,7 @@ fn probes() -> Vec<Probe> {
                 && (r.ttl_ms, r.cache_scope) == (300_000, CacheScope::Public)
         }),
         probe("ListToolsResult/tools-list-with-cursor-and-ttl", "/tools/0/icons/0",
-            |i: mcp_core::protocol::Icon| {
+            |i: typemcp_core::protocol::Icon| {
             (i.src.as_str(), i.mime_type.as_deref(), i.sizes, i.theme)
                 == ("https://example.com/weather-icon.png", Some("image/png"),
                     Some(vec!["48x48".into()]), None)

@@ -15,11 +15,11 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use common::{
     MODES, T0, at, base64_fields, bind, clock, deploy, key, part, sealed, signed, with_part,
 };
-use mcp_core::state::{
-    Binding, KeyError, Protection, SigningKey, StateError, StateSigner, TtlError,
-};
 use proptest::prelude::*;
 use serde_json::json;
+use typemcp_core::state::{
+    Binding, KeyError, Protection, SigningKey, StateError, StateSigner, TtlError,
+};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 /// A signer of `key(byte)` minting in `mode`.
@@ -710,7 +710,7 @@ fn keys_and_their_subkeys_are_wiped_on_drop() {
     use hmac::digest::block_api::Buffer;
     // The key and the rings holding keys...
     wiped_on_drop::<SigningKey>();
-    wiped_on_drop::<mcp_core::state::KeyRing>();
+    wiped_on_drop::<typemcp_core::state::KeyRing>();
     // ...what `Hmac<Sha256>` is made of: the inner and outer keyed SHA-256 states and the
     // block buffer (both only with the `zeroize` features of `sha2` and `hmac`)...
     wiped_on_drop::<<sha2::Sha256 as EagerHash>::Core>();

@@ -17,10 +17,10 @@ mod common;
 use std::time::Duration;
 
 use common::{T0, bind, clock};
-use mcp_core::state::{Binding, KeyRing, Protection, SigningKey, StateError, StateSigner};
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use typemcp_core::state::{Binding, KeyRing, Protection, SigningKey, StateError, StateSigner};
 
 /// A state a handler might keep (a derived serde type).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

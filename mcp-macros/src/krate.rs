@@ -1,14 +1,14 @@
-//! The paths generated code names: the runtime crate (`::mcp_server`, or the user's
+//! The paths generated code names: the runtime crate (`::typemcp_server`, or the user's
 //! `crate = path` override) and its versioned hidden support module.
 //!
 //! Every expansion reaches runtime helpers through [`Krate::private`], never through a
-//! hard-coded `::mcp_server::__private`, so that a re-exporting crate can point the macros at
+//! hard-coded `::typemcp_server::__private`, so that a re-exporting crate can point the macros at
 //! itself and a macro crate can never be paired with a runtime of another version.
 
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
 
-/// The name of the hidden support module in `mcp_server`. It carries the version of the
+/// The name of the hidden support module in `typemcp_server`. It carries the version of the
 /// workspace (both crates share it), like serde's `__private228`.
 pub(crate) const PRIVATE_MODULE: &str = "__private_v0_1";
 
@@ -19,12 +19,12 @@ pub(crate) struct Krate {
 }
 
 impl Krate {
-    /// `::mcp_server`, or the path given with `crate = path`.
+    /// `::typemcp_server`, or the path given with `crate = path`.
     pub(crate) fn new(path: Option<&syn::Path>) -> Self {
         Self {
             path: match path {
                 Some(path) => path.to_token_stream(),
-                None => quote!(::mcp_server),
+                None => quote!(::typemcp_server),
             },
         }
     }

@@ -1,10 +1,10 @@
 //! The model of an annotated function: what the expansion needs, read once from syn.
 
-use mcp_uri_template::{UriTemplate, UriTemplateError};
 use proc_macro2::Span;
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Attribute, FnArg, Ident, ItemFn, LitStr, Pat, ReturnType, Type};
+use typemcp_uri_template::{UriTemplate, UriTemplateError};
 
 use crate::attrs::{ARG, ArgAttrs};
 use crate::ctxt::Ctxt;

@@ -2,7 +2,7 @@
 //! object. Anything else has a JSON Schema that is not an object, and is refused here.
 //!
 //! The one container attribute is `#[tool_input(crate = path)]`, for crates that re-export
-//! `mcp_server`.
+//! `typemcp_server`.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -87,7 +87,7 @@ mod tests {
         .to_string();
         assert_eq!(out.matches("compile_error").count(), 2, "{out}");
         assert!(
-            out.contains("impl :: mcp_server :: ToolInput for Shape"),
+            out.contains("impl :: typemcp_server :: ToolInput for Shape"),
             "{out}"
         );
     }

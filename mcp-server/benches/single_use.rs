@@ -1,7 +1,7 @@
 //! Micro-benchmarks of the single-use check: what consuming an echoed state costs a request,
 //! in memory and through Redis.
 //!
-//! Run with `cargo bench -p mcp-server --features redis --bench single_use` (criterion; a
+//! Run with `cargo bench -p typemcp-server --features redis --bench single_use` (criterion; a
 //! filter after `--` selects benchmarks, e.g. `-- memory`). The Redis benchmarks start their
 //! own `redis-server` (no persistence) on a free port and stop it at the end; without the
 //! binary they are left out, with a note.
@@ -27,9 +27,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use futures_util::FutureExt;
-use mcp_server::mcp_core::state::Binding;
-use mcp_server::state::RequestStateSigner;
-use mcp_server::state::single_use::{Consumption, MemoryStore, RedisStore, SingleUseStore};
+use typemcp_server::state::RequestStateSigner;
+use typemcp_server::state::single_use::{Consumption, MemoryStore, RedisStore, SingleUseStore};
+use typemcp_server::typemcp_core::state::Binding;
 
 /// The result, or a panic naming what failed (benchmark set-up only).
 fn must<T, E: std::fmt::Debug>(result: Result<T, E>, what: &str) -> T {

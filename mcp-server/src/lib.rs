@@ -7,7 +7,7 @@
 //! every result, and streams progress, logs and list changes.
 //!
 //! ```no_run
-//! use mcp_server::{tool, Server};
+//! use typemcp_server::{tool, Server};
 //!
 //! /// Add two numbers.
 //! #[tool(read_only)]
@@ -44,8 +44,8 @@
 //! to, and which your tower layers wrap: [`ServerBuilder::layer`]), [`tasks`] (long-running
 //! tools as tasks, and where tasks live), [`transport`] (stdio and HTTP).
 
-// Lets the macros' absolute `::mcp_server` paths resolve inside this crate too.
-extern crate self as mcp_server;
+// Lets the macros' absolute `::typemcp_server` paths resolve inside this crate too.
+extern crate self as typemcp_server;
 
 pub mod context;
 mod dispatch;
@@ -67,39 +67,39 @@ pub use handler::{
     Arguments, FromInvocation, Handler, IntoPromptResult, IntoResourceResult, IntoToolResult,
     Invocation, Json, Rejection, Requirements, State, ToolArgument, ToolInput, UriParams,
 };
-pub use mcp_core;
-/// The `chrono` crate of date form fields (feature `chrono`): no separate dependency needed.
-#[cfg(feature = "chrono")]
-pub use mcp_core::chrono;
-pub use mcp_core::form::{Answer, ElicitForm, Email, FormChoice, FormError};
-/// The `url` crate of URL form fields (feature `url`): no separate dependency needed.
-#[cfg(feature = "url")]
-pub use mcp_core::url;
-pub use mcp_core::{ErrorCode, McpError};
-#[doc = include_str!("docs/elicit_form.md")]
-pub use mcp_macros::ElicitForm;
-#[doc = include_str!("docs/form_choice.md")]
-pub use mcp_macros::FormChoice;
-#[doc = include_str!("docs/tool_input.md")]
-pub use mcp_macros::ToolInput;
-/// The attribute spelling of [`ElicitForm`](derive@ElicitForm): `#[elicit_form]` on a struct
-/// is `#[derive(ElicitForm)]`.
-pub use mcp_macros::elicit_form;
-#[doc = include_str!("docs/prompt.md")]
-pub use mcp_macros::prompt;
-#[doc = include_str!("docs/resource.md")]
-pub use mcp_macros::resource;
-#[doc = include_str!("docs/tool.md")]
-pub use mcp_macros::tool;
 pub use registry::{
     CompletionRequest, IntoCompletion, IntoPromptRoute, IntoResourceRoute, IntoToolRoute,
     PromptRoute, ResourceRoute, ResourceTemplateRoute, ToolRoute,
 };
 pub use server::{BuildError, CachePolicy, Server, ServerBuilder};
 pub use tokio_util::sync::CancellationToken;
+pub use typemcp_core;
+/// The `chrono` crate of date form fields (feature `chrono`): no separate dependency needed.
+#[cfg(feature = "chrono")]
+pub use typemcp_core::chrono;
+pub use typemcp_core::form::{Answer, ElicitForm, Email, FormChoice, FormError};
+/// The `url` crate of URL form fields (feature `url`): no separate dependency needed.
+#[cfg(feature = "url")]
+pub use typemcp_core::url;
+pub use typemcp_core::{ErrorCode, McpError};
+#[doc = include_str!("docs/elicit_form.md")]
+pub use typemcp_macros::ElicitForm;
+#[doc = include_str!("docs/form_choice.md")]
+pub use typemcp_macros::FormChoice;
+#[doc = include_str!("docs/tool_input.md")]
+pub use typemcp_macros::ToolInput;
+/// The attribute spelling of [`ElicitForm`](derive@ElicitForm): `#[elicit_form]` on a struct
+/// is `#[derive(ElicitForm)]`.
+pub use typemcp_macros::elicit_form;
+#[doc = include_str!("docs/prompt.md")]
+pub use typemcp_macros::prompt;
+#[doc = include_str!("docs/resource.md")]
+pub use typemcp_macros::resource;
+#[doc = include_str!("docs/tool.md")]
+pub use typemcp_macros::tool;
 
 /// Runtime support for generated code. Its name carries the version shared with
-/// `mcp-macros`, so a macro crate is never paired with a runtime of another version.
+/// `typemcp-macros`, so a macro crate is never paired with a runtime of another version.
 #[doc(hidden)]
 pub mod __private_v0_1 {
     pub use crate::macro_support::*;
@@ -111,7 +111,7 @@ pub mod prelude {
         Arguments, Json, McpError, PromptRoute, RequestContext, ResourceRoute,
         ResourceTemplateRoute, Server, State, ToolRoute, UriParams,
     };
-    pub use mcp_core::protocol::{
+    pub use typemcp_core::protocol::{
         CallToolResult, ContentBlock, GetPromptResult, PromptMessage, ReadResourceResult,
         ResourceContents, Role,
     };

@@ -5,19 +5,19 @@
 //! ```no_run
 //! #[tokio::main]
 //! async fn main() -> std::io::Result<()> {
-//!     mcp_server::logging::init();
-//!     let server = mcp_server::Server::builder().build().expect("a valid server");
+//!     typemcp_server::logging::init();
+//!     let server = typemcp_server::Server::builder().build().expect("a valid server");
 //!     server.serve_stdio().await
 //! }
 //! ```
 //!
 //! The filter comes from `RUST_LOG` (the `tracing-subscriber` syntax: `debug`,
-//! `mcp_server=debug,my_server=trace`, …); without it, or for the parts of it that do not
+//! `typemcp_server=debug,my_server=trace`, …); without it, or for the parts of it that do not
 //! parse, the level is `info`. What the levels show:
 //!
 //! - `info`: what the server serves on (the HTTP address), shutdowns, and warnings about
 //!   its setup, such as a request-state key drawn for this process only;
-//! - `debug`: one line per request served (target `mcp_server::traffic`: method, id, era,
+//! - `debug`: one line per request served (target `typemcp_server::traffic`: method, id, era,
 //!   transport, outcome, duration; never arguments, results or tokens), and requests refused
 //!   before a handler ran, with the reason;
 //! - `trace`: what the dependencies (hyper, redis) say.
@@ -36,7 +36,7 @@ use tracing_subscriber::util::TryInitError;
 /// nothing if a global subscriber is already installed.
 ///
 /// ```
-/// mcp_server::logging::init();
+/// typemcp_server::logging::init();
 /// tracing::info!("this line goes to stderr");
 /// ```
 pub fn init() {
@@ -47,8 +47,8 @@ pub fn init() {
 /// Like [`init`], but tells when a global subscriber was already installed.
 ///
 /// ```
-/// mcp_server::logging::init();
-/// assert!(mcp_server::logging::try_init().is_err());
+/// typemcp_server::logging::init();
+/// assert!(typemcp_server::logging::try_init().is_err());
 /// ```
 pub fn try_init() -> Result<(), TryInitError> {
     use std::io::IsTerminal;

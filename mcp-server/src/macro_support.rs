@@ -1,23 +1,23 @@
-//! Runtime helpers for the code `mcp-macros` generates. Not a public API: reached only
-//! through `mcp_server::__private_v0_1` (a name carrying the version shared with
-//! `mcp-macros`), so generated code never depends on a user's imports.
+//! Runtime helpers for the code `typemcp-macros` generates. Not a public API: reached only
+//! through `typemcp_server::__private_v0_1` (a name carrying the version shared with
+//! `typemcp-macros`), so generated code never depends on a user's imports.
 
 use std::future::Future;
 use std::marker::PhantomData;
 
-pub use mcp_core;
-pub use mcp_core::protocol::{
+pub use typemcp_core;
+pub use typemcp_core::protocol::{
     PrimitiveSchemaDefinition, RequestedSchema, StringFormat, ToolAnnotations,
 };
 
 /// Form support: the vocabulary traits, and compile-time assertions the form derive emits.
 pub mod form {
-    pub use mcp_core::form::*;
+    pub use typemcp_core::form::*;
 
     /// `min_length`, `max_length` and `format` apply to the field's type.
-    pub fn assert_length<T: mcp_core::form::LengthField>() {}
+    pub fn assert_length<T: typemcp_core::form::LengthField>() {}
     /// `min_items` and `max_items` apply to the field's type.
-    pub fn assert_items<T: mcp_core::form::ItemsField>() {}
+    pub fn assert_items<T: typemcp_core::form::ItemsField>() {}
     /// `legacy_enum_names` applies to the field's type (a single choice).
     pub fn assert_choice<T: LegacyChoice>() {}
 
@@ -28,15 +28,15 @@ pub mod form {
     )]
     pub trait LegacyChoice {}
 
-    impl<T: mcp_core::form::FormChoice> LegacyChoice for T {}
+    impl<T: typemcp_core::form::FormChoice> LegacyChoice for T {}
 }
 pub use schemars;
 pub use serde;
 pub use serde_json;
 
-use mcp_core::McpError;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
+use typemcp_core::McpError;
 
 use crate::handler::{
     Arguments, FromInvocation, IntoPromptResult, IntoResourceResult, IntoToolResult, Invocation,

@@ -18,13 +18,13 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
-use mcp_server::state::{Continuation, Reply, RequestStateSigner, Round, Step};
-use mcp_server::transport::http::HttpConfig;
-use mcp_server::{ElicitForm, Server, TransportInfo, tool};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::sync::{Semaphore, oneshot};
+use typemcp_server::state::{Continuation, Reply, RequestStateSigner, Round, Step};
+use typemcp_server::transport::http::HttpConfig;
+use typemcp_server::{ElicitForm, Server, TransportInfo, tool};
 
 use support::abuse::{Conn, call, serve_http, within};
 use support::replies::{state_of, text_of};

@@ -24,10 +24,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use mcp_server::transport::http::HttpConfig;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+use typemcp_server::transport::http::HttpConfig;
 
 use support::abuse::{
     Conn, JSON_AND_SSE, JSON_ONLY, Probe, assert_serving, call, call_with_progress,

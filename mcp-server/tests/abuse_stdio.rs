@@ -26,10 +26,10 @@ use std::collections::HashMap;
 use std::io;
 use std::time::Duration;
 
-use mcp_server::Server;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
 use tokio::task::JoinHandle;
+use typemcp_server::Server;
 
 use support::abuse::{
     Probe, call, call_with_progress, deeply_nested_messages, error_code, eventually, plateau, text,
@@ -375,7 +375,7 @@ async fn cancelled_handlers_stop_get_no_answer_and_the_others_are_served() {
 // ----- Requests served on the reading task -----
 
 /// Panics before it awaits anything, so on the reading task itself.
-#[mcp_server::tool]
+#[typemcp_server::tool]
 async fn explode() -> String {
     panic!("this handler always panics")
 }

@@ -6,12 +6,12 @@
 // The flow's answers are never read: only its build matters here.
 #![allow(dead_code)]
 
-use mcp_server::state::{Continuation, Round, Step};
-use mcp_server::{
+use serde::{Deserialize, Serialize};
+use typemcp_server::state::{Continuation, Round, Step};
+use typemcp_server::{
     BuildError, ElicitForm, PromptRoute, ResourceRoute, ResourceTemplateRoute, Server, State,
     ToolRoute, prompt, resource, tool,
 };
-use serde::{Deserialize, Serialize};
 
 #[derive(Clone)]
 struct Db;

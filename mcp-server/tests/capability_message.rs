@@ -4,10 +4,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use mcp_server::state::{Continuation, Reply, Round, Step};
-use mcp_server::{ElicitForm, Server, TransportInfo, tool};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use typemcp_server::state::{Continuation, Reply, Round, Step};
+use typemcp_server::{ElicitForm, Server, TransportInfo, tool};
 
 /// Go ahead?
 #[derive(ElicitForm)]

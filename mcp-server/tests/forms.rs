@@ -1,16 +1,16 @@
-//! Elicitation forms end to end, through the public `mcp_server` API
+//! Elicitation forms end to end, through the public `typemcp_server` API
 //! (`#[derive(ElicitForm)]`, `#[elicit_form]`, `#[derive(FormChoice)]`, [`Answer`]).
 //!
 //! 1. **Snapshots**: one small form per vocabulary item; its `requested_schema()` JSON is an
 //!    `insta` snapshot, `tests/snapshots/forms__<item>.snap`. A changed or missing snapshot
 //!    fails the test: on CI (`CI=true`) nothing is written, locally a `.snap.new` is written
 //!    beside it. Review those with `cargo insta review` (or run `cargo insta test -p
-//!    mcp-server --test forms --review`), or accept every change with
-//!    `INSTA_UPDATE=always cargo test -p mcp-server --test forms` and read the diff.
-//!    `cargo insta test -p mcp-server --unreferenced=reject` also finds snapshots no test uses.
+//!    typemcp-server --test forms --review`), or accept every change with
+//!    `INSTA_UPDATE=always cargo test -p typemcp-server --test forms` and read the diff.
+//!    `cargo insta test -p typemcp-server --unreferenced=reject` also finds snapshots no test uses.
 //! 2. **Specification**: every field must validate against the specification's own
 //!    `PrimitiveSchemaDefinition`, and every form against `ElicitRequestFormParams`'
-//!    `requestedSchema`, in the 2026-07-28 `schema.json` vendored by `mcp-core`
+//!    `requestedSchema`, in the 2026-07-28 `schema.json` vendored by `typemcp-core`
 //!    (`mcp-core/tests/spec/`, whose README names the commit).
 //! 3. **Round trips**: form, accepted answer, typed value from `Answer::<T>::read`.
 //! 4. **Malformed answers**: each is rejected, and the problem names the field and says why.
@@ -23,15 +23,15 @@ use std::collections::BTreeSet;
 use std::fmt::Debug;
 use std::sync::OnceLock;
 
-use mcp_server::mcp_core::form::{
+use serde_json::{Map, Value, json};
+use typemcp_server::typemcp_core::form::{
     ElicitationMode, FieldProblem, UrlElicitation, choose_mode, form_request,
 };
-use mcp_server::mcp_core::protocol::{
+use typemcp_server::typemcp_core::protocol::{
     ClientCapabilities, ElicitRequestParams, InputRequest, LegacyTitledEnumSchema,
     PrimitiveSchemaDefinition, RequestedSchema,
 };
-use mcp_server::{Answer, ElicitForm, Email, FormChoice, FormError, elicit_form};
-use serde_json::{Map, Value, json};
+use typemcp_server::{Answer, ElicitForm, Email, FormChoice, FormError, elicit_form};
 
 // =============================================================================================
 // Choices
@@ -451,7 +451,7 @@ const FIELD_DEFS: [&str; 8] = [
     "LegacyTitledEnumSchema",
 ];
 
-/// The specification's JSON Schema for 2026-07-28, as vendored by `mcp-core`.
+/// The specification's JSON Schema for 2026-07-28, as vendored by `typemcp-core`.
 fn spec() -> &'static Value {
     static SPEC: OnceLock<Value> = OnceLock::new();
     SPEC.get_or_init(|| {

@@ -4,8 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use mcp_server::{Server, ToolRoute, TransportInfo};
 use serde_json::{Value, json};
+use typemcp_server::{Server, ToolRoute, TransportInfo};
 
 fn server() -> Server {
     Server::builder()

@@ -7,8 +7,8 @@
 
 mod support;
 
-use mcp_server::transport::http::HttpConfig;
 use serde_json::{Value, json};
+use typemcp_server::transport::http::HttpConfig;
 
 use support::abuse::{
     Conn, JSON_ONLY, Probe, assert_serving, call, post, serve_http, tools, within,

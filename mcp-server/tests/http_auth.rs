@@ -21,13 +21,13 @@ use base64::engine::general_purpose::STANDARD;
 use http::{Method, Request, StatusCode};
 use http_body_util::BodyExt;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use mcp_server::state::{Continuation, Reply, RequestStateSigner, Round, Step};
-use mcp_server::transport::http::HttpConfig;
-use mcp_server::transport::http::auth::{JwtAuthenticator, ProtectedResourceMetadata};
-use mcp_server::{ElicitForm, RequestContext, Server, State, tool};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tower::ServiceExt;
+use typemcp_server::state::{Continuation, Reply, RequestStateSigner, Round, Step};
+use typemcp_server::transport::http::HttpConfig;
+use typemcp_server::transport::http::auth::{JwtAuthenticator, ProtectedResourceMetadata};
+use typemcp_server::{ElicitForm, RequestContext, Server, State, tool};
 
 // ----- Keys, tokens and the server under test -----
 

@@ -26,9 +26,9 @@ use axum::body::Body;
 use axum::extract::ConnectInfo;
 use http::{Method, Request, StatusCode};
 use http_body_util::BodyExt;
-use mcp_server::transport::http::HttpConfig;
 use serde_json::{Value, json};
 use tower::ServiceExt;
+use typemcp_server::transport::http::HttpConfig;
 
 use support::abuse::{Conn, Probe, eventually, serve_http, tools, within};
 

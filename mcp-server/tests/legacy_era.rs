@@ -14,13 +14,13 @@ use axum::Router;
 use axum::body::Body;
 use http::{HeaderMap, Method, Request, StatusCode};
 use http_body_util::BodyExt;
-use mcp_server::mcp_core::protocol::{
-    ElicitRequestParams, InputRequest, InputRequiredResult, LoggingLevel, RequestedSchema,
-};
-use mcp_server::transport::http::HttpConfig;
-use mcp_server::{RequestContext, ResourceRoute, Server, ToolRoute};
 use serde_json::{Value, json};
 use tower::ServiceExt;
+use typemcp_server::transport::http::HttpConfig;
+use typemcp_server::typemcp_core::protocol::{
+    ElicitRequestParams, InputRequest, InputRequiredResult, LoggingLevel, RequestedSchema,
+};
+use typemcp_server::{RequestContext, ResourceRoute, Server, ToolRoute};
 
 const URI: &str = "test://watched";
 const MODERN: &str = "2026-07-28";
@@ -637,7 +637,7 @@ async fn http_sessions_are_bounded_and_expire() {
 #[tokio::test]
 async fn in_process_calls_stay_stateless() {
     let server = server();
-    let transport = mcp_server::TransportInfo::in_process();
+    let transport = typemcp_server::TransportInfo::in_process();
     let message = initialize(1, "2025-11-25").to_string();
     let reply = server
         .handle_message(message.as_bytes(), transport)
@@ -653,7 +653,7 @@ async fn an_authenticated_session_belongs_to_its_subject() {
     let as_user = |mut request: Request<Body>, subject: &str| {
         request
             .extensions_mut()
-            .insert(mcp_server::AuthIdentity::new(subject));
+            .insert(typemcp_server::AuthIdentity::new(subject));
         request
     };
     let opened = send(

@@ -25,22 +25,22 @@ use axum::body::Body;
 use futures_util::future::BoxFuture;
 use http::{Method, Request, StatusCode};
 use http_body_util::BodyExt;
-use mcp_server::mcp_core::protocol::{
-    CallToolResult, CreateMessageParams, InputRequest, InputRequiredResult, Outcome,
-    SamplingMessage,
-};
-use mcp_server::state::single_use::{
-    Consumption, MemoryStore, SingleUseStore, StateDigest, StoreError,
-};
-use mcp_server::state::{
-    Continuation, OneOf, RawInputResponses, Reply, RequestState, RequestStateSigner, Round, Step,
-    UrlVisit,
-};
-use mcp_server::{ElicitForm, RequestContext, Server, State, prompt, tool};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tower::ServiceExt;
+use typemcp_server::state::single_use::{
+    Consumption, MemoryStore, SingleUseStore, StateDigest, StoreError,
+};
+use typemcp_server::state::{
+    Continuation, OneOf, RawInputResponses, Reply, RequestState, RequestStateSigner, Round, Step,
+    UrlVisit,
+};
+use typemcp_server::typemcp_core::protocol::{
+    CallToolResult, CreateMessageParams, InputRequest, InputRequiredResult, Outcome,
+    SamplingMessage,
+};
+use typemcp_server::{ElicitForm, RequestContext, Server, State, prompt, tool};
 
 // ----- Handlers -----
 
@@ -212,7 +212,9 @@ struct App {
     store: Arc<Counting>,
 }
 
-fn app_with(configure: impl FnOnce(mcp_server::ServerBuilder) -> mcp_server::ServerBuilder) -> App {
+fn app_with(
+    configure: impl FnOnce(typemcp_server::ServerBuilder) -> typemcp_server::ServerBuilder,
+) -> App {
     let calls = Calls::default();
     let store = Arc::new(Counting::default());
     let signer = RequestStateSigner::new([5u8; 32])

@@ -7,8 +7,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use mcp_server::{Server, TransportInfo, prompt, resource, tool};
 use serde_json::{Value, json};
+use typemcp_server::{Server, TransportInfo, prompt, resource, tool};
 
 /// A booking, with a field named like each handler.
 struct Booking {

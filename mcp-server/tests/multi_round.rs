@@ -14,19 +14,21 @@
 
 use std::sync::{Arc, Mutex};
 
-use mcp_server::mcp_core::form::form_request;
-use mcp_server::mcp_core::protocol::{
-    CallToolResult, InputRequiredResult, NumberSchema, NumberType, Outcome,
-    PrimitiveSchemaDefinition, RequestedSchema, StringSchema,
-};
-use mcp_server::mcp_core::state::{Binding, BindingRequest, Protection};
-use mcp_server::state::{
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use typemcp_server::state::{
     Ask, AskError, Continuation, DynamicForm, InputResponses, OneOf, RawInputResponses, Reply,
     RequestStateSigner, Round, Step, UrlVisit,
 };
-use mcp_server::{Answer, ElicitForm, McpError, Server, ServerBuilder, State, TransportInfo, tool};
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use typemcp_server::typemcp_core::form::form_request;
+use typemcp_server::typemcp_core::protocol::{
+    CallToolResult, InputRequiredResult, NumberSchema, NumberType, Outcome,
+    PrimitiveSchemaDefinition, RequestedSchema, StringSchema,
+};
+use typemcp_server::typemcp_core::state::{Binding, BindingRequest, Protection};
+use typemcp_server::{
+    Answer, ElicitForm, McpError, Server, ServerBuilder, State, TransportInfo, tool,
+};
 
 mod support;
 
@@ -652,7 +654,7 @@ async fn a_state_minted_for_another_version_of_the_state_type_is_refused_with_it
     assert_ne!(v1::Flow::VERSION, v2::Flow::VERSION);
     assert_eq!(v1::Flow::VERSION.len(), 16);
     capture_logs();
-    fn server(mode: Protection, tool: impl mcp_server::IntoToolRoute) -> Harness {
+    fn server(mode: Protection, tool: impl typemcp_server::IntoToolRoute) -> Harness {
         let signer = signer_in(mode);
         let server = Server::builder().tool(tool).request_state_signer(signer);
         let seen = Seen::default();

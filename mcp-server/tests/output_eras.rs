@@ -10,9 +10,9 @@
 
 mod support;
 
-use mcp_server::{Json, Server, TransportInfo, tool};
 use serde_json::{Value, json};
 use support::stdio_pipe::StdioPipe;
+use typemcp_server::{Json, Server, TransportInfo, tool};
 
 /// A meeting room.
 #[derive(serde::Serialize, schemars::JsonSchema)]

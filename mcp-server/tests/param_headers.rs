@@ -15,10 +15,10 @@ mod support;
 
 use std::net::SocketAddr;
 
-use mcp_server::transport::http::HttpConfig;
-use mcp_server::{BuildError, Server, ToolRoute, tool};
 use serde_json::{Map, Value, json};
 use support::abuse::{Conn, JSON_ONLY, call, error_code, post_head, serve_http, text, within};
+use typemcp_server::transport::http::HttpConfig;
+use typemcp_server::{BuildError, Server, ToolRoute, tool};
 
 /// Runs a query in a region.
 #[tool]
@@ -180,7 +180,7 @@ async fn a_tool_added_while_running_is_checked_too() {
 async fn other_transports_need_no_header() {
     let server = server();
     let request = call("plain", "query", json!({"region": "eu"})).to_string();
-    let transport = mcp_server::TransportInfo::in_process();
+    let transport = typemcp_server::TransportInfo::in_process();
     let reply = server.handle_message(request.as_bytes(), transport).await;
     let reply: Value = serde_json::from_slice(&reply.unwrap()).unwrap();
     assert_eq!(text(&reply), "eu - - ");

@@ -6,11 +6,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use mcp_server::mcp_core::form::MAX_EXPLANATION_CHARS;
-use mcp_server::state::{Continuation, RequestStateSigner, Round, Step};
-use mcp_server::{ElicitForm, Server, TransportInfo, tool};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use typemcp_server::state::{Continuation, RequestStateSigner, Round, Step};
+use typemcp_server::typemcp_core::form::MAX_EXPLANATION_CHARS;
+use typemcp_server::{ElicitForm, Server, TransportInfo, tool};
 
 /// Who books the room.
 #[derive(ElicitForm, Debug)]

@@ -19,9 +19,9 @@ mod support;
 
 use std::net::SocketAddr;
 
-use mcp_server::transport::http::HttpConfig;
-use mcp_server::{RequestContext, Server, ToolRoute};
 use serde_json::{Value, json};
+use typemcp_server::transport::http::HttpConfig;
+use typemcp_server::{RequestContext, Server, ToolRoute};
 
 use support::abuse::{Conn, serve_http, serve_http_with_send_buffer, within};
 use support::sessions_http::{

@@ -16,9 +16,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use mcp_server::transport::http::HttpConfig;
-use mcp_server::{RequestContext, Server, ToolRoute};
 use serde_json::json;
+use typemcp_server::transport::http::HttpConfig;
+use typemcp_server::{RequestContext, Server, ToolRoute};
 
 use support::abuse::{Conn, eventually, serve_http_with_send_buffer};
 use support::sessions_http::{

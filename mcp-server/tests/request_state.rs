@@ -22,15 +22,17 @@ use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
-use mcp_server::mcp_core::form::form_request;
-use mcp_server::mcp_core::protocol::{CallToolResult, InputRequiredResult, Outcome};
-use mcp_server::mcp_core::state::{Binding, BindingRequest, Protection, SigningKey, StateSigner};
-use mcp_server::state::{Continuation, Reply, RequestState, RequestStateSigner, Round, Step};
-use mcp_server::{
-    AuthIdentity, ElicitForm, Server, ServerBuilder, State, TransportInfo, prompt, resource, tool,
-};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use typemcp_server::state::{Continuation, Reply, RequestState, RequestStateSigner, Round, Step};
+use typemcp_server::typemcp_core::form::form_request;
+use typemcp_server::typemcp_core::protocol::{CallToolResult, InputRequiredResult, Outcome};
+use typemcp_server::typemcp_core::state::{
+    Binding, BindingRequest, Protection, SigningKey, StateSigner,
+};
+use typemcp_server::{
+    AuthIdentity, ElicitForm, Server, ServerBuilder, State, TransportInfo, prompt, resource, tool,
+};
 
 mod support;
 
@@ -966,7 +968,7 @@ async fn the_request_state_extractor_sees_the_raw_state_only_without_a_signer() 
     // Round<S> refuses to work without a signer: the server does not build.
     let server = Server::builder().state(Calls::default()).tool(deploy);
     let err = server.without_request_state_signer().build().unwrap_err();
-    let missing = matches!(err, mcp_server::BuildError::MissingSigner { .. });
+    let missing = matches!(err, typemcp_server::BuildError::MissingSigner { .. });
     assert!(missing, "{err:?}");
 }
 

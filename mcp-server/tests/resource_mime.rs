@@ -7,10 +7,10 @@
 
 mod support;
 
-use mcp_server::mcp_core::protocol::ResourceContents;
-use mcp_server::{ResourceRoute, Server, TransportInfo, resource};
 use serde_json::{Value, json};
 use support::stdio_pipe::StdioPipe;
+use typemcp_server::typemcp_core::protocol::ResourceContents;
+use typemcp_server::{ResourceRoute, Server, TransportInfo, resource};
 
 /// Every room, as JSON.
 #[resource(uri = "rooms://all", mime_type = "application/json")]

@@ -7,10 +7,10 @@
 // Some fields exist only to be parsed.
 #![allow(dead_code)]
 
-use mcp_server::{Arguments, Json, Server, ToolInput, TransportInfo, tool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use typemcp_server::{Arguments, Json, Server, ToolInput, TransportInfo, tool};
 
 /// The formats of JSON Schema 2020-12 (section 7.3 of its validation vocabulary).
 const STANDARD_FORMATS: &[&str] = &[

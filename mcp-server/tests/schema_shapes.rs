@@ -11,10 +11,10 @@
 
 use std::collections::BTreeMap;
 
-use mcp_server::{Arguments, Server, ToolInput, TransportInfo, prompt, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use typemcp_server::{Arguments, Server, ToolInput, TransportInfo, prompt, tool};
 
 /// A unit-only enum (a `$ref` to a `oneOf` of constants).
 #[derive(Debug, Deserialize, JsonSchema)]

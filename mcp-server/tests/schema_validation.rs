@@ -1,6 +1,6 @@
 //! The opt-in `schema-validation` feature: a tool with a hand-written input schema can have
 //! its arguments checked against that schema (JSON Schema 2020-12) before the handler runs.
-//! Run with `cargo test -p mcp-server --features schema-validation --test schema_validation`
+//! Run with `cargo test -p typemcp-server --features schema-validation --test schema_validation`
 //! (`.ci/run` does).
 
 #![cfg(feature = "schema-validation")]
@@ -9,8 +9,8 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mcp_server::{BuildError, Server, ToolRoute, TransportInfo};
 use serde_json::{Map, Value, json};
+use typemcp_server::{BuildError, Server, ToolRoute, TransportInfo};
 
 fn object(value: Value) -> Map<String, Value> {
     match value {

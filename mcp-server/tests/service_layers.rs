@@ -20,17 +20,17 @@ use axum::Router;
 use axum::body::Body;
 use http::{Method, Request, StatusCode};
 use http_body_util::BodyExt;
-use mcp_server::service::{McpRequest, McpResponse, McpService};
-use mcp_server::state::{Continuation, Reply, Round, Step};
-use mcp_server::{
-    AuthIdentity, ElicitForm, McpError, Server, ServerBuilder, ToolRoute, TransportInfo, tool,
-};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tower::layer::layer_fn;
 use tower::limit::ConcurrencyLimitLayer;
 use tower::timeout::TimeoutLayer;
 use tower::{Service, ServiceExt};
+use typemcp_server::service::{McpRequest, McpResponse, McpService};
+use typemcp_server::state::{Continuation, Reply, Round, Step};
+use typemcp_server::{
+    AuthIdentity, ElicitForm, McpError, Server, ServerBuilder, ToolRoute, TransportInfo, tool,
+};
 
 const MODERN: &str = "2026-07-28";
 

@@ -13,14 +13,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures_util::future::BoxFuture;
-use mcp_server::mcp_core::protocol::{CallToolResult, InputRequiredResult, Outcome};
-use mcp_server::state::single_use::{
-    Consumption, MemoryStore, SingleUseStore, StateDigest, StoreError,
-};
-use mcp_server::state::{Continuation, Reply, RequestState, RequestStateSigner, Round, Step};
-use mcp_server::{ElicitForm, Server, State, TransportInfo, prompt, tool};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use typemcp_server::state::single_use::{
+    Consumption, MemoryStore, SingleUseStore, StateDigest, StoreError,
+};
+use typemcp_server::state::{Continuation, Reply, RequestState, RequestStateSigner, Round, Step};
+use typemcp_server::typemcp_core::protocol::{CallToolResult, InputRequiredResult, Outcome};
+use typemcp_server::{ElicitForm, Server, State, TransportInfo, prompt, tool};
 
 mod support;
 

@@ -14,11 +14,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use mcp_server::state::single_use::{Consumption, RedisStore, SingleUseStore, StoreError};
-use mcp_server::state::{Continuation, Reply, RequestStateSigner, Round, Step};
-use mcp_server::{ElicitForm, Server, State, TransportInfo, tool};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use typemcp_server::state::single_use::{Consumption, RedisStore, SingleUseStore, StoreError};
+use typemcp_server::state::{Continuation, Reply, RequestStateSigner, Round, Step};
+use typemcp_server::{ElicitForm, Server, State, TransportInfo, tool};
 
 mod support;
 

@@ -21,12 +21,12 @@ use axum::body::Body;
 use futures_util::StreamExt;
 use http::{HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::BodyExt;
-use mcp_server::transport::http::HttpConfig;
-use mcp_server::{RequestContext, Server, ToolRoute};
 use serde_json::{Value, json};
 use sse_stream::{Sse, SseStream};
 use tokio::sync::Notify;
 use tower::ServiceExt;
+use typemcp_server::transport::http::HttpConfig;
+use typemcp_server::{RequestContext, Server, ToolRoute};
 
 use support::stdio_pipe::StdioPipe;
 

@@ -11,11 +11,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_server::state::{Continuation, Reply, Round, Step};
-use mcp_server::tasks::{MemoryTaskStore, TaskStore};
-use mcp_server::{AuthIdentity, ElicitForm, RequestContext, Server, TransportInfo, tool};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use typemcp_server::state::{Continuation, Reply, Round, Step};
+use typemcp_server::tasks::{MemoryTaskStore, TaskStore};
+use typemcp_server::{AuthIdentity, ElicitForm, RequestContext, Server, TransportInfo, tool};
 
 mod support;
 use support::abuse::within;
@@ -90,9 +90,9 @@ async fn ask_then_work(round: Round<Labelling>) -> Step<Labelling, String> {
 
 /// Fails after a moment.
 #[tool(task)]
-async fn refuse() -> Result<String, mcp_server::McpError> {
+async fn refuse() -> Result<String, typemcp_server::McpError> {
     tokio::time::sleep(Duration::from_millis(5)).await;
-    Err(mcp_server::McpError::invalid_params("not today"))
+    Err(typemcp_server::McpError::invalid_params("not today"))
 }
 
 fn serving(store: &Arc<MemoryTaskStore>) -> Server {
@@ -247,9 +247,9 @@ async fn a_later_round_of_a_caller_at_its_quota_is_answered_directly() {
     // Its state was consumed (single use) before the handler ran: refusing it would leave
     // the flow with no way to go on, so it runs as a plain call instead.
     let store = Arc::new(MemoryTaskStore::new());
-    let signer = mcp_server::state::RequestStateSigner::generate()
+    let signer = typemcp_server::state::RequestStateSigner::generate()
         .unwrap()
-        .single_use(mcp_server::state::single_use::MemoryStore::new());
+        .single_use(typemcp_server::state::single_use::MemoryStore::new());
     let server = Server::builder()
         .tool(hold)
         .tool(ask_then_work)

@@ -13,10 +13,10 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use mcp_server::tasks::{RedisTaskStore, TaskEntry, TaskStore};
-use mcp_server::transport::http::HttpConfig;
-use mcp_server::{AuthIdentity, RequestContext, Server, TransportInfo, tool};
 use serde_json::{Value, json};
+use typemcp_server::tasks::{RedisTaskStore, TaskEntry, TaskStore};
+use typemcp_server::transport::http::HttpConfig;
+use typemcp_server::{AuthIdentity, RequestContext, Server, TransportInfo, tool};
 
 mod support;
 use support::abuse::{Conn, JSON_AND_SSE, post, serve_http, within};
@@ -44,7 +44,7 @@ async fn store(redis: &RedisServer) -> RedisTaskStore {
     RedisTaskStore::connect(&redis.url()).await.unwrap()
 }
 
-fn server_with(store: RedisTaskStore) -> mcp_server::ServerBuilder {
+fn server_with(store: RedisTaskStore) -> typemcp_server::ServerBuilder {
     Server::builder()
         .tool(hold)
         .tool(quick)

@@ -10,8 +10,8 @@
 
 use std::time::Duration;
 
-use mcp_server::{RequestContext, Server, TransportInfo, tool};
 use serde_json::{Value, json};
+use typemcp_server::{RequestContext, Server, TransportInfo, tool};
 
 /// Holds until cancelled (at most a minute).
 #[tool(task)]

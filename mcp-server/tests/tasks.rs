@@ -11,14 +11,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use mcp_server::state::{Continuation, Reply, Round, Step};
-use mcp_server::tasks::{MemoryTaskStore, TaskEntry, TaskStore};
-use mcp_server::{
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use typemcp_server::state::{Continuation, Reply, Round, Step};
+use typemcp_server::tasks::{MemoryTaskStore, TaskEntry, TaskStore};
+use typemcp_server::{
     AuthIdentity, ElicitForm, McpError, RequestContext, Server, ServerBuilder, State,
     TransportInfo, tool,
 };
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 
 const TASKS: &str = "io.modelcontextprotocol/tasks";
 

@@ -11,9 +11,9 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use mcp_server::tasks::{RedisTaskStore, TaskEntry, TaskStore, TaskStoreError};
-use mcp_server::{Server, TransportInfo, tool};
 use serde_json::{Value, json};
+use typemcp_server::tasks::{RedisTaskStore, TaskEntry, TaskStore, TaskStoreError};
+use typemcp_server::{Server, TransportInfo, tool};
 
 mod support;
 

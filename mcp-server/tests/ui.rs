@@ -1,6 +1,6 @@
 //! Compile-fail and compile-pass tests of the macros: every user-facing error has a case with
 //! its expected diagnostics. Regenerate the snapshots of one group with
-//! `TRYBUILD=overwrite cargo test -p mcp-server --test ui <group>`.
+//! `TRYBUILD=overwrite cargo test -p typemcp-server --test ui <group>`.
 
 /// `#[tool]`, `#[prompt]`, `#[resource]`, `#[derive(ToolInput)]` and `#[derive(Continuation)]`.
 #[test]

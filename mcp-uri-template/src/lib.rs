@@ -5,12 +5,12 @@
 //! ([`UriTemplate::matches`]). A `{name}` expression matches one or more characters up to the
 //! next literal part of the template; a variable never spans a `/`.
 //!
-//! The crate has no dependencies, so that both the runtime (`mcp-core`, which re-exports it
-//! as `mcp_core::uri_template`) and the proc-macro crate (`mcp-macros`, which checks templates
+//! The crate has no dependencies, so that both the runtime (`typemcp-core`, which re-exports it
+//! as `typemcp_core::uri_template`) and the proc-macro crate (`typemcp-macros`, which checks templates
 //! at compile time) can use it without building each other's dependencies.
 //!
 //! ```
-//! use mcp_uri_template::{UriTemplate, UriTemplateError};
+//! use typemcp_uri_template::{UriTemplate, UriTemplateError};
 //!
 //! let template = UriTemplate::parse("notes://{id}").unwrap();
 //! assert_eq!(template.variables().collect::<Vec<_>>(), ["id"]);
@@ -81,7 +81,7 @@ enum Part {
 /// A parsed URI template.
 ///
 /// ```
-/// use mcp_uri_template::UriTemplate;
+/// use typemcp_uri_template::UriTemplate;
 ///
 /// let t = UriTemplate::parse("test://template/{id}/data").unwrap();
 /// let vars = t.matches("test://template/123/data").unwrap();

@@ -1,4 +1,4 @@
-//! This workspace's SDK (`mcp-server`) serving the `echo` tool over stdio, for the load harness.
+//! This workspace's SDK (`typemcp-server`) serving the `echo` tool over stdio, for the load harness.
 //!
 //! Speaks newline-delimited JSON on stdin/stdout until stdin closes (see
 //! `mcp_benchmarks::targets::ours`).

@@ -16,10 +16,10 @@ use std::io::Write as _;
 
 use anyhow::Context as _;
 use mcp_benchmarks::soak::MAX_BODY_BYTES;
-use mcp_server::Server;
-use mcp_server::transport::http::HttpConfig;
 use tokio::io::AsyncReadExt as _;
 use tokio::net::TcpListener;
+use typemcp_server::Server;
+use typemcp_server::transport::http::HttpConfig;
 
 fn main() -> anyhow::Result<()> {
     let arg = std::env::args().nth(1);

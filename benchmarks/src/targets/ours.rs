@@ -1,4 +1,4 @@
-//! This workspace's SDK (`mcp-server`) serving the `echo` tool, the three-round `flow` tool
+//! This workspace's SDK (`typemcp-server`) serving the `echo` tool, the three-round `flow` tool
 //! and `task_echo`, the `echo` tool run as a task.
 //!
 //! HTTP: `Server::http_service()` is an axum `Router` answering at its root, so
@@ -27,12 +27,12 @@
 use std::time::Duration;
 
 use axum::Router;
-use mcp_server::state::{Continuation, Reply, Round, Step};
-use mcp_server::tasks::MemoryTaskStore;
-use mcp_server::{Arguments, ElicitForm, Server, ServerBuilder, ToolRoute, tool};
 use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
+use typemcp_server::state::{Continuation, Reply, Round, Step};
+use typemcp_server::tasks::MemoryTaskStore;
+use typemcp_server::{Arguments, ElicitForm, Server, ServerBuilder, ToolRoute, tool};
 
 use super::{Target, TargetKind};
 
@@ -126,7 +126,7 @@ async fn flow(round: Round<Flow>) -> Step<Flow, String> {
 }
 
 /// Arguments of the `echo` tool.
-#[derive(Debug, serde::Deserialize, schemars::JsonSchema, mcp_server::ToolInput)]
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema, typemcp_server::ToolInput)]
 pub struct EchoArgs {
     /// Text to send back.
     pub text: String,

@@ -15,11 +15,11 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use axum::Router;
-use mcp_server::Server;
-use mcp_server::state::RequestStateSigner;
-use mcp_server::state::single_use::RedisStore;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
+use typemcp_server::Server;
+use typemcp_server::state::RequestStateSigner;
+use typemcp_server::state::single_use::RedisStore;
 
 use super::{Target, TargetKind};
 use crate::redis::{self, RedisServer};

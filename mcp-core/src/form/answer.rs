@@ -62,8 +62,8 @@ impl fmt::Display for FormError {
 /// The answer to one form, read from the client's (untrusted) `inputResponses` entry.
 ///
 /// ```
-/// # use mcp_core::form::{Answer, ElicitForm, FormError};
-/// # use mcp_core::protocol::RequestedSchema;
+/// # use typemcp_core::form::{Answer, ElicitForm, FormError};
+/// # use typemcp_core::protocol::RequestedSchema;
 /// # struct Name(String);
 /// # impl ElicitForm for Name {
 /// #     fn requested_schema() -> RequestedSchema { RequestedSchema::default() }

@@ -20,7 +20,7 @@ pub struct Choice {
 }
 
 /// A unit-only enum whose variants are choices. Derive it with `#[derive(FormChoice)]`
-/// from `mcp_server`: values follow `#[serde(rename)]`/`#[serde(rename_all)]`, labels come
+/// from `typemcp_server`: values follow `#[serde(rename)]`/`#[serde(rename_all)]`, labels come
 /// from `#[choice(title = "...")]`. A choice enum is a single-select field; `Vec<E>` and
 /// `BTreeSet<E>` of it are multi-select fields.
 #[diagnostic::on_unimplemented(

@@ -11,7 +11,7 @@ use crate::protocol::{PrimitiveSchemaDefinition, StringFormat};
 /// An email address, checked when read from an answer.
 ///
 /// ```
-/// use mcp_core::form::Email;
+/// use typemcp_core::form::Email;
 /// assert!(Email::parse("ann@example.com").is_ok());
 /// assert!(Email::parse("not an email").is_err());
 /// ```

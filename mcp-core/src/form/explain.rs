@@ -15,8 +15,8 @@ pub const MAX_EXPLANATION_CHARS: usize = 480;
 /// problems, each as `Title: reason`, in at most [`MAX_EXPLANATION_CHARS`] characters.
 ///
 /// ```
-/// use mcp_core::form::{FieldProblem, FormError, explain};
-/// use mcp_core::protocol::{PrimitiveSchemaDefinition, RequestedSchema, StringSchema};
+/// use typemcp_core::form::{FieldProblem, FormError, explain};
+/// use typemcp_core::protocol::{PrimitiveSchemaDefinition, RequestedSchema, StringSchema};
 ///
 /// let mut email = StringSchema::new();
 /// email.title = Some("E-mail".to_owned());

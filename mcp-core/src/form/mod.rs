@@ -7,7 +7,7 @@
 //! Anything else (a nested struct, a map, a tuple) does not implement it, so a form that
 //! uses one does not compile.
 //!
-//! The `ElicitForm` derive (or the `#[elicit_form]` attribute) of `mcp_server` implements
+//! The `ElicitForm` derive (or the `#[elicit_form]` attribute) of `typemcp_server` implements
 //! [`ElicitForm`] for a struct: its [`requested_schema`](ElicitForm::requested_schema) in
 //! declaration order, and [`from_content`](ElicitForm::from_content), generated code that
 //! checks an untrusted answer field by field against exactly the constraints the struct
@@ -45,7 +45,7 @@ pub use validate::FormValidator;
 
 /// A struct that can be asked for with a form, and read back from the answer.
 ///
-/// Derive it with `#[derive(ElicitForm)]` (or `#[elicit_form]`) from `mcp_server`.
+/// Derive it with `#[derive(ElicitForm)]` (or `#[elicit_form]`) from `typemcp_server`.
 pub trait ElicitForm: Sized {
     /// The form sent to the client: one property per field, in declaration order.
     fn requested_schema() -> RequestedSchema;

@@ -18,7 +18,7 @@ pub enum ElicitationMode {
 /// without an answer fails with `-32021`). `elicitation: {}` means form mode only.
 ///
 /// ```
-/// use mcp_core::form::{choose_mode, ElicitationMode};
+/// use typemcp_core::form::{choose_mode, ElicitationMode};
 /// let caps = serde_json::from_value(serde_json::json!({"elicitation": {}})).unwrap();
 /// assert_eq!(choose_mode(&caps, ElicitationMode::Url), Some(ElicitationMode::Form));
 /// ```
@@ -41,7 +41,7 @@ pub fn choose_mode(
 /// consented to go, not that the visit is done: check that out of band.
 ///
 /// ```
-/// use mcp_core::form::{Answer, UrlElicitation};
+/// use typemcp_core::form::{Answer, UrlElicitation};
 /// let ask = UrlElicitation::new("Complete the payment to continue.", "https://pay.example.com/s/8f3a");
 /// let request = ask.into_request();
 /// let answer = serde_json::json!({"action": "accept"});

@@ -1,7 +1,7 @@
 //! The checks of one answered value, one function per constraint a form field can declare.
 //!
 //! The `ElicitForm` derive calls exactly the checks a field declares (through
-//! `mcp_server`'s hidden support module); [`FormValidator`](super::FormValidator) calls the
+//! `typemcp_server`'s hidden support module); [`FormValidator`](super::FormValidator) calls the
 //! same functions for a form built by hand, from its `RequestedSchema`.
 //!
 //! Kind checks ([`text`], [`integer`], [`number`], [`boolean`], [`one_of`], [`selections`])

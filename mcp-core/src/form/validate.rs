@@ -10,8 +10,8 @@ use crate::protocol::{PrimitiveSchemaDefinition, RequestedSchema, StringFormat};
 /// The checks of one form, read from its schema. Build it once per form.
 ///
 /// ```
-/// use mcp_core::form::FormValidator;
-/// use mcp_core::protocol::{PrimitiveSchemaDefinition, RequestedSchema, StringSchema};
+/// use typemcp_core::form::FormValidator;
+/// use typemcp_core::protocol::{PrimitiveSchemaDefinition, RequestedSchema, StringSchema};
 ///
 /// let mut name = StringSchema::new();
 /// name.max_length = Some(3);

@@ -39,7 +39,7 @@ impl fmt::Display for ErrorCode {
 /// The `error` member of a JSON-RPC error response; also the error type handlers return.
 ///
 /// ```
-/// use mcp_core::{ErrorCode, McpError};
+/// use typemcp_core::{ErrorCode, McpError};
 /// let err = McpError::invalid_params("Unknown tool: nope");
 /// assert_eq!(err.code, ErrorCode::INVALID_PARAMS);
 /// assert_eq!(serde_json::to_value(&err).unwrap()["message"], "Unknown tool: nope");

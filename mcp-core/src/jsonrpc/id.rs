@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 /// The id of a JSON-RPC request. MCP allows strings and integers; `null` is not an id.
 ///
 /// ```
-/// use mcp_core::RequestId;
+/// use typemcp_core::RequestId;
 /// let id: RequestId = serde_json::from_str("7").unwrap();
 /// assert_eq!(id, RequestId::Number(7));
 /// assert_eq!(serde_json::to_string(&RequestId::from("a")).unwrap(), "\"a\"");

@@ -18,8 +18,8 @@ use super::{McpError, RequestId};
 /// oversized one is never echoed.
 ///
 /// ```
-/// use mcp_core::jsonrpc::{MAX_REQUEST_ID_BYTES, parse_message};
-/// use mcp_core::ErrorCode;
+/// use typemcp_core::jsonrpc::{MAX_REQUEST_ID_BYTES, parse_message};
+/// use typemcp_core::ErrorCode;
 ///
 /// let id = "x".repeat(MAX_REQUEST_ID_BYTES + 1);
 /// let line = format!(r#"{{"jsonrpc":"2.0","id":"{id}","method":"ping"}}"#);
@@ -89,8 +89,8 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::E
 /// could be read (never an oversized one).
 ///
 /// ```
-/// use mcp_core::jsonrpc::{parse_message, IncomingMessage};
-/// use mcp_core::ErrorCode;
+/// use typemcp_core::jsonrpc::{parse_message, IncomingMessage};
+/// use typemcp_core::ErrorCode;
 ///
 /// let msg = parse_message(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#).unwrap();
 /// assert!(matches!(msg, IncomingMessage::Request(r) if r.method == "tools/list"));

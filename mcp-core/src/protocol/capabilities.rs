@@ -37,7 +37,7 @@ impl ClientCapabilities {
     /// The extension `id` (such as `io.modelcontextprotocol/tasks`) is declared.
     ///
     /// ```
-    /// use mcp_core::protocol::{ClientCapabilities, TASKS_EXTENSION};
+    /// use typemcp_core::protocol::{ClientCapabilities, TASKS_EXTENSION};
     /// let caps: ClientCapabilities =
     ///     serde_json::from_value(serde_json::json!({"extensions": {TASKS_EXTENSION: {}}})).unwrap();
     /// assert!(caps.declares_extension(TASKS_EXTENSION));

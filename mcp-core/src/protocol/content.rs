@@ -106,7 +106,7 @@ impl ResourceContents {
 /// One block of content in a tool result, prompt message or sampling message.
 ///
 /// ```
-/// use mcp_core::protocol::ContentBlock;
+/// use typemcp_core::protocol::ContentBlock;
 /// let json = serde_json::to_value(ContentBlock::image("AAAA", "image/png")).unwrap();
 /// assert_eq!(json, serde_json::json!({"type": "image", "data": "AAAA", "mimeType": "image/png"}));
 /// ```

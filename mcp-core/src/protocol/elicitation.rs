@@ -290,7 +290,7 @@ pub struct LegacyTitledEnumSchema {
 /// One field of an elicitation form: the eight primitive schemas of the specification.
 ///
 /// ```
-/// use mcp_core::protocol::{PrimitiveSchemaDefinition, StringSchema};
+/// use typemcp_core::protocol::{PrimitiveSchemaDefinition, StringSchema};
 /// let field: PrimitiveSchemaDefinition =
 ///     serde_json::from_value(serde_json::json!({"type": "string", "enum": ["a", "b"]})).unwrap();
 /// assert!(matches!(field, PrimitiveSchemaDefinition::UntitledSingleSelect(_)));

@@ -67,7 +67,7 @@ pub type InputRequests = IndexMap<String, InputRequest>;
 /// The result of a `tools/call`, `prompts/get` or `resources/read` that needs input first.
 ///
 /// ```
-/// use mcp_core::protocol::{InputRequiredResult, InputRequest};
+/// use typemcp_core::protocol::{InputRequiredResult, InputRequest};
 /// let r = InputRequiredResult::new().with_request("roots", InputRequest::list_roots());
 /// let json = serde_json::to_value(&r).unwrap();
 /// assert_eq!(json["resultType"], "input_required");

@@ -24,7 +24,7 @@ impl LegacyVersion {
     /// when it is served, else [`LegacyVersion::PREFERRED`].
     ///
     /// ```
-    /// use mcp_core::protocol::LegacyVersion;
+    /// use typemcp_core::protocol::LegacyVersion;
     /// assert_eq!(LegacyVersion::negotiate("2025-06-18"), "2025-06-18");
     /// assert_eq!(LegacyVersion::negotiate("2024-11-05"), "2025-11-25");
     /// ```

@@ -51,7 +51,7 @@ pub struct PushedRequest {
 /// requires one, unique within the server).
 ///
 /// ```
-/// use mcp_core::protocol::{
+/// use typemcp_core::protocol::{
 ///     legacy_push_request, ElicitRequestParams, EnumOption, InputRequest,
 ///     PrimitiveSchemaDefinition, RequestedSchema, TitledSingleSelectEnumSchema,
 /// };

@@ -39,7 +39,7 @@ pub enum ProgressToken {
 /// The typed `_meta` of a 2026-07-28 request.
 ///
 /// ```
-/// use mcp_core::protocol::RequestMeta;
+/// use typemcp_core::protocol::RequestMeta;
 /// let meta: RequestMeta = serde_json::from_value(serde_json::json!({
 ///     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
 ///     "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},

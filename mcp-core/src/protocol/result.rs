@@ -9,7 +9,7 @@ use super::Meta;
 /// The `resultType` discriminator: `"complete"`, `"input_required"`, or an extension's value.
 ///
 /// ```
-/// use mcp_core::protocol::ResultType;
+/// use typemcp_core::protocol::ResultType;
 /// assert_eq!(serde_json::to_string(&ResultType::COMPLETE).unwrap(), "\"complete\"");
 /// assert_eq!(ResultType::default(), ResultType::COMPLETE);
 /// ```

@@ -38,7 +38,7 @@ impl ResultType {
 /// Where a task stands.
 ///
 /// ```
-/// use mcp_core::protocol::TaskStatus;
+/// use typemcp_core::protocol::TaskStatus;
 /// assert_eq!(serde_json::to_string(&TaskStatus::InputRequired).unwrap(), "\"input_required\"");
 /// assert!(TaskStatus::Cancelled.is_terminal());
 /// assert!(!TaskStatus::Working.is_terminal());
@@ -113,7 +113,7 @@ impl Task {
 /// task, flat (no `task` wrapper).
 ///
 /// ```
-/// use mcp_core::protocol::{CreateTaskResult, Task, TaskStatus};
+/// use typemcp_core::protocol::{CreateTaskResult, Task, TaskStatus};
 /// let task = Task::new("t1", TaskStatus::Working, "2026-12-01T10:00:00.000Z",
 ///     "2026-12-01T10:00:00.000Z", Some(60_000));
 /// let json = serde_json::to_value(CreateTaskResult::new(task)).unwrap();
@@ -164,9 +164,9 @@ pub enum TaskDetail {
 /// (`resultType: "complete"`) and the params of `notifications/tasks`.
 ///
 /// ```
-/// use mcp_core::protocol::{DetailedTask, Task, TaskDetail, TaskStatus};
+/// use typemcp_core::protocol::{DetailedTask, Task, TaskDetail, TaskStatus};
 /// let task = Task::new("t1", TaskStatus::Failed, "2026-12-01T10:00:00Z", "2026-12-01T10:00:01Z", None);
-/// let failed = DetailedTask::new(task, TaskDetail::Error(mcp_core::McpError::internal("boom")));
+/// let failed = DetailedTask::new(task, TaskDetail::Error(typemcp_core::McpError::internal("boom")));
 /// let json = serde_json::to_value(&failed).unwrap();
 /// assert_eq!(json["resultType"], "complete");
 /// assert_eq!(json["error"]["code"], -32603);

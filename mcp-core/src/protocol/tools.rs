@@ -126,7 +126,7 @@ pub struct CallToolParams {
 /// The result of a tool call.
 ///
 /// ```
-/// use mcp_core::protocol::CallToolResult;
+/// use typemcp_core::protocol::CallToolResult;
 /// let err = CallToolResult::error("disk full");
 /// assert_eq!(err.is_error, Some(true));
 /// ```

@@ -3,7 +3,7 @@
 /// Protocol revision identifiers.
 ///
 /// ```
-/// use mcp_core::protocol::ProtocolVersion;
+/// use typemcp_core::protocol::ProtocolVersion;
 /// assert!(ProtocolVersion::is_supported("2026-07-28"));
 /// assert!(!ProtocolVersion::is_supported("v999.0.0"));
 /// ```

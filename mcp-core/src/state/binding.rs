@@ -12,7 +12,7 @@ use super::canonical_json;
 /// length.
 ///
 /// ```
-/// use mcp_core::state::Binding;
+/// use typemcp_core::state::Binding;
 /// assert_ne!(Binding::from_parts(["ab", "c"]), Binding::from_parts(["a", "bc"]));
 /// ```
 #[derive(Clone, PartialEq, Eq, Default)]

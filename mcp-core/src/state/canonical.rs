@@ -6,7 +6,7 @@ use serde_json::Value;
 /// Writes `value` canonically.
 ///
 /// ```
-/// use mcp_core::state::canonical_json;
+/// use typemcp_core::state::canonical_json;
 /// let a = serde_json::json!({"b": 1, "a": [true, {"y": null, "x": "s"}]});
 /// assert_eq!(canonical_json(&a), r#"{"a":[true,{"x":"s","y":null}],"b":1}"#);
 /// ```

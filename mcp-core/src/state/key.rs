@@ -87,7 +87,7 @@ pub enum KeyError {
 /// which verifies nothing the real key minted.
 ///
 /// ```
-/// use mcp_core::state::SigningKey;
+/// use typemcp_core::state::SigningKey;
 /// let key = SigningKey::from_base64("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8").unwrap();
 /// assert_eq!(format!("{key:?}"), "SigningKey(<redacted>)");
 /// assert!(SigningKey::new([7u8; 31]).is_err());

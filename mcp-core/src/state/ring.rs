@@ -115,9 +115,9 @@ impl std::fmt::Debug for RingKey {
 /// lost. Drop the old entry after that time.
 ///
 /// ```
-/// use mcp_core::state::{KeyRing, SigningKey, StateSigner};
+/// use typemcp_core::state::{KeyRing, SigningKey, StateSigner};
 ///
-/// # fn main() -> Result<(), mcp_core::state::KeyError> {
+/// # fn main() -> Result<(), typemcp_core::state::KeyError> {
 /// let old = StateSigner::from_ring(KeyRing::new("2026-10", SigningKey::new([1u8; 32])?)?);
 /// let state = old.sign(b"step 2", None);
 ///

@@ -88,7 +88,7 @@ pub enum TtlError {
 ///
 /// ```
 /// use std::time::Duration;
-/// use mcp_core::state::{Binding, Protection, SigningKey, StateSigner};
+/// use typemcp_core::state::{Binding, Protection, SigningKey, StateSigner};
 ///
 /// let signer = StateSigner::new(SigningKey::new([7u8; 32]).unwrap())
 ///     .with_ttl(Duration::from_secs(60))

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use mcp_core::state::{Binding, BindingRequest, Clock, Protection, SigningKey, StateSigner};
 use serde_json::{Value, json};
+use typemcp_core::state::{Binding, BindingRequest, Clock, Protection, SigningKey, StateSigner};
 
 /// An arbitrary fixed "now".
 pub const T0: u64 = 1_800_000_000;

@@ -133,7 +133,7 @@ impl ArgAttrs {
 }
 
 /// What `crate = ...` names, in errors.
-const CRATE_PLACEHOLDER: &str = "path::to::mcp_server";
+const CRATE_PLACEHOLDER: &str = "path::to::typemcp_server";
 
 /// What the declaration macros accept; each macro allows its own subset of keys.
 #[derive(Default)]

@@ -227,7 +227,7 @@ mod tests {
             }
         })
         .to_string();
-        assert!(!out.contains("mcp_server"), "{out}");
+        assert!(!out.contains("typemcp_server"), "{out}");
         assert!(
             out.contains("impl my :: sdk :: state :: Continuation for Flow"),
             "{out}"
@@ -255,7 +255,7 @@ mod tests {
         assert_eq!(out.matches("compile_error").count(), 2, "{out}");
         assert!(out.contains("enum FlowAnswered"), "{out}");
         assert!(
-            out.contains("impl :: mcp_server :: state :: Continuation for Flow"),
+            out.contains("impl :: typemcp_server :: state :: Continuation for Flow"),
             "{out}"
         );
     }

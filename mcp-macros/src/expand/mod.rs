@@ -218,7 +218,7 @@ mod tests {
         for (kind, attr, item) in cases {
             let out = handler(kind, attr, item).to_string();
             assert!(!out.contains("compile_error"), "{out}");
-            assert!(!out.contains("mcp_server"), "{out}");
+            assert!(!out.contains("typemcp_server"), "{out}");
             assert!(out.contains("my :: sdk :: __private_v0_1"), "{out}");
         }
     }
@@ -240,7 +240,7 @@ mod tests {
             out.contains("impl my :: sdk :: IntoToolRoute for __mcp_tool_add"),
             "{out}"
         );
-        assert!(!out.contains("mcp_server"), "{out}");
+        assert!(!out.contains("typemcp_server"), "{out}");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //!
 //! Parameters are classified by trait, never by the spelling of their type. Generated code
 //! calls `(&&&Probe::<T>::new()).method(..)`: method resolution picks `Arguments<T>`, then an
-//! extractor, then a named argument (see `mcp_server::__private_v0_1::Probe`). Each
+//! extractor, then a named argument (see `typemcp_server::__private_v0_1::Probe`). Each
 //! expression is spanned on the parameter's type, so a type that fits nowhere is reported
 //! there.
 

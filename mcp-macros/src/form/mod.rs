@@ -91,13 +91,13 @@ mod tests {
                 r#type: String,
             }
         }));
-        assert!(!form.contains("mcp_server"), "{form}");
+        assert!(!form.contains("typemcp_server"), "{form}");
         assert!(form.contains("my::sdk::__private_v0_1::form::ElicitFormforToken"));
         let choice = text(derive_choice(quote! {
             #[choice(crate = my::sdk)]
             enum Keyword { r#fn }
         }));
-        assert!(!choice.contains("mcp_server"), "{choice}");
+        assert!(!choice.contains("typemcp_server"), "{choice}");
         assert!(choice.contains("my::sdk::__private_v0_1::form::FormChoiceforKeyword"));
         let attribute = text(attribute(
             TokenStream::new(),
@@ -160,7 +160,7 @@ mod tests {
         ));
         assert!(attribute.contains("compile_error"), "{attribute}");
         assert!(
-            attribute.contains("#[derive(::mcp_server::ElicitForm)]"),
+            attribute.contains("#[derive(::typemcp_server::ElicitForm)]"),
             "{attribute}"
         );
     }

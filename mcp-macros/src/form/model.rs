@@ -27,7 +27,7 @@ pub(crate) struct Form {
     pub(crate) krate: Krate,
 }
 
-/// The runtime crate a form or choice names: `::mcp_server`, or its `crate = path`.
+/// The runtime crate a form or choice names: `::typemcp_server`, or its `crate = path`.
 pub(crate) fn krate(ctxt: &Ctxt, input: &DeriveInput, container: Container) -> Krate {
     Krate::new(crate_path(ctxt, &input.attrs, container).as_ref())
 }

@@ -8,13 +8,13 @@ mod transport;
 
 use std::sync::{Arc, OnceLock, PoisonError};
 
-use mcp_core::protocol::{
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+use typemcp_core::protocol::{
     ClientCapabilities, Implementation, LoggingLevel, LoggingMessageParams, ProgressParams,
     ProgressToken, RequestMeta, legacy_methods, methods,
 };
-use mcp_core::{McpError, RequestId};
-use serde_json::Value;
-use tokio_util::sync::CancellationToken;
+use typemcp_core::{McpError, RequestId};
 
 use crate::Server;
 use crate::dispatch::Session;
@@ -30,7 +30,7 @@ pub use transport::{AuthIdentity, TransportInfo, TransportKind};
 /// Cheap to clone. Handlers receive it as an extractor (`ctx: RequestContext`).
 ///
 /// ```
-/// use mcp_server::RequestContext;
+/// use typemcp_server::RequestContext;
 ///
 /// async fn slow(ctx: RequestContext) -> String {
 ///     for step in 0..=2u32 {
@@ -140,7 +140,7 @@ impl RequestContext {
     /// reaches both kinds of client.
     ///
     /// ```
-    /// use mcp_server::RequestContext;
+    /// use typemcp_server::RequestContext;
     ///
     /// async fn export(ctx: RequestContext) -> &'static str {
     ///     ctx.report_status("Exporting the first half").await;
@@ -353,7 +353,7 @@ impl RequestContext {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use mcp_server::RequestContext;
+    /// use typemcp_server::RequestContext;
     ///
     /// async fn long_job(ctx: RequestContext) -> &'static str {
     ///     // Nothing to report for a while: let the client poll instead of holding a

@@ -3,9 +3,9 @@
 //! stdio channel, or nowhere (when the client cannot receive a stream).
 
 use bytes::Bytes;
-use mcp_core::jsonrpc::Notification;
 use serde::Serialize;
 use tokio::sync::mpsc;
+use typemcp_core::jsonrpc::Notification;
 
 /// The sink for notifications tied to one request.
 #[derive(Debug, Clone)]

@@ -28,7 +28,7 @@ pub enum TransportKind {
 /// binding includes its subject. Over stdio and on unprotected endpoints there is none.
 ///
 /// ```
-/// use mcp_server::AuthIdentity;
+/// use typemcp_server::AuthIdentity;
 /// let who = AuthIdentity::new("user-42").with_client_id("cli").with_scopes(["deploy"]);
 /// assert_eq!(who.subject(), "user-42");
 /// assert!(who.has_scope("deploy"));

@@ -5,9 +5,9 @@
 //! The error's message names each capability missing (``the client did not declare the
 //! `elicitation.form` capability``), its `data.requiredCapabilities` holds them as an object.
 
-use mcp_core::McpError;
-use mcp_core::protocol::{ClientCapabilities, InputRequiredResult, Outcome};
 use serde_json::Value;
+use typemcp_core::McpError;
+use typemcp_core::protocol::{ClientCapabilities, InputRequiredResult, Outcome};
 
 use crate::state::{merge_capability, missing_capability};
 
@@ -46,11 +46,11 @@ pub(crate) fn check_input_requests<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_core::ErrorCode;
-    use mcp_core::protocol::{
+    use serde_json::json;
+    use typemcp_core::ErrorCode;
+    use typemcp_core::protocol::{
         CallToolResult, CreateMessageParams, ElicitRequestParams, InputRequest, RequestedSchema,
     };
-    use serde_json::json;
 
     fn caps(v: Value) -> ClientCapabilities {
         serde_json::from_value(v).unwrap_or_default()

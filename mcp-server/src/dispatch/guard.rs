@@ -15,9 +15,9 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use mcp_core::McpError;
-use mcp_core::protocol::{ClientCapabilities, InputRequiredResult, Outcome};
 use serde_json::Value;
+use typemcp_core::McpError;
+use typemcp_core::protocol::{ClientCapabilities, InputRequiredResult, Outcome};
 
 use super::gate::check_input_requests;
 use crate::handler::Invocation;

@@ -21,15 +21,15 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use mcp_core::jsonrpc::{IncomingRequest, ResultResponse};
-use mcp_core::protocol::{
-    InitializeParams, InitializeResult, RequestMeta, SetLevelParams, SubscribeParams,
-    legacy_methods, meta_keys,
-};
-use mcp_core::{McpError, RequestId};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+use typemcp_core::jsonrpc::{IncomingRequest, ResultResponse};
+use typemcp_core::protocol::{
+    InitializeParams, InitializeResult, RequestMeta, SetLevelParams, SubscribeParams,
+    legacy_methods, meta_keys,
+};
+use typemcp_core::{McpError, RequestId};
 
 use super::{Reply, Session, parse_params};
 use crate::context::{Outbound, TransportInfo};
@@ -172,7 +172,7 @@ pub(super) fn legacy_result<R: serde::Serialize>(result: &R) -> Result<Value, Mc
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_core::ErrorCode;
+    use typemcp_core::ErrorCode;
 
     #[test]
     fn legacy_results_lose_the_2026_fields_and_refuse_input_required() {

@@ -5,14 +5,14 @@
 //! [`max_listen_task_ids`](crate::ServerBuilder::max_listen_task_ids) is refused with
 //! `-32602` before any is looked up.
 
-use mcp_core::McpError;
-use mcp_core::protocol::{
+use serde_json::{Map, Value};
+use tokio::sync::broadcast::error::RecvError;
+use typemcp_core::McpError;
+use typemcp_core::protocol::{
     ListChangedParams, ListenParams, Meta, ResourceUpdatedParams, ServerCapabilities,
     SubscriptionAcknowledgedParams, SubscriptionFilter, SubscriptionsListenResult, TASKS_EXTENSION,
     meta_keys, methods,
 };
-use serde_json::{Map, Value};
-use tokio::sync::broadcast::error::RecvError;
 
 use super::parse_params;
 use super::task_watch::{TaskWatch, undeclared};
@@ -250,7 +250,7 @@ pub(super) fn covers(sub: &str, uri: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_core::protocol::ResourcesCapability;
+    use typemcp_core::protocol::ResourcesCapability;
 
     #[test]
     fn honours_only_what_was_asked_and_offered() {

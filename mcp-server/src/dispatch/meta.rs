@@ -1,8 +1,8 @@
 //! Reading and checking the per-request `_meta`.
 
-use mcp_core::McpError;
-use mcp_core::protocol::{RequestMeta, meta_keys};
 use serde_json::{Map, Value};
+use typemcp_core::McpError;
+use typemcp_core::protocol::{RequestMeta, meta_keys};
 
 /// Removes `_meta` from the params and reads it. Missing `_meta`, missing
 /// `protocolVersion` or `clientCapabilities`, or ill-typed members are `-32602`.
@@ -36,8 +36,8 @@ pub(crate) fn take_meta(params: &mut Map<String, Value>) -> Result<RequestMeta, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_core::ErrorCode;
     use serde_json::json;
+    use typemcp_core::ErrorCode;
 
     fn params(v: Value) -> Map<String, Value> {
         match v {

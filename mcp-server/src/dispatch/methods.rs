@@ -4,14 +4,14 @@
 use std::panic::AssertUnwindSafe;
 
 use futures_util::FutureExt;
-use mcp_core::McpError;
-use mcp_core::protocol::{
+use serde_json::{Map, Value};
+use typemcp_core::McpError;
+use typemcp_core::protocol::{
     CallToolParams, CallToolResult, CompleteParams, CompleteResult, CompletionReference,
     DiscoverResult, GetPromptParams, GetPromptResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Outcome, PaginatedParams,
     ProtocolVersion, ReadResourceParams, ReadResourceResult, ServerCapabilities, TASKS_EXTENSION,
 };
-use serde_json::{Map, Value};
 
 use std::sync::Arc;
 
@@ -327,7 +327,7 @@ struct ListPage<T> {
     items: Vec<T>,
     next_cursor: Option<String>,
     ttl_ms: u64,
-    cache_scope: mcp_core::protocol::CacheScope,
+    cache_scope: typemcp_core::protocol::CacheScope,
 }
 
 impl<T> ListPage<T> {
@@ -337,7 +337,7 @@ impl<T> ListPage<T> {
         self,
         next_cursor: &mut Option<String>,
         ttl_ms: &mut u64,
-        cache_scope: &mut mcp_core::protocol::CacheScope,
+        cache_scope: &mut typemcp_core::protocol::CacheScope,
     ) -> Vec<T> {
         *next_cursor = self.next_cursor;
         *ttl_ms = self.ttl_ms;

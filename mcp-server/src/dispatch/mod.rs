@@ -32,13 +32,13 @@ use std::panic::AssertUnwindSafe;
 
 use bytes::Bytes;
 use futures_util::FutureExt;
-use mcp_core::jsonrpc::{ErrorResponse, IncomingRequest, ResultResponse};
-use mcp_core::protocol::{
-    HasMeta, ProtocolVersion, RequestMeta, TASKS_EXTENSION, methods as m, task_methods,
-};
-use mcp_core::{ErrorCode, McpError, RequestId};
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
+use typemcp_core::jsonrpc::{ErrorResponse, IncomingRequest, ResultResponse};
+use typemcp_core::protocol::{
+    HasMeta, ProtocolVersion, RequestMeta, TASKS_EXTENSION, methods as m, task_methods,
+};
+use typemcp_core::{ErrorCode, McpError, RequestId};
 
 use crate::context::{Outbound, TransportInfo};
 use crate::registry::Era;

@@ -17,11 +17,11 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use bytes::Bytes;
-use mcp_core::{McpError, RequestId};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
+use typemcp_core::{McpError, RequestId};
 
 use crate::context::Outbound;
 

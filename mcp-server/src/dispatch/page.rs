@@ -2,7 +2,7 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use mcp_core::McpError;
+use typemcp_core::McpError;
 
 /// Cuts one page out of `items`. The cursor is opaque to clients (base64 of an offset);
 /// an unreadable cursor is `-32602`.

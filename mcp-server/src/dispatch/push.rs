@@ -20,12 +20,12 @@
 
 use std::future::Future;
 
-use mcp_core::McpError;
-use mcp_core::protocol::{
-    ElicitRequestParams, InputRequest, InputRequests, Outcome, legacy_push_request,
-};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
+use typemcp_core::McpError;
+use typemcp_core::protocol::{
+    ElicitRequestParams, InputRequest, InputRequests, Outcome, legacy_push_request,
+};
 
 use super::legacy::legacy_result;
 use crate::{RequestContext, Server};

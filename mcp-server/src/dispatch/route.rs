@@ -24,12 +24,12 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use mcp_core::McpError;
-use mcp_core::jsonrpc::IncomingRequest;
-use mcp_core::protocol::{LegacyVersion, legacy_methods, meta_keys};
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+use typemcp_core::McpError;
+use typemcp_core::jsonrpc::IncomingRequest;
+use typemcp_core::protocol::{LegacyVersion, legacy_methods, meta_keys};
 
 use super::{CheckedRequest, Outcome, Reply, Session};
 use crate::Server;

@@ -16,17 +16,17 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_core::jsonrpc::Notification;
-use mcp_core::protocol::{
-    ClientCapabilities, Implementation, InitializeParams, LegacyVersion, LoggingLevel,
-    ResourceUpdatedParams, methods,
-};
-use mcp_core::{McpError, RequestId};
 use serde_json::json;
 use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+use typemcp_core::jsonrpc::Notification;
+use typemcp_core::protocol::{
+    ClientCapabilities, Implementation, InitializeParams, LegacyVersion, LoggingLevel,
+    ResourceUpdatedParams, methods,
+};
+use typemcp_core::{McpError, RequestId};
 
 use super::listen::{MAX_SUBSCRIPTION_URI_BYTES, covers};
 use super::outgoing::{Outgoing, PushError};

@@ -2,9 +2,9 @@
 //! self-description is serialized once, when the server is built, and written out as it is
 //! beside the result's own `_meta` entries, instead of being copied into every result.
 
-use mcp_core::protocol::{HasMeta, Meta, meta_keys};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::value::RawValue;
+use typemcp_core::protocol::{HasMeta, Meta, meta_keys};
 
 /// `result`, with its `_meta` taken out and written back with the server's self-description.
 #[derive(serde::Serialize)]
@@ -54,8 +54,8 @@ impl Serialize for StampedMeta<'_> {
 
 #[cfg(test)]
 mod tests {
-    use mcp_core::protocol::{CallToolResult, SubscriptionsListenResult};
     use serde_json::{Value, json};
+    use typemcp_core::protocol::{CallToolResult, SubscriptionsListenResult};
 
     use super::*;
 

@@ -6,9 +6,9 @@
 //!
 //! [`TaskStore::load_many`]: crate::tasks::TaskStore::load_many
 
-use mcp_core::McpError;
-use mcp_core::protocol::{Meta, task_methods};
 use serde_json::Value;
+use typemcp_core::McpError;
+use typemcp_core::protocol::{Meta, task_methods};
 
 use crate::{RequestContext, Server};
 

@@ -18,14 +18,14 @@
 //! request (the extension lets any call answer directly); a caller over its quota gets
 //! [`TASK_QUOTA_EXCEEDED`](crate::tasks::TASK_QUOTA_EXCEEDED).
 
-use mcp_core::McpError;
-use mcp_core::jsonrpc::RequestId;
-use mcp_core::protocol::{
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+use typemcp_core::McpError;
+use typemcp_core::jsonrpc::RequestId;
+use typemcp_core::protocol::{
     CallToolParams, CallToolResult, CreateTaskResult, DetailedTask, EmptyResult, Outcome,
     TASKS_EXTENSION, TaskIdParams, TaskStatus, UpdateTaskParams, methods,
 };
-use serde_json::{Map, Value};
-use tokio_util::sync::CancellationToken;
 
 use super::guard::Rounds;
 use super::parse_params;

@@ -2,10 +2,10 @@
 
 use std::fmt;
 
-use mcp_core::McpError;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
+use typemcp_core::McpError;
 
 use super::Invocation;
 use crate::RequestContext;
@@ -20,7 +20,7 @@ pub enum Rejection {
     Error(McpError),
     /// The handler cannot run yet: ask the client this first (a multi-round extractor
     /// re-asking a question whose answer is missing or malformed).
-    InputRequired(Box<mcp_core::protocol::InputRequiredResult>),
+    InputRequired(Box<typemcp_core::protocol::InputRequiredResult>),
 }
 
 impl From<McpError> for Rejection {

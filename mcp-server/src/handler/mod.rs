@@ -7,11 +7,11 @@
 //! handler can be registered by hand.
 //!
 //! ```
-//! use mcp_server::{Arguments, RequestContext, ToolRoute};
+//! use typemcp_server::{Arguments, RequestContext, ToolRoute};
 //! use schemars::JsonSchema;
 //! use serde::Deserialize;
 //!
-//! #[derive(Deserialize, JsonSchema, mcp_server::ToolInput)]
+//! #[derive(Deserialize, JsonSchema, typemcp_server::ToolInput)]
 //! struct Add { a: i64, b: i64 }
 //!
 //! let route = ToolRoute::new("add", |Arguments(Add { a, b }): Arguments<Add>, _ctx: RequestContext| async move {

@@ -9,13 +9,13 @@
 use std::any::Any;
 use std::fmt::Display;
 
-use mcp_core::McpError;
-use mcp_core::protocol::{
+use schemars::JsonSchema;
+use serde::Serialize;
+use typemcp_core::McpError;
+use typemcp_core::protocol::{
     CallToolResult, ContentBlock, GetPromptResult, InputRequiredResult, Outcome, PromptMessage,
     ReadResourceResult, ResourceContents,
 };
-use schemars::JsonSchema;
-use serde::Serialize;
 
 /// Structured output: serialized into `structuredContent` (and a text block), with the
 /// type's JSON Schema as the tool's `outputSchema`.
@@ -26,7 +26,7 @@ use serde::Serialize;
 /// (see the tool guide, "Structured output in each era").
 ///
 /// ```
-/// use mcp_server::{IntoToolResult, Json};
+/// use typemcp_server::{IntoToolResult, Json};
 /// #[derive(serde::Serialize, schemars::JsonSchema)]
 /// struct Forecast { celsius: f64 }
 ///

@@ -6,7 +6,7 @@
 //! a request-state signer.
 //!
 //! ```
-//! use mcp_server::{Server, State, ToolRoute, BuildError};
+//! use typemcp_server::{Server, State, ToolRoute, BuildError};
 //!
 //! #[derive(Clone)]
 //! struct Db;

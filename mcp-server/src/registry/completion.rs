@@ -6,9 +6,9 @@ use std::future::Future;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
-use mcp_core::McpError;
-use mcp_core::protocol::Completion;
 use serde_json::{Map, Value};
+use typemcp_core::McpError;
+use typemcp_core::protocol::Completion;
 
 use super::BoxFuture;
 use crate::RequestContext;

@@ -7,8 +7,8 @@
 //! listed there without `outputSchema`, and its results go without `structuredContent`: the
 //! same JSON as text content only (the text block every structured result carries already).
 
-use mcp_core::protocol::{CallToolResult, ContentBlock, Tool};
 use serde_json::{Map, Value};
+use typemcp_core::protocol::{CallToolResult, ContentBlock, Tool};
 
 use super::schema;
 

@@ -4,9 +4,9 @@ use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
-use mcp_core::McpError;
-use mcp_core::protocol::{GetPromptResult, Meta, Outcome, Prompt, PromptArgument};
 use serde_json::Value;
+use typemcp_core::McpError;
+use typemcp_core::protocol::{GetPromptResult, Meta, Outcome, Prompt, PromptArgument};
 
 use super::schema;
 use super::{BoxFuture, CompletionRequest, Completions, IntoCompletion};
@@ -18,10 +18,10 @@ type GetFn =
 /// A prompt: its description and its handler.
 ///
 /// ```
-/// use mcp_server::{Arguments, PromptRoute};
-/// use mcp_core::protocol::PromptMessage;
+/// use typemcp_server::{Arguments, PromptRoute};
+/// use typemcp_core::protocol::PromptMessage;
 ///
-/// #[derive(serde::Deserialize, schemars::JsonSchema, mcp_server::ToolInput)]
+/// #[derive(serde::Deserialize, schemars::JsonSchema, typemcp_server::ToolInput)]
 /// struct Review {
 ///     /// The code to review.
 ///     code: String,
@@ -137,7 +137,7 @@ impl PromptRoute {
     /// Suggests values for `argument` (`completion/complete` with a `ref/prompt`).
     ///
     /// ```
-    /// use mcp_server::PromptRoute;
+    /// use typemcp_server::PromptRoute;
     /// let route = PromptRoute::new("greet", || async { "Hello" })
     ///     .complete("language", |req| async move {
     ///         ["en", "fr"].iter().filter(|l| l.starts_with(&req.value)).map(|l| l.to_string()).collect::<Vec<_>>()

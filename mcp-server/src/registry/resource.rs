@@ -4,11 +4,11 @@ use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
-use mcp_core::McpError;
-use mcp_core::protocol::{
+use typemcp_core::McpError;
+use typemcp_core::protocol::{
     Outcome, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
 };
-use mcp_core::uri_template::{UriTemplate, UriTemplateError};
+use typemcp_core::uri_template::{UriTemplate, UriTemplateError};
 
 use super::{BoxFuture, CompletionRequest, Completions, IntoCompletion};
 use crate::handler::{Handler, IntoResourceResult, Invocation, Rejection, Requirements};
@@ -76,7 +76,7 @@ pub(crate) fn fill_mime_types(result: &mut ReadResourceResult, declared: Option<
 /// A resource with a fixed URI.
 ///
 /// ```
-/// use mcp_server::ResourceRoute;
+/// use typemcp_server::ResourceRoute;
 /// let route = ResourceRoute::new("memo://today", "today", || async { "Buy milk." })
 ///     .mime_type("text/plain");
 /// assert_eq!(route.resource().uri, "memo://today");
@@ -151,7 +151,7 @@ impl ResourceRoute {
     /// own (a handler returning text is served with it).
     ///
     /// ```
-    /// use mcp_server::ResourceRoute;
+    /// use typemcp_server::ResourceRoute;
     /// let route = ResourceRoute::new("rooms://all", "rooms", || async { r#"["blue"]"# })
     ///     .mime_type("application/json");
     /// assert_eq!(route.resource().mime_type.as_deref(), Some("application/json"));
@@ -174,7 +174,7 @@ impl ResourceRoute {
 /// the handler through the `UriParams<T>` extractor.
 ///
 /// ```
-/// use mcp_server::{ResourceTemplateRoute, UriParams};
+/// use typemcp_server::{ResourceTemplateRoute, UriParams};
 ///
 /// #[derive(serde::Deserialize)]
 /// struct Note { id: String }
@@ -186,7 +186,7 @@ impl ResourceRoute {
 ///
 /// // A malformed template is refused when the server is built.
 /// let bad = ResourceTemplateRoute::new("notes://{id", "bad", || async { "" });
-/// assert!(mcp_server::Server::builder().resource(bad).build().is_err());
+/// assert!(typemcp_server::Server::builder().resource(bad).build().is_err());
 /// ```
 #[derive(Clone)]
 pub struct ResourceTemplateRoute {

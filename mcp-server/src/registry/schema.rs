@@ -2,8 +2,8 @@
 //! the standard (`format` values such as `uint8` or `double`), and the opt-in validation of
 //! arguments against a hand-written schema (`jsonschema`, feature `schema-validation`).
 
-use mcp_core::McpError;
 use serde_json::{Map, Value};
+use typemcp_core::McpError;
 
 /// A schema generator configured for JSON Schema 2020-12.
 pub(crate) fn generator() -> schemars::SchemaGenerator {

@@ -4,9 +4,9 @@ use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
-use mcp_core::McpError;
-use mcp_core::protocol::{CallToolResult, Meta, Outcome, Tool, ToolAnnotations};
 use serde_json::{Map, Value};
+use typemcp_core::McpError;
+use typemcp_core::protocol::{CallToolResult, Meta, Outcome, Tool, ToolAnnotations};
 
 use super::BoxFuture;
 use super::param_headers::ParamHeaders;
@@ -21,7 +21,7 @@ type CallFn =
 /// A tool: its description and its handler.
 ///
 /// ```
-/// use mcp_server::ToolRoute;
+/// use typemcp_server::ToolRoute;
 /// let route = ToolRoute::new("now", || async { "12:00" }).description("The time.").read_only();
 /// assert_eq!(route.tool().name, "now");
 /// assert_eq!(route.tool().annotations.as_ref().and_then(|a| a.read_only_hint), Some(true));

@@ -3,8 +3,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_core::protocol::{CacheScope, Implementation};
 use tower::{Layer, Service};
+use typemcp_core::protocol::{CacheScope, Implementation};
 
 use super::{CachePolicy, Catalog, Server, ServerConfig, Shared};
 use crate::registry::{
@@ -32,11 +32,11 @@ pub enum BuildError {
         /// The template as written.
         template: String,
         /// What is wrong with it.
-        source: mcp_core::uri_template::UriTemplateError,
+        source: typemcp_core::uri_template::UriTemplateError,
     },
     /// No request-state key could be generated.
     #[error("request-state signer: {0}")]
-    StateKey(#[from] mcp_core::state::KeyError),
+    StateKey(#[from] typemcp_core::state::KeyError),
     /// A tool's schema is unusable.
     #[error("{0}")]
     InvalidSchema(String),
@@ -102,8 +102,8 @@ impl BuildError {
 ///
 /// ```
 /// use std::time::Duration;
-/// use mcp_server::{Server, ToolRoute, ResourceRoute};
-/// use mcp_core::protocol::CacheScope;
+/// use typemcp_server::{Server, ToolRoute, ResourceRoute};
+/// use typemcp_core::protocol::CacheScope;
 ///
 /// let server = Server::builder()
 ///     .name("notes")
@@ -268,7 +268,7 @@ impl ServerBuilder {
     ///
     /// ```
     /// use std::time::Duration;
-    /// let server = mcp_server::Server::builder()
+    /// let server = typemcp_server::Server::builder()
     ///     .shutdown_grace(Duration::from_secs(30))
     ///     .build()
     ///     .unwrap();
@@ -288,7 +288,7 @@ impl ServerBuilder {
     /// `tower::limit::ConcurrencyLimitLayer`).
     ///
     /// ```
-    /// let server = mcp_server::Server::builder().max_in_flight(64).build().unwrap();
+    /// let server = typemcp_server::Server::builder().max_in_flight(64).build().unwrap();
     /// # let _ = server;
     /// ```
     #[must_use]
@@ -385,7 +385,7 @@ impl ServerBuilder {
     /// tasks extension lets any call answer directly). Answers over it get `-32602`.
     ///
     /// ```
-    /// let server = mcp_server::Server::builder().max_task_call_bytes(256 * 1024).build().unwrap();
+    /// let server = typemcp_server::Server::builder().max_task_call_bytes(256 * 1024).build().unwrap();
     /// # let _ = server;
     /// ```
     #[must_use]
@@ -400,7 +400,7 @@ impl ServerBuilder {
     /// grows with their input.
     ///
     /// ```
-    /// let server = mcp_server::Server::builder().max_task_result_bytes(8 * 1024 * 1024).build().unwrap();
+    /// let server = typemcp_server::Server::builder().max_task_result_bytes(8 * 1024 * 1024).build().unwrap();
     /// # let _ = server;
     /// ```
     #[must_use]
@@ -420,7 +420,7 @@ impl ServerBuilder {
     /// atomically, `RedisTaskStore` across every instance sharing it.
     ///
     /// ```
-    /// let server = mcp_server::Server::builder().max_live_tasks_per_caller(20).build().unwrap();
+    /// let server = typemcp_server::Server::builder().max_live_tasks_per_caller(20).build().unwrap();
     /// # let _ = server;
     /// ```
     #[must_use]
@@ -434,7 +434,7 @@ impl ServerBuilder {
     /// (and the store reads, one batch per poll interval) one listen request costs.
     ///
     /// ```
-    /// let server = mcp_server::Server::builder().max_listen_task_ids(64).build().unwrap();
+    /// let server = typemcp_server::Server::builder().max_listen_task_ids(64).build().unwrap();
     /// # let _ = server;
     /// ```
     #[must_use]
@@ -479,7 +479,7 @@ impl ServerBuilder {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use mcp_server::{Server, ToolRoute};
+    /// use typemcp_server::{Server, ToolRoute};
     ///
     /// let server = Server::builder()
     ///     .tool(ToolRoute::new("hi", || async { "hello" }).description("Greets."))

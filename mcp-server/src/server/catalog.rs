@@ -5,11 +5,11 @@
 
 use std::sync::{Arc, RwLock};
 
-use mcp_core::protocol::{
+use tokio::sync::broadcast;
+use typemcp_core::protocol::{
     CompletionsCapability, LoggingCapability, PromptsCapability, ResourcesCapability,
     ServerCapabilities, ToolsCapability,
 };
-use tokio::sync::broadcast;
 
 use super::Change;
 use super::config::Enabled;
@@ -113,7 +113,7 @@ fn derive_capabilities(
     if tasks {
         let mut extensions = serde_json::Map::new();
         extensions.insert(
-            mcp_core::protocol::TASKS_EXTENSION.to_owned(),
+            typemcp_core::protocol::TASKS_EXTENSION.to_owned(),
             serde_json::Value::Object(serde_json::Map::new()),
         );
         capabilities.extensions = Some(extensions);

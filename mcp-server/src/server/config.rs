@@ -2,14 +2,14 @@
 
 use std::time::Duration;
 
-use mcp_core::protocol::CacheScope;
+use typemcp_core::protocol::CacheScope;
 
 /// The caching hints (`ttlMs`, `cacheScope`) put on a kind of result.
 ///
 /// ```
 /// use std::time::Duration;
-/// use mcp_server::CachePolicy;
-/// use mcp_core::protocol::CacheScope;
+/// use typemcp_server::CachePolicy;
+/// use typemcp_core::protocol::CacheScope;
 /// let p = CachePolicy::new(Duration::from_secs(60), CacheScope::Public);
 /// assert_eq!(p.ttl_ms(), 60_000);
 /// ```

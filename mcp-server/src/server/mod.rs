@@ -17,9 +17,9 @@ mod shutdown;
 
 use std::sync::Arc;
 
-use mcp_core::protocol::{Implementation, ServerCapabilities};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
+use typemcp_core::protocol::{Implementation, ServerCapabilities};
 
 pub(crate) use shutdown::Lifecycle;
 #[cfg(feature = "http")]
@@ -42,7 +42,7 @@ pub(crate) use config::ServerConfig;
 /// in-process ([`Server::handle_message`]).
 ///
 /// ```
-/// use mcp_server::{Server, ToolRoute};
+/// use typemcp_server::{Server, ToolRoute};
 ///
 /// let server = Server::builder()
 ///     .name("clock")

@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 
 use futures_util::FutureExt;
-use mcp_core::{McpError, RequestId};
 use tower::Service;
+use typemcp_core::{McpError, RequestId};
 
 use super::{BoxError, McpRequest, McpResponse, McpService};
 
@@ -21,7 +21,7 @@ type BoxFuture = Pin<Box<dyn Future<Output = McpResponse> + Send>>;
 /// [`ServerBuilder::layer`](crate::ServerBuilder::layer) wraps each new layer around.
 ///
 /// ```
-/// use mcp_server::service::{BoxMcpService, McpService};
+/// use typemcp_server::service::{BoxMcpService, McpService};
 ///
 /// let service = BoxMcpService::new(McpService);
 /// let again = service.clone();

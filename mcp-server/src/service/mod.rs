@@ -56,7 +56,7 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// it needs no state of its own, since each [`McpRequest`] carries the server it is for.
 ///
 /// ```
-/// use mcp_server::service::{McpRequest, McpResponse, McpService};
+/// use typemcp_server::service::{McpRequest, McpResponse, McpService};
 ///
 /// fn assert_service<S: tower::Service<McpRequest, Response = McpResponse>>(_: S) {}
 /// assert_service(McpService);
@@ -101,7 +101,7 @@ impl crate::Server {
         let request = McpRequest::new(self.clone(), routed, transport, outbound, cancellation);
         // Owned before the request moves into the stack: the method is a name, the id at
         // most `MAX_REQUEST_ID_BYTES`; arguments are never logged.
-        let logged = tracing::enabled!(target: "mcp_server::traffic", tracing::Level::DEBUG)
+        let logged = tracing::enabled!(target: "typemcp_server::traffic", tracing::Level::DEBUG)
             .then(|| (request.method().to_owned(), request.id().clone()));
         let id = request.id().clone();
         // The server stopped (the grace period of a shutdown over, or `Server::shutdown`):
@@ -112,7 +112,7 @@ impl crate::Server {
             () = self.shutdown_token().cancelled() => {
                 McpResponse::error(
                     id,
-                    mcp_core::McpError::internal("Internal error: the server shut down"),
+                    typemcp_core::McpError::internal("Internal error: the server shut down"),
                 )
             }
         };
@@ -131,12 +131,12 @@ impl crate::Server {
     }
 }
 
-/// The line `RUST_LOG=mcp_server=debug` shows for every request served (target
-/// `mcp_server::traffic`): method, id, era, transport, outcome and duration. Never an
+/// The line `RUST_LOG=typemcp_server=debug` shows for every request served (target
+/// `typemcp_server::traffic`): method, id, era, transport, outcome and duration. Never an
 /// argument, a result or a token.
 fn log_served(
     method: &str,
-    id: &mcp_core::RequestId,
+    id: &typemcp_core::RequestId,
     era: &'static str,
     transport: crate::TransportKind,
     response: &McpResponse,
@@ -151,7 +151,7 @@ fn log_served(
         Outcome::UnknownSession => "unknown session".to_owned(),
     };
     tracing::debug!(
-        target: "mcp_server::traffic",
+        target: "typemcp_server::traffic",
         method,
         id = %id,
         era,

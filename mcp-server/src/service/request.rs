@@ -1,10 +1,10 @@
 //! [`McpRequest`]: one decoded JSON-RPC request and what the transport knows of its caller.
 
-use mcp_core::jsonrpc::{IncomingMessage, IncomingRequest, parse_message};
-use mcp_core::protocol::methods;
-use mcp_core::{McpError, RequestId};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
+use typemcp_core::jsonrpc::{IncomingMessage, IncomingRequest, parse_message};
+use typemcp_core::protocol::methods;
+use typemcp_core::{McpError, RequestId};
 
 use super::McpResponse;
 use crate::Server;
@@ -16,7 +16,7 @@ use crate::dispatch::{Reply, Routed, Scope};
 /// Layers read it to decide (the method, the tool, the caller) and pass it on unchanged.
 ///
 /// ```
-/// use mcp_server::service::McpRequest;
+/// use typemcp_server::service::McpRequest;
 ///
 /// // A rule a per-tool authorization layer could apply.
 /// fn allowed(request: &McpRequest) -> bool {
@@ -60,8 +60,8 @@ impl McpRequest {
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-    /// use mcp_server::service::{McpRequest, McpService};
-    /// use mcp_server::{Server, ToolRoute, TransportInfo};
+    /// use typemcp_server::service::{McpRequest, McpService};
+    /// use typemcp_server::{Server, ToolRoute, TransportInfo};
     /// use tower::ServiceExt;
     ///
     /// let server = Server::builder()

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use mcp_core::{McpError, RequestId};
+use typemcp_core::{McpError, RequestId};
 
 use crate::dispatch::{Reply, Session};
 
@@ -14,9 +14,9 @@ use crate::dispatch::{Reply, Session};
 /// A layer can answer by itself, without calling the service it wraps:
 ///
 /// ```
-/// use mcp_server::McpError;
-/// use mcp_server::mcp_core::RequestId;
-/// use mcp_server::service::McpResponse;
+/// use typemcp_server::McpError;
+/// use typemcp_server::typemcp_core::RequestId;
+/// use typemcp_server::service::McpResponse;
 ///
 /// let refused = McpResponse::error(
 ///     RequestId::Number(7),

@@ -2,8 +2,8 @@
 //! [`Round::can_ask`](super::Round::can_ask), the check `Round::ask` makes before it returns,
 //! and the gate every `input_required` result passes on its way out.
 
-use mcp_core::protocol::{ClientCapabilities, ElicitRequestParams, InputRequest};
 use serde_json::{Value, json};
+use typemcp_core::protocol::{ClientCapabilities, ElicitRequestParams, InputRequest};
 
 /// The kinds of question a client may be able to answer, each behind its own capability.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -9,10 +9,10 @@
 
 use std::collections::BTreeMap;
 
-use mcp_core::form::Answer;
-use mcp_core::protocol::{ElicitRequestParams, InputRequest};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use typemcp_core::form::Answer;
+use typemcp_core::protocol::{ElicitRequestParams, InputRequest};
 
 use super::question::{Awaitable, Reply};
 

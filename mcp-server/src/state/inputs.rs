@@ -3,10 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use mcp_core::McpError;
-use mcp_core::form::Answer;
-use mcp_core::protocol::{InputRequiredResult, Outcome};
 use serde_json::{Map, Value};
+use typemcp_core::McpError;
+use typemcp_core::form::Answer;
+use typemcp_core::protocol::{InputRequiredResult, Outcome};
 
 use super::StateContext;
 use super::caps::{merge_capability, missing_capability};
@@ -26,10 +26,10 @@ use crate::handler::{FromInvocation, Invocation, Rejection};
 /// escape hatch.
 ///
 /// ```
-/// use mcp_server::{tool, Answer, ElicitForm, McpError};
-/// use mcp_server::state::InputResponses;
-/// use mcp_server::mcp_core::protocol::{CallToolResult, InputRequiredResult, Outcome};
-/// use mcp_server::mcp_core::form::form_request;
+/// use typemcp_server::{tool, Answer, ElicitForm, McpError};
+/// use typemcp_server::state::InputResponses;
+/// use typemcp_server::typemcp_core::protocol::{CallToolResult, InputRequiredResult, Outcome};
+/// use typemcp_server::typemcp_core::form::form_request;
 ///
 /// /// Who is asking.
 /// #[derive(ElicitForm)]
@@ -56,7 +56,7 @@ pub struct InputResponses {
     asked: BTreeMap<String, Asked>,
     round: u32,
     context: Option<StateContext>,
-    caps: mcp_core::protocol::ClientCapabilities,
+    caps: typemcp_core::protocol::ClientCapabilities,
     max_rounds: u32,
 }
 
@@ -171,10 +171,10 @@ impl FromInvocation for InputResponses {
 /// `Round`, which only ever give answers to questions the signed state asked.
 ///
 /// ```
-/// use mcp_server::{tool, Answer, ElicitForm};
-/// use mcp_server::state::RawInputResponses;
-/// use mcp_server::mcp_core::protocol::{CallToolResult, InputRequiredResult, Outcome};
-/// use mcp_server::mcp_core::form::form_request;
+/// use typemcp_server::{tool, Answer, ElicitForm};
+/// use typemcp_server::state::RawInputResponses;
+/// use typemcp_server::typemcp_core::protocol::{CallToolResult, InputRequiredResult, Outcome};
+/// use typemcp_server::typemcp_core::form::form_request;
 ///
 /// /// Who is asking.
 /// #[derive(ElicitForm)]
@@ -225,9 +225,9 @@ impl FromInvocation for RawInputResponses {
 /// request's binding.
 ///
 /// ```
-/// use mcp_server::tool;
-/// use mcp_server::state::RequestState;
-/// use mcp_server::mcp_core::protocol::{CallToolResult, InputRequiredResult, Outcome};
+/// use typemcp_server::tool;
+/// use typemcp_server::state::RequestState;
+/// use typemcp_server::typemcp_core::protocol::{CallToolResult, InputRequiredResult, Outcome};
 ///
 /// /// Counts how many times it was called in one conversation.
 /// #[tool]

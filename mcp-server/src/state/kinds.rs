@@ -3,15 +3,15 @@
 
 #![allow(deprecated)] // `Sampled` and `Roots` are defined here.
 
-use mcp_core::form::{Answer, ElicitForm, FormError, FormValidator, form_request};
-use mcp_core::protocol::{
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use typemcp_core::form::{Answer, ElicitForm, FormError, FormValidator, form_request};
+use typemcp_core::protocol::{
     CreateMessageParams, CreateMessageResult, ElicitAction, ElicitRequestParams, ElicitResult,
     EnumOption, InputRequest, ListRootsResult, PrimitiveSchemaDefinition, RequestedSchema,
     SamplingMessage, TitledSingleSelectEnumSchema, UntitledSingleSelectEnumSchema,
 };
-use serde::Serialize;
-use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
 
 use super::caps::QuestionKind;
 use super::question::{AskError, Awaitable, Prompt, PromptKind};
@@ -137,7 +137,7 @@ impl Awaitable for UrlVisit {
 /// again.
 ///
 /// ```
-/// use mcp_server::state::{Continuation, OneOf, Reply, Round, Step};
+/// use typemcp_server::state::{Continuation, OneOf, Reply, Round, Step};
 ///
 /// #[derive(serde::Serialize, serde::Deserialize, Clone, Continuation)]
 /// enum Flow {

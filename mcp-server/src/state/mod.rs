@@ -28,12 +28,12 @@ pub use envelope::Answers;
 pub use inputs::{InputResponses, RawInputResponses, RequestState};
 #[allow(deprecated)]
 pub use kinds::{DynamicForm, OneOf, Roots, Sampled, UrlVisit};
-pub use mcp_macros::Continuation;
 pub use policy::{BindingContext, RequestStateSigner};
 #[doc(hidden)]
 pub use question::derive_support;
 pub use question::{AskError, Awaitable, Prompt, Question, Reply};
 pub use round::{Ask, Continuation, Round, Step};
+pub use typemcp_macros::Continuation;
 
 pub(crate) use caps::{merge_capability, missing_capability};
 #[cfg_attr(not(feature = "http"), allow(unused_imports))]

@@ -4,11 +4,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use mcp_core::state::{
+use serde_json::Value;
+use typemcp_core::state::{
     Binding, BindingRequest, Clock, KeyError, KeyRing, Protection, SigningKey, StateError,
     StateSigner, TtlError, VerifiedState,
 };
-use serde_json::Value;
 
 use super::single_use::SingleUseStore;
 use crate::{RequestContext, Server};
@@ -36,8 +36,8 @@ type Policy = Arc<dyn Fn(&BindingContext<'_>) -> Binding + Send + Sync>;
 ///
 /// ```
 /// use std::time::Duration;
-/// use mcp_server::state::RequestStateSigner;
-/// use mcp_server::mcp_core::state::Binding;
+/// use typemcp_server::state::RequestStateSigner;
+/// use typemcp_server::typemcp_core::state::Binding;
 ///
 /// // From configuration (base64, at least 32 bytes), with a 5-minute expiry:
 /// # unsafe { std::env::set_var("DOC_STATE_KEY", "MDEyMzQ1Njc4OTAxMjM0NTY3ODkwMTIzNDU2Nzg5MDE="); }
@@ -103,8 +103,8 @@ impl RequestStateSigner {
     /// rotation from configuration).
     ///
     /// ```
-    /// use mcp_server::mcp_core::state::KeyRing;
-    /// use mcp_server::state::RequestStateSigner;
+    /// use typemcp_server::typemcp_core::state::KeyRing;
+    /// use typemcp_server::state::RequestStateSigner;
     ///
     /// let ring = KeyRing::parse(
     ///     "2026-11:MDEyMzQ1Njc4OTAxMjM0NTY3ODkwMTIzNDU2Nzg5MDE,\
@@ -123,7 +123,7 @@ impl RequestStateSigner {
     /// first one minting). Errors never include key material.
     ///
     /// ```
-    /// use mcp_server::state::RequestStateSigner;
+    /// use typemcp_server::state::RequestStateSigner;
     ///
     /// # unsafe { std::env::set_var("DOC_STATE_KEYS", "k2:MDEyMzQ1Njc4OTAxMjM0NTY3ODkwMTIzNDU2Nzg5MDE,k1:YWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXphYmNkZWY"); }
     /// let signer = RequestStateSigner::from_env_ring("DOC_STATE_KEYS").unwrap();
@@ -140,8 +140,8 @@ impl RequestStateSigner {
     /// state in flight.
     ///
     /// ```
-    /// use mcp_server::mcp_core::state::Protection;
-    /// use mcp_server::state::RequestStateSigner;
+    /// use typemcp_server::typemcp_core::state::Protection;
+    /// use typemcp_server::state::RequestStateSigner;
     ///
     /// let signed = RequestStateSigner::new([7u8; 32]).unwrap();
     /// let sealed = signed.clone().sealed();
@@ -218,9 +218,9 @@ impl RequestStateSigner {
     /// balancer every instance needs the same store (`RedisStore`, feature `redis`).
     ///
     /// ```
-    /// use mcp_server::Server;
-    /// use mcp_server::state::RequestStateSigner;
-    /// use mcp_server::state::single_use::MemoryStore;
+    /// use typemcp_server::Server;
+    /// use typemcp_server::state::RequestStateSigner;
+    /// use typemcp_server::state::single_use::MemoryStore;
     ///
     /// # unsafe { std::env::set_var("DOC_SINGLE_USE_KEY", "MDEyMzQ1Njc4OTAxMjM0NTY3ODkwMTIzNDU2Nzg5MDE="); }
     /// let signer = RequestStateSigner::from_env("DOC_SINGLE_USE_KEY")
@@ -239,8 +239,8 @@ impl RequestStateSigner {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use mcp_server::state::RequestStateSigner;
-    /// use mcp_server::state::single_use::{MemoryStore, SingleUseStore};
+    /// use typemcp_server::state::RequestStateSigner;
+    /// use typemcp_server::state::single_use::{MemoryStore, SingleUseStore};
     ///
     /// let store: Arc<dyn SingleUseStore> = Arc::new(MemoryStore::new());
     /// let a = RequestStateSigner::generate().unwrap().single_use_arc(Arc::clone(&store));

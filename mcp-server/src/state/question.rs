@@ -3,10 +3,10 @@
 //! question is asked with at run time, the static [`Question`] slots a state enum lists, the
 //! [`Reply`] a handler matches on, and why asking can fail ([`AskError`]).
 
-use mcp_core::McpError;
-use mcp_core::form::{Answer, FormError};
-use mcp_core::protocol::{InputRequest, RequestedSchema};
 use serde_json::Value;
+use typemcp_core::McpError;
+use typemcp_core::form::{Answer, FormError};
+use typemcp_core::protocol::{InputRequest, RequestedSchema};
 
 use super::caps::QuestionKind;
 
@@ -45,7 +45,7 @@ pub trait Awaitable: Sized {
 /// by their type), or a whole question built per call (a URL, options, a schema).
 ///
 /// ```
-/// use mcp_server::state::{OneOf, Prompt, UrlVisit};
+/// use typemcp_server::state::{OneOf, Prompt, UrlVisit};
 ///
 /// let _ = Prompt::message("Deploy to staging?");
 /// let _ = UrlVisit::prompt("Approve the change.", "https://changes.example.com/c/42");
@@ -333,7 +333,7 @@ impl AskError {
 pub mod derive_support {
     use std::marker::PhantomData;
 
-    use mcp_core::form::UrlElicitation;
+    use typemcp_core::form::UrlElicitation;
 
     /// Stands for an awaited type, so a method can be chosen by type.
     #[derive(Debug)]
@@ -360,7 +360,7 @@ pub mod derive_support {
 
     impl<T> Askable for Probe<T> {}
 
-    /// `UrlElicitation` is a form to `mcp-core` (its schema is empty) but a URL question to
+    /// `UrlElicitation` is a form to `typemcp-core` (its schema is empty) but a URL question to
     /// the user: awaited, it would send an empty form. The inherent method shadows the
     /// trait's for that one type, and its argument's bound fails with the message below.
     impl Probe<UrlElicitation> {

@@ -17,15 +17,15 @@
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
 
-use mcp_core::McpError;
-use mcp_core::form::explain;
-use mcp_core::protocol::{
-    CallToolResult, ClientCapabilities, ElicitRequestParams, GetPromptResult, InputRequest,
-    InputRequiredResult, Outcome, ReadResourceResult,
-};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use typemcp_core::McpError;
+use typemcp_core::form::explain;
+use typemcp_core::protocol::{
+    CallToolResult, ClientCapabilities, ElicitRequestParams, GetPromptResult, InputRequest,
+    InputRequiredResult, Outcome, ReadResourceResult,
+};
 
 use super::caps::{QuestionKind, merge_capability, missing_capability};
 use super::envelope::{Answers, Asked, Envelope, REASK_MESSAGE};
@@ -66,8 +66,8 @@ pub trait Continuation: Serialize + DeserializeOwned + Clone + Send + Sync + 'st
 /// newest round's answers, and what this request's client declared it can answer.
 ///
 /// ```
-/// use mcp_server::{tool, ElicitForm, Server};
-/// use mcp_server::state::{Continuation, Reply, Round, Step};
+/// use typemcp_server::{tool, ElicitForm, Server};
+/// use typemcp_server::state::{Continuation, Reply, Round, Step};
 ///
 /// /// Confirm the deploy.
 /// #[derive(ElicitForm)]
@@ -424,7 +424,7 @@ pub(crate) fn seal<S: Serialize>(
 /// a [`Prompt`] per key for questions built at run time (or with their own message).
 ///
 /// ```
-/// use mcp_server::state::{Ask, OneOf, UrlVisit};
+/// use typemcp_server::state::{Ask, OneOf, UrlVisit};
 ///
 /// let ask = Ask::message("About the deploy:")
 ///     .with("replicas", OneOf::prompt("How many replicas?", [1u8, 2, 3]))

@@ -4,10 +4,10 @@
 
 use std::sync::Arc;
 
-use mcp_core::McpError;
-use mcp_core::protocol::{InputRequiredResult, Outcome};
-use mcp_core::state::Binding;
 use serde_json::Value;
+use typemcp_core::McpError;
+use typemcp_core::protocol::{InputRequiredResult, Outcome};
+use typemcp_core::state::Binding;
 
 use super::RequestStateSigner;
 use super::single_use::{self, Consumption, StateDigest};

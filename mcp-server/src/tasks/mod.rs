@@ -16,10 +16,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use mcp_core::McpError;
-use mcp_core::protocol::TaskStatus;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
+use typemcp_core::McpError;
+use typemcp_core::protocol::TaskStatus;
 
 pub(crate) use clock::now_ms;
 pub use quota::TASK_QUOTA_EXCEEDED;
@@ -32,8 +32,8 @@ pub use store::{MemoryTaskStore, TaskEntry, TaskShare, TaskStore, TaskStoreError
 /// Whether a tool runs as a task.
 ///
 /// ```
-/// use mcp_server::ToolRoute;
-/// use mcp_server::tasks::TaskSupport;
+/// use typemcp_server::ToolRoute;
+/// use typemcp_server::tasks::TaskSupport;
 ///
 /// let route = ToolRoute::new("export", || async { "done" }).task();
 /// assert_eq!(route.task_support(), TaskSupport::Optional);

@@ -1,7 +1,7 @@
 //! The per-caller quota of live tasks: the key a caller's tasks count under in the store, and
 //! the error a caller over its quota gets.
 
-use mcp_core::{ErrorCode, McpError};
+use typemcp_core::{ErrorCode, McpError};
 
 use crate::context::Caller;
 

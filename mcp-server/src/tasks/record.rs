@@ -3,13 +3,13 @@
 //! call to run again (only the arguments the tool declares, and only while the task is
 //! live), the state its last round asked with, and whose task it is.
 
-use mcp_core::McpError;
-use mcp_core::protocol::{
-    CreateTaskResult, DetailedTask, InputRequests, RequestMeta, Task, TaskDetail, TaskStatus,
-};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use typemcp_core::McpError;
+use typemcp_core::protocol::{
+    CreateTaskResult, DetailedTask, InputRequests, RequestMeta, Task, TaskDetail, TaskStatus,
+};
 
 use super::clock::iso8601;
 use super::store::TaskEntry;

@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
-use mcp_core::McpError;
-use mcp_core::protocol::{CallToolResult, InputRequiredResult, Outcome, TaskStatus};
 use tokio_util::sync::CancellationToken;
+use typemcp_core::McpError;
+use typemcp_core::protocol::{CallToolResult, InputRequiredResult, Outcome, TaskStatus};
 
 use super::{ChangeFailed, Changed, OpenRound, TaskRecord, Tasks, now_ms, wire_key};
 
@@ -102,7 +102,7 @@ impl Driver<'_> {
             Ok(_) => {}
             // Gone (expired) is as good as cancelled; a store failure is logged, and the
             // handler goes on (the next tick tries again).
-            Err(err) if err.code == mcp_core::ErrorCode::INVALID_PARAMS => {
+            Err(err) if err.code == typemcp_core::ErrorCode::INVALID_PARAMS => {
                 self.cancellation.cancel();
             }
             Err(_) => {}

@@ -4,7 +4,7 @@
 //! on the stateless 2026-07-28 wire (`initialize` is `-32601`).
 
 use bytes::Bytes;
-use mcp_core::jsonrpc::{IncomingMessage, parse_message};
+use typemcp_core::jsonrpc::{IncomingMessage, parse_message};
 
 use crate::Server;
 use crate::context::TransportInfo;
@@ -18,11 +18,11 @@ impl Server {
     ///
     /// ```
     /// # tokio_test_block(async {
-    /// use mcp_server::{Server, ToolRoute};
+    /// use typemcp_server::{Server, ToolRoute};
     /// let server = Server::builder().tool(ToolRoute::new("hi", || async { "hello" }).description("Greets.")).build().unwrap();
     /// let reply = server.handle_message(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hi",
     ///     "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
-    ///     mcp_server::TransportInfo::in_process()).await.unwrap();
+    ///     typemcp_server::TransportInfo::in_process()).await.unwrap();
     /// let json: serde_json::Value = serde_json::from_slice(&reply).unwrap();
     /// assert_eq!(json["result"]["content"][0]["text"], "hello");
     /// # });

@@ -90,8 +90,8 @@ impl Signals {
 /// this is called, not when the future is first polled.
 ///
 /// ```no_run
-/// # async fn run(server: mcp_server::Server) -> std::io::Result<()> {
-/// use mcp_server::transport::{http::HttpConfig, shutdown_signal};
+/// # async fn run(server: typemcp_server::Server) -> std::io::Result<()> {
+/// use typemcp_server::transport::{http::HttpConfig, shutdown_signal};
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
 /// server.serve_http_on(listener, HttpConfig::default(), shutdown_signal()).await
 /// # }

@@ -13,11 +13,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_server::transport::http::HttpConfig;
-use mcp_server::{CancellationToken, RequestContext, Server, ServerBuilder, State, tool};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
+use typemcp_server::transport::http::HttpConfig;
+use typemcp_server::{CancellationToken, RequestContext, Server, ServerBuilder, State, tool};
 
 /// The protocol revision every request here speaks.
 pub const MODERN: &str = "2026-07-28";

@@ -1,4 +1,4 @@
-//! Helpers shared by the integration tests of `mcp-server` (each test file that needs them
+//! Helpers shared by the integration tests of `typemcp-server` (each test file that needs them
 //! declares `mod support;`).
 
 #![allow(dead_code, unreachable_pub)]

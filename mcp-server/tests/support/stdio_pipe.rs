@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use mcp_server::Server;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
+use typemcp_server::Server;
 
 /// The client end of a server's stdio.
 pub struct StdioPipe {

@@ -1,6 +1,6 @@
 //! A one-tool echo server over stdio, on this SDK without the HTTP transport.
 
-use mcp_server::{Server, tool};
+use typemcp_server::{Server, tool};
 
 /// Echo the message back.
 #[tool]

@@ -7,7 +7,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use futures_util::future::BoxFuture;
-use mcp_core::state::Clock;
+use typemcp_core::state::Clock;
 
 use super::{Consumption, SingleUseStore, StateDigest, StoreError};
 
@@ -30,7 +30,7 @@ use super::{Consumption, SingleUseStore, StateDigest, StoreError};
 /// a state was minted is the one case the second-granular mint time cannot tell apart.
 ///
 /// ```
-/// use mcp_server::state::single_use::{Consumption, MemoryStore, SingleUseStore};
+/// use typemcp_server::state::single_use::{Consumption, MemoryStore, SingleUseStore};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let store = MemoryStore::with_capacity(10_000);
@@ -114,7 +114,7 @@ impl MemoryStore {
     /// ```
     /// use std::sync::Arc;
     /// use std::sync::atomic::{AtomicU64, Ordering};
-    /// use mcp_server::state::single_use::{Consumption, MemoryStore, SingleUseStore};
+    /// use typemcp_server::state::single_use::{Consumption, MemoryStore, SingleUseStore};
     ///
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// let now = Arc::new(AtomicU64::new(1_000));

@@ -21,8 +21,8 @@
 //! in the same atomic step as each consumption.
 //!
 //! ```
-//! use mcp_server::state::RequestStateSigner;
-//! use mcp_server::state::single_use::MemoryStore;
+//! use typemcp_server::state::RequestStateSigner;
+//! use typemcp_server::state::single_use::MemoryStore;
 //!
 //! let signer = RequestStateSigner::generate().unwrap().single_use(MemoryStore::new());
 //! assert!(signer.is_single_use());
@@ -110,7 +110,7 @@ impl StoreError {
 /// use std::collections::HashSet;
 /// use std::sync::Mutex;
 /// use futures_util::future::BoxFuture;
-/// use mcp_server::state::single_use::{Consumption, SingleUseStore, StateDigest, StoreError};
+/// use typemcp_server::state::single_use::{Consumption, SingleUseStore, StateDigest, StoreError};
 ///
 /// /// Forgets on restart: its epoch is when it was made (a sketch: a real store also
 /// /// evicts after `until`).

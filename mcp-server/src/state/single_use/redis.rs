@@ -89,8 +89,8 @@ return tonumber(redis.call('GET', KEYS[1]))
 ///
 /// ```no_run
 /// use std::time::Duration;
-/// use mcp_server::state::RequestStateSigner;
-/// use mcp_server::state::single_use::RedisStore;
+/// use typemcp_server::state::RequestStateSigner;
+/// use typemcp_server::state::single_use::RedisStore;
 ///
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// let store = RedisStore::connect("redis://127.0.0.1:6379/").await?
@@ -128,7 +128,7 @@ impl RedisStore {
 
     /// How far the instances' clocks and Redis's may disagree, by default (five seconds,
     /// the request-state signer's default clock skew).
-    pub const DEFAULT_CLOCK_SKEW: Duration = mcp_core::state::StateSigner::DEFAULT_CLOCK_SKEW;
+    pub const DEFAULT_CLOCK_SKEW: Duration = typemcp_core::state::StateSigner::DEFAULT_CLOCK_SKEW;
 
     /// The suffix of the epoch marker's key, after the prefix (a consumed state's key is
     /// 64 hex digits there, so they never collide).

@@ -23,7 +23,7 @@ use crate::tasks::clock::now_ms;
 /// caller's quota with [`TaskStoreError::CallerQuota`], under the same lock.
 ///
 /// ```
-/// use mcp_server::tasks::{MemoryTaskStore, TaskEntry, TaskStore};
+/// use typemcp_server::tasks::{MemoryTaskStore, TaskEntry, TaskStore};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let store = MemoryTaskStore::with_capacity(1);
@@ -154,7 +154,7 @@ impl MemoryTaskStore {
     /// store's memory grows to at most, whatever clients send.
     ///
     /// ```
-    /// use mcp_server::tasks::MemoryTaskStore;
+    /// use typemcp_server::tasks::MemoryTaskStore;
     ///
     /// let store = MemoryTaskStore::with_capacity(1_000).with_max_bytes(16 * 1024 * 1024);
     /// assert_eq!(store.max_bytes(), 16 * 1024 * 1024);

@@ -19,8 +19,8 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use mcp_server::Server;
-//! use mcp_server::tasks::MemoryTaskStore;
+//! use typemcp_server::Server;
+//! use typemcp_server::tasks::MemoryTaskStore;
 //!
 //! let server = Server::builder()
 //!     .task_store(MemoryTaskStore::with_capacity(50_000))
@@ -133,7 +133,7 @@ impl TaskStoreError {
 /// The trait is object safe; a server holds its store as `Arc<dyn TaskStore>`.
 ///
 /// ```
-/// use mcp_server::tasks::{MemoryTaskStore, TaskEntry, TaskStore};
+/// use typemcp_server::tasks::{MemoryTaskStore, TaskEntry, TaskStore};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let store = MemoryTaskStore::new();

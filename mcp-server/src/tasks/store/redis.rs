@@ -110,8 +110,8 @@ return found
 /// (`-32603`, the reason in the log). The URL (it may carry a password) is never logged.
 ///
 /// ```no_run
-/// use mcp_server::Server;
-/// use mcp_server::tasks::RedisTaskStore;
+/// use typemcp_server::Server;
+/// use typemcp_server::tasks::RedisTaskStore;
 ///
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// let store = RedisTaskStore::connect("redis://127.0.0.1:6379/").await?
@@ -181,8 +181,8 @@ impl RedisTaskStore {
     /// of a task tool runs as a plain call.
     ///
     /// ```no_run
-    /// # async fn run() -> Result<(), mcp_server::tasks::TaskStoreError> {
-    /// let store = mcp_server::tasks::RedisTaskStore::connect("redis://127.0.0.1/").await?
+    /// # async fn run() -> Result<(), typemcp_server::tasks::TaskStoreError> {
+    /// let store = typemcp_server::tasks::RedisTaskStore::connect("redis://127.0.0.1/").await?
     ///     .with_capacity(20_000)
     ///     .with_max_bytes(64 * 1024 * 1024);
     /// # let _ = store;

@@ -26,7 +26,7 @@ pub enum HostPolicy {
 /// Settings of the Streamable HTTP endpoint.
 ///
 /// ```
-/// use mcp_server::transport::http::{HttpConfig, HostPolicy};
+/// use typemcp_server::transport::http::{HttpConfig, HostPolicy};
 /// let config = HttpConfig::default()
 ///     .hosts(HostPolicy::AllowList(vec!["mcp.example.com".into()]))
 ///     .allowed_origins(["https://app.example.com"])
@@ -120,7 +120,7 @@ impl HttpConfig {
     /// bounds what all 2025-11-25 clients together keep on the server.
     ///
     /// ```
-    /// use mcp_server::transport::http::HttpConfig;
+    /// use typemcp_server::transport::http::HttpConfig;
     /// let config = HttpConfig::default().max_sessions(256);
     /// # let _ = config;
     /// ```
@@ -147,7 +147,7 @@ impl HttpConfig {
     /// sessions for this caller (limit N)".
     ///
     /// ```
-    /// use mcp_server::transport::http::HttpConfig;
+    /// use typemcp_server::transport::http::HttpConfig;
     /// let config = HttpConfig::default().max_sessions(4096).max_sessions_per_caller(32);
     /// # let _ = config;
     /// ```
@@ -174,7 +174,7 @@ impl HttpConfig {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use mcp_server::transport::http::HttpConfig;
+    /// use typemcp_server::transport::http::HttpConfig;
     /// let config = HttpConfig::default().session_min_idle(Duration::from_secs(5 * 60));
     /// # let _ = config;
     /// ```
@@ -207,7 +207,7 @@ impl HttpConfig {
     /// from one address needs 64).
     ///
     /// ```
-    /// use mcp_server::transport::http::HttpConfig;
+    /// use typemcp_server::transport::http::HttpConfig;
     /// let config = HttpConfig::default().max_in_flight_per_caller(1024);
     /// # let _ = config;
     /// ```
@@ -225,7 +225,7 @@ impl HttpConfig {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use mcp_server::transport::http::HttpConfig;
+    /// use typemcp_server::transport::http::HttpConfig;
     /// let config = HttpConfig::default().sse_retry(Duration::from_millis(500));
     /// # let _ = config;
     /// ```
@@ -252,7 +252,7 @@ impl HttpConfig {
     /// [`replay_bytes_total`](Self::replay_bytes_total), which bound what all streams keep.
     ///
     /// ```
-    /// use mcp_server::transport::http::HttpConfig;
+    /// use typemcp_server::transport::http::HttpConfig;
     /// let config = HttpConfig::default().replay_buffer_bytes(256 * 1024);
     /// # let _ = config;
     /// ```
@@ -275,7 +275,7 @@ impl HttpConfig {
     /// to its connection but not kept, or, with none, not kept at all.
     ///
     /// ```
-    /// use mcp_server::transport::http::HttpConfig;
+    /// use typemcp_server::transport::http::HttpConfig;
     /// let config = HttpConfig::default().replay_bytes_per_session(2 * 1024 * 1024);
     /// # let _ = config;
     /// ```
@@ -299,7 +299,7 @@ impl HttpConfig {
     /// gives way to what clients are reading.
     ///
     /// ```
-    /// use mcp_server::transport::http::HttpConfig;
+    /// use typemcp_server::transport::http::HttpConfig;
     /// let config = HttpConfig::default().replay_bytes_total(16 * 1024 * 1024);
     /// # let _ = config;
     /// ```
@@ -316,7 +316,7 @@ impl HttpConfig {
     /// resume of it is refused (400).
     ///
     /// ```
-    /// use mcp_server::transport::http::HttpConfig;
+    /// use typemcp_server::transport::http::HttpConfig;
     /// let config = HttpConfig::default().max_streams_per_session(8);
     /// # let _ = config;
     /// ```

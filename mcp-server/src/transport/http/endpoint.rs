@@ -29,11 +29,13 @@ use bytes::{Bytes, BytesMut};
 use http::header::{ALLOW, CONTENT_LENGTH};
 use http::{Method, StatusCode};
 use http_body_util::BodyExt;
-use mcp_core::McpError;
-use mcp_core::jsonrpc::{IncomingMessage, IncomingNotification, IncomingRequest, parse_message};
-use mcp_core::protocol::{CancelledParams, meta_keys, methods};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+use typemcp_core::McpError;
+use typemcp_core::jsonrpc::{
+    IncomingMessage, IncomingNotification, IncomingRequest, parse_message,
+};
+use typemcp_core::protocol::{CancelledParams, meta_keys, methods};
 
 use super::in_flight::{self, Held, InFlight, Place};
 use super::origin;
@@ -116,7 +118,7 @@ fn refuse(status: StatusCode, message: &'static str) -> Response {
 
 /// The answer to every message naming a session this endpoint does not know: 404, which
 /// tells a 2025-11-25 client to start a new session.
-fn session_not_found(id: Option<mcp_core::RequestId>) -> Response {
+fn session_not_found(id: Option<typemcp_core::RequestId>) -> Response {
     let error =
         McpError::invalid_request("Session not found: it ended or expired; send initialize again");
     stream::json(Reply::error_as(id, error, Outcome::UnknownSession))

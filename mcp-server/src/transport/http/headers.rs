@@ -9,9 +9,9 @@ use std::borrow::Cow;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use http::{HeaderMap, HeaderValue};
-use mcp_core::McpError;
-use mcp_core::protocol::{methods, task_methods};
 use serde_json::Value;
+use typemcp_core::McpError;
+use typemcp_core::protocol::{methods, task_methods};
 
 use crate::dispatch::CheckedRequest;
 

@@ -62,7 +62,7 @@ impl Server {
     ///
     /// ```
     /// use axum::{Router, routing::get};
-    /// use mcp_server::{Server, ToolRoute};
+    /// use typemcp_server::{Server, ToolRoute};
     ///
     /// let mcp = Server::builder().tool(ToolRoute::new("ping", || async { "pong" }).description("Pings.")).build().unwrap();
     /// let app: Router = Router::new()

@@ -9,9 +9,9 @@
 //! annotated property allows) to the tool's argument checks.
 
 use http::HeaderMap;
-use mcp_core::McpError;
-use mcp_core::protocol::methods;
 use serde_json::{Number, Value};
+use typemcp_core::McpError;
+use typemcp_core::protocol::methods;
 
 use super::headers;
 use crate::Server;
@@ -113,7 +113,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use mcp_core::ErrorCode;
+    use typemcp_core::ErrorCode;
 
     fn mirrored() -> ParamHeaders {
         let schema = json!({"type": "object", "properties": {

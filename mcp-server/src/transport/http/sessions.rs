@@ -31,7 +31,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use mcp_core::protocol::new_session_id;
+use typemcp_core::protocol::new_session_id;
 
 use super::resume::{self, Streams};
 use crate::context::Caller;

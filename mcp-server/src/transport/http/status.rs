@@ -2,7 +2,7 @@
 //! Streamable HTTP transport answers with. The transport-agnostic layers never see HTTP.
 
 use http::StatusCode;
-use mcp_core::ErrorCode;
+use typemcp_core::ErrorCode;
 
 use crate::dispatch::Outcome;
 

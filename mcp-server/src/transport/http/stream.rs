@@ -15,10 +15,10 @@ use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use http::StatusCode;
 use http::header::{CONTENT_TYPE, HeaderValue};
-use mcp_core::{McpError, RequestId};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
+use typemcp_core::{McpError, RequestId};
 
 use super::status;
 use crate::dispatch::{Outcome, Reply};

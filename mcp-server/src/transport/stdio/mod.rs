@@ -31,13 +31,15 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::Poll;
 
 use bytes::Bytes;
-use mcp_core::jsonrpc::{IncomingMessage, IncomingNotification, IncomingRequest, parse_message};
-use mcp_core::protocol::{CancelledParams, methods};
-use mcp_core::{McpError, RequestId};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::sync::mpsc;
 use tokio::task::{AbortHandle, JoinSet};
 use tokio_util::sync::CancellationToken;
+use typemcp_core::jsonrpc::{
+    IncomingMessage, IncomingNotification, IncomingRequest, parse_message,
+};
+use typemcp_core::protocol::{CancelledParams, methods};
+use typemcp_core::{McpError, RequestId};
 
 use framing::{AsyncLines, Line};
 use process::StdinLines;

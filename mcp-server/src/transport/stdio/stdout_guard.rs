@@ -14,7 +14,7 @@ use std::io::{self, Write};
 /// The warning printed on stderr, once, before the first bytes written to stdout.
 #[cfg(unix)]
 const WARNING: &str = "mcp-server: WARNING: something wrote to stdout, which carries the MCP protocol of this stdio server; \
-     it was moved to stderr below. Log to stderr instead: call mcp_server::logging::init(), \
+     it was moved to stderr below. Log to stderr instead: call typemcp_server::logging::init(), \
      or give your tracing subscriber .with_writer(std::io::stderr).\n";
 
 /// Where the protocol's messages are written: the process's stdout, or a duplicate of it

@@ -1,4 +1,4 @@
-use mcp_server::{Arguments, tool};
+use typemcp_server::{Arguments, tool};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Add {

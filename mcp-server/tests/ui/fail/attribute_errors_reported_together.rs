@@ -1,19 +1,19 @@
 //! Every attribute mistake is reported in one build: a wrongly typed value does not stop the
 //! keys after it.
 
-use mcp_server::{prompt, resource, tool};
+use typemcp_server::{prompt, resource, tool};
 
 #[tool(name = 5, read_only = "yes", title, description("x"), open_world = maybe, idempotent)]
 async fn a() -> String {
     String::new()
 }
 
-#[tool(crate = "not a path", crate = mcp_server)]
+#[tool(crate = "not a path", crate = typemcp_server)]
 async fn b() -> String {
     String::new()
 }
 
-async fn languages(_request: mcp_server::CompletionRequest) -> Vec<String> {
+async fn languages(_request: typemcp_server::CompletionRequest) -> Vec<String> {
     Vec::new()
 }
 

@@ -1,4 +1,4 @@
-use mcp_server::prompt;
+use typemcp_server::prompt;
 
 fn languages() -> Vec<String> {
     vec!["rust".into()]

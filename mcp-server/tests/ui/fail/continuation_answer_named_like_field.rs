@@ -1,8 +1,8 @@
 //! An awaited answer becomes a field of the answered variant, beside the state's fields: the
 //! names must differ (`r#confirm` is `confirm`).
 
-use mcp_server::ElicitForm;
-use mcp_server::state::Continuation;
+use typemcp_server::ElicitForm;
+use typemcp_server::state::Continuation;
 
 #[derive(ElicitForm)]
 struct Confirm {

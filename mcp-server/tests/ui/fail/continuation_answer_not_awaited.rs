@@ -1,5 +1,5 @@
-use mcp_server::state::{Continuation, Reply, Round, Step};
-use mcp_server::{tool, ElicitForm};
+use typemcp_server::state::{Continuation, Reply, Round, Step};
+use typemcp_server::{tool, ElicitForm};
 
 #[derive(ElicitForm)]
 struct Confirm {

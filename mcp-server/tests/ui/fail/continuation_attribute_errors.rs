@@ -1,8 +1,8 @@
 //! Malformed `#[awaits]` entries and container keys are all reported; the answers that could
 //! be read are still there for the handler, which reports nothing more.
 
-use mcp_server::state::{Continuation, Round, Step};
-use mcp_server::{state::Reply, ElicitForm, tool};
+use typemcp_server::state::{Continuation, Round, Step};
+use typemcp_server::{state::Reply, ElicitForm, tool};
 
 #[derive(ElicitForm)]
 struct Confirm {
@@ -11,7 +11,7 @@ struct Confirm {
 
 #[derive(serde::Serialize, serde::Deserialize, Clone, Continuation)]
 #[awaits(confirm: Confirm)]
-#[continuation(krate = mcp_server, crate)]
+#[continuation(krate = typemcp_server, crate)]
 enum Flow {
     #[awaits(confirm Confirm, r#type: Confirm, 5: Confirm)]
     Asking,

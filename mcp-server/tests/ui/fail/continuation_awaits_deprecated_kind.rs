@@ -1,7 +1,7 @@
 //! Sampling and roots are deprecated (SEP-2577): awaiting them warns (denied here).
 #![deny(deprecated)]
 
-use mcp_server::state::{Continuation, Roots, Sampled};
+use typemcp_server::state::{Continuation, Roots, Sampled};
 
 #[derive(serde::Serialize, serde::Deserialize, Clone, Continuation)]
 enum Flow {

@@ -1,6 +1,6 @@
 //! Only what can be asked can be awaited: a form, a URL visit, options or a form built at run
 //! time, or the deprecated sampling and roots.
-use mcp_server::state::Continuation;
+use typemcp_server::state::Continuation;
 
 #[derive(serde::Serialize, serde::Deserialize, Clone, Continuation)]
 enum Flow {

@@ -2,8 +2,8 @@
 //! `FlowAnswered` still has its variants, so the handler and the registration report
 //! nothing more.
 
-use mcp_server::state::{Continuation, Round, Step};
-use mcp_server::{state::Reply, ElicitForm, Server, tool};
+use typemcp_server::state::{Continuation, Round, Step};
+use typemcp_server::{state::Reply, ElicitForm, Server, tool};
 
 #[derive(ElicitForm)]
 struct Confirm {

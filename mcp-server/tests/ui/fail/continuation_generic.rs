@@ -1,7 +1,7 @@
 //! A generic state enum is refused once; its uses report nothing more.
 
-use mcp_server::state::Continuation;
-use mcp_server::{state::Reply, ElicitForm};
+use typemcp_server::state::Continuation;
+use typemcp_server::{state::Reply, ElicitForm};
 
 #[derive(ElicitForm)]
 struct Confirm {

@@ -1,6 +1,6 @@
 //! `Continuation` on a struct is refused once; the trait is still implemented.
 
-use mcp_server::state::Continuation;
+use typemcp_server::state::Continuation;
 
 #[derive(serde::Serialize, serde::Deserialize, Clone, Continuation)]
 struct Flow {

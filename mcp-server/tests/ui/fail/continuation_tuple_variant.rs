@@ -1,5 +1,5 @@
-use mcp_server::state::Continuation;
-use mcp_server::ElicitForm;
+use typemcp_server::state::Continuation;
+use typemcp_server::ElicitForm;
 
 #[derive(ElicitForm)]
 struct Confirm {

@@ -1,8 +1,8 @@
 //! One completion per argument: `r#language` is the argument `language` too.
 
-use mcp_server::prompt;
+use typemcp_server::prompt;
 
-async fn languages(_request: mcp_server::CompletionRequest) -> Vec<String> {
+async fn languages(_request: typemcp_server::CompletionRequest) -> Vec<String> {
     Vec::new()
 }
 

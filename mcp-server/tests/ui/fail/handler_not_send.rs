@@ -1,6 +1,6 @@
 use std::rc::Rc;
 
-use mcp_server::tool;
+use typemcp_server::tool;
 
 #[tool]
 async fn count() -> usize {

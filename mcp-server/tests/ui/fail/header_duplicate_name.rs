@@ -1,6 +1,6 @@
 //! Header names are case-insensitive: two arguments of one tool cannot share one.
 
-use mcp_server::tool;
+use typemcp_server::tool;
 
 #[tool]
 async fn route(

@@ -1,7 +1,7 @@
 //! A mirrored argument's header name is a non-empty RFC 9110 token: every bad one is
 //! reported in one build, and so are `#[arg]` keys that do not exist.
 
-use mcp_server::tool;
+use typemcp_server::tool;
 
 #[tool]
 async fn route(

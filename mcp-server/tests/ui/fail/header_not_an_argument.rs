@@ -1,7 +1,7 @@
 //! Only a named tool argument can be mirrored: not an extractor, not a parameter of a prompt
 //! or a resource, not a destructured pattern.
 
-use mcp_server::{RequestContext, prompt, resource, tool};
+use typemcp_server::{RequestContext, prompt, resource, tool};
 
 #[tool]
 async fn on_extractor(#[arg(header = "Ctx")] ctx: RequestContext) -> String {

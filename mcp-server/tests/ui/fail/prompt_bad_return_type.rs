@@ -1,4 +1,4 @@
-use mcp_server::prompt;
+use typemcp_server::prompt;
 
 #[prompt]
 async fn greet(name: String) -> std::time::Duration {

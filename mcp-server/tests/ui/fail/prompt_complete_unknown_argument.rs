@@ -1,4 +1,4 @@
-use mcp_server::{CompletionRequest, prompt};
+use typemcp_server::{CompletionRequest, prompt};
 
 async fn languages(_request: CompletionRequest) -> Vec<String> {
     vec!["rust".into()]

@@ -1,4 +1,4 @@
-use mcp_server::tool;
+use typemcp_server::tool;
 
 #[tool(read_only, destructive)]
 async fn wipe() -> &'static str {

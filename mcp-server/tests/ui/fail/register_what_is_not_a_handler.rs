@@ -1,4 +1,4 @@
-use mcp_server::Server;
+use typemcp_server::Server;
 
 /// An ordinary function, not annotated.
 async fn lookup(id: u32) -> String {

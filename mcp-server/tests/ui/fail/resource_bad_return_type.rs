@@ -1,4 +1,4 @@
-use mcp_server::resource;
+use typemcp_server::resource;
 
 #[resource(uri = "clock://uptime")]
 async fn uptime() -> std::time::Duration {

@@ -1,4 +1,4 @@
-use mcp_server::{CompletionRequest, resource};
+use typemcp_server::{CompletionRequest, resource};
 
 async fn days(_request: CompletionRequest) -> Vec<String> {
     vec!["today".into()]

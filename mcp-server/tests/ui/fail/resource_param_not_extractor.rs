@@ -1,4 +1,4 @@
-use mcp_server::resource;
+use typemcp_server::resource;
 
 #[resource(uri = "memo://today")]
 async fn memo(x: String) -> String {

@@ -1,4 +1,4 @@
-use mcp_server::resource;
+use typemcp_server::resource;
 
 #[resource(mime_type = "text/plain")]
 async fn memo() -> &'static str {

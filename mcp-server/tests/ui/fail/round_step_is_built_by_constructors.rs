@@ -1,7 +1,7 @@
 //! A `Step` is built by `Step::done`, `Step::fail` or `Round::ask`: no variant can build an
 //! asking step `Round` cannot read back.
-use mcp_server::mcp_core::protocol::InputRequiredResult;
-use mcp_server::state::{Continuation, Step};
+use typemcp_server::typemcp_core::protocol::InputRequiredResult;
+use typemcp_server::state::{Continuation, Step};
 
 #[derive(ElicitForm)]
 struct Confirm {
@@ -14,7 +14,7 @@ enum Flow {
     Confirming,
 }
 
-use mcp_server::ElicitForm;
+use typemcp_server::ElicitForm;
 
 fn main() {
     let _: Step<Flow, String> = Step::Ask(InputRequiredResult::new(), std::marker::PhantomData);

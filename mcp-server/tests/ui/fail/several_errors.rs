@@ -1,4 +1,4 @@
-use mcp_server::tool;
+use typemcp_server::tool;
 
 #[tool(nme = "x", title = "X", title = "Y")]
 fn x() -> String {

@@ -1,4 +1,4 @@
-use mcp_server::resource;
+use typemcp_server::resource;
 
 struct NoteId(u32);
 

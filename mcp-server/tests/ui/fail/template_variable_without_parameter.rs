@@ -1,4 +1,4 @@
-use mcp_server::resource;
+use typemcp_server::resource;
 
 #[resource(template = "notes://{id}")]
 async fn note() -> String {

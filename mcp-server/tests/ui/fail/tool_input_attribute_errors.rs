@@ -1,10 +1,10 @@
 //! `#[tool_input]` accepts `crate = path` only; the derive's errors do not cascade into the
 //! tool that takes the type.
 
-use mcp_server::{Arguments, ToolInput, tool};
+use typemcp_server::{Arguments, ToolInput, tool};
 
 #[derive(serde::Deserialize, schemars::JsonSchema, ToolInput)]
-#[tool_input(crat = mcp_server)]
+#[tool_input(crat = typemcp_server)]
 #[tool_input]
 struct Add {
     a: i64,

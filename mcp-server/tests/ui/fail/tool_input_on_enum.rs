@@ -1,4 +1,4 @@
-use mcp_server::ToolInput;
+use typemcp_server::ToolInput;
 
 #[derive(serde::Deserialize, schemars::JsonSchema, ToolInput)]
 enum Shape {

@@ -1,6 +1,6 @@
 //! An unknown key lists the keys of the macro it was written in.
 
-use mcp_server::{prompt, resource, tool};
+use typemcp_server::{prompt, resource, tool};
 
 #[prompt(read_only)]
 async fn a() -> String {

@@ -1,10 +1,10 @@
-//! `crate = path` points every macro at a crate that re-exports `mcp_server` (here a module
-//! of this crate), so generated code does not need `mcp_server` under its own name.
+//! `crate = path` points every macro at a crate that re-exports `typemcp_server` (here a module
+//! of this crate), so generated code does not need `typemcp_server` under its own name.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod sdk {
-    pub use mcp_server::*;
+    pub use typemcp_server::*;
 }
 
 use sdk::state::{Continuation, Round, Step};

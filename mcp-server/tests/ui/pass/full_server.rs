@@ -6,9 +6,9 @@
 
 use std::sync::Arc;
 
-use mcp_server::mcp_core::protocol::PromptMessage;
-use mcp_server::registry::AnyResourceRoute;
-use mcp_server::{
+use typemcp_server::typemcp_core::protocol::PromptMessage;
+use typemcp_server::registry::AnyResourceRoute;
+use typemcp_server::{
     Arguments, CancellationToken, CompletionRequest, IntoPromptRoute, IntoResourceRoute,
     IntoToolRoute, Json, McpError, RequestContext, Server, State, ToolInput, prompt, resource,
     tool,

@@ -1,7 +1,7 @@
 //! Arguments mirrored into `Mcp-Param-*` headers: the annotation lands on each property, an
 //! optional one is listed with its single type, and the tool registers.
 
-use mcp_server::{Server, tool};
+use typemcp_server::{Server, tool};
 
 /// Runs a query in a region.
 #[tool]
@@ -17,7 +17,7 @@ async fn execute_sql(
 }
 
 fn main() {
-    let route = mcp_server::IntoToolRoute::into_tool_route(execute_sql);
+    let route = typemcp_server::IntoToolRoute::into_tool_route(execute_sql);
     let schema = &route.tool().input_schema;
     let properties = &schema["properties"];
     assert_eq!(properties["region"]["x-mcp-header"], "Region");

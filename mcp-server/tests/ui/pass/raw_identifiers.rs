@@ -4,8 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use mcp_server::state::Continuation;
-use mcp_server::{
+use typemcp_server::state::Continuation;
+use typemcp_server::{
     ElicitForm, IntoPromptRoute, IntoToolRoute, Server, TransportInfo, prompt, resource, tool,
 };
 use serde_json::{Value, json};
@@ -32,7 +32,7 @@ async fn ask(r#type: String) -> String {
     format!("Tell me about {}", r#type)
 }
 
-async fn kinds(_request: mcp_server::CompletionRequest) -> Vec<String> {
+async fn kinds(_request: typemcp_server::CompletionRequest) -> Vec<String> {
     vec!["cat".into()]
 }
 
@@ -47,7 +47,7 @@ struct Confirm {
     ok: bool,
 }
 
-#[derive(serde::Serialize, serde::Deserialize, Clone, mcp_server::state::Continuation)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, typemcp_server::state::Continuation)]
 enum Flow {
     #[awaits(r#type: Confirm)]
     Asking,

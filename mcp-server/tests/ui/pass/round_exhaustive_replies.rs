@@ -2,8 +2,8 @@
 //! catch-all arm (a missing or malformed answer is asked again by `Round` itself).
 #![deny(unreachable_patterns)]
 
-use mcp_server::state::{Continuation, OneOf, Reply, Round, Step, UrlVisit};
-use mcp_server::{tool, ElicitForm, Server};
+use typemcp_server::state::{Continuation, OneOf, Reply, Round, Step, UrlVisit};
+use typemcp_server::{tool, ElicitForm, Server};
 
 #[derive(ElicitForm)]
 struct Confirm {
@@ -26,7 +26,7 @@ async fn deploy(round: Round<Flow>) -> Step<Flow, String> {
         Some(FlowAnswered::Confirming { confirm: Reply::Accepted(Confirm { ok: true }) }) => {
             round.ask(
                 Flow::Approving { change: 7 },
-                mcp_server::state::Ask::new()
+                typemcp_server::state::Ask::new()
                     .with("approval", UrlVisit::prompt("Approve.", "https://example.com/c/7"))
                     .with("region", OneOf::prompt("Where?", ["eu".to_owned()])),
             )

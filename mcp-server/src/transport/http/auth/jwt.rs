@@ -86,8 +86,8 @@ struct JwksKey {
 ///
 /// ```
 /// use std::time::Duration;
-/// use mcp_server::transport::http::HttpConfig;
-/// use mcp_server::transport::http::auth::{JwtAuthenticator, ProtectedResourceMetadata};
+/// use typemcp_server::transport::http::HttpConfig;
+/// use typemcp_server::transport::http::auth::{JwtAuthenticator, ProtectedResourceMetadata};
 ///
 /// let jwt = JwtAuthenticator::builder("https://auth.example.com", "https://mcp.example.com/mcp")
 ///     .hs256_secret(b"a shared secret of at least 32 bytes!".to_vec())

@@ -36,7 +36,7 @@ pub enum MetadataError {
 /// to it in its `WWW-Authenticate: Bearer resource_metadata="…"` challenge.
 ///
 /// ```
-/// use mcp_server::transport::http::auth::ProtectedResourceMetadata;
+/// use typemcp_server::transport::http::auth::ProtectedResourceMetadata;
 ///
 /// let metadata =
 ///     ProtectedResourceMetadata::new("https://mcp.example.com/mcp", "https://auth.example.com")?
@@ -47,7 +47,7 @@ pub enum MetadataError {
 ///     "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
 /// );
 /// assert_eq!(metadata.document()["bearer_methods_supported"], serde_json::json!(["header"]));
-/// # Ok::<(), mcp_server::transport::http::auth::MetadataError>(())
+/// # Ok::<(), typemcp_server::transport::http::auth::MetadataError>(())
 /// ```
 #[derive(Debug, Clone, Serialize)]
 pub struct ProtectedResourceMetadata {

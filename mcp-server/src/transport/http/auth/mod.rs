@@ -14,8 +14,8 @@ use std::task::{Context, Poll};
 use axum::response::Response;
 use http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
 use http::{Request, StatusCode};
-use mcp_core::McpError;
 use tower::{Layer, Service};
+use typemcp_core::McpError;
 
 #[cfg(feature = "auth-jwt")]
 pub use jwt::{JwtAuthenticator, JwtAuthenticatorBuilder, JwtConfigError};
@@ -151,7 +151,7 @@ pub fn bearer_token(request: &http::request::Parts) -> Result<Option<&str>, Auth
 ///
 /// ```
 /// use axum::{Router, routing::get};
-/// use mcp_server::transport::http::auth::{
+/// use typemcp_server::transport::http::auth::{
 ///     AuthFuture, AuthLayer, Authenticator, ProtectedResourceMetadata,
 /// };
 ///
@@ -168,7 +168,7 @@ pub fn bearer_token(request: &http::request::Parts) -> Result<Option<&str>, Auth
 ///     .route("/reports", get(|| async { "reports" }))
 ///     .layer(AuthLayer::new(Nobody, &metadata));
 /// # let _ = app;
-/// # Ok::<(), mcp_server::transport::http::auth::MetadataError>(())
+/// # Ok::<(), typemcp_server::transport::http::auth::MetadataError>(())
 /// ```
 #[derive(Clone)]
 pub struct AuthLayer {

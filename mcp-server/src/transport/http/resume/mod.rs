@@ -57,9 +57,9 @@ use std::time::Duration;
 use axum::response::Response;
 use bytes::Bytes;
 use http::StatusCode;
-use mcp_core::RequestId;
 use tokio::sync::mpsc;
 use tokio_util::sync::{CancellationToken, DropGuard};
+use typemcp_core::RequestId;
 
 use super::HttpConfig;
 use crate::context::SseControl;

@@ -7,10 +7,10 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use mcp_core::{McpError, RequestId};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
+use typemcp_core::{McpError, RequestId};
 
 use super::Streams;
 use super::stream::{Pushed, Stream};

@@ -8,9 +8,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use mcp_core::RequestId;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+use typemcp_core::RequestId;
 
 use super::budget::ByteBudget;
 use super::event_id::EventId;

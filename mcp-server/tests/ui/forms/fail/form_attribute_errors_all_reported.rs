@@ -1,4 +1,4 @@
-use mcp_server::ElicitForm;
+use typemcp_server::ElicitForm;
 
 /// Every mistake is reported in one build: a value of the wrong type, an unknown key or a
 /// malformed entry does not stop the keys after it.

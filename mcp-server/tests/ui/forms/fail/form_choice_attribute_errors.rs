@@ -1,4 +1,4 @@
-use mcp_server::{ElicitForm, FormChoice};
+use typemcp_server::{ElicitForm, FormChoice};
 
 /// Every mistake in `#[choice]` and `#[serde]` is reported in one build.
 #[derive(FormChoice)]
@@ -7,7 +7,7 @@ use mcp_server::{ElicitForm, FormChoice};
 enum Region {
     #[choice(title = "Europe", title = "EU")]
     EuCentral,
-    #[choice(crate = ::mcp_server)]
+    #[choice(crate = ::typemcp_server)]
     #[serde(rename = 3)]
     UsEast,
     #[choice(title = 7, label = "Asia")]

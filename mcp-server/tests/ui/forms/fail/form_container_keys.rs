@@ -1,4 +1,4 @@
-use mcp_server::ElicitForm;
+use typemcp_server::ElicitForm;
 
 /// On the struct, `#[form]` takes only `crate = path`.
 #[derive(ElicitForm)]
@@ -14,7 +14,7 @@ struct Survey {
 }
 
 #[derive(ElicitForm)]
-#[form(crate = ::mcp_server, crate = ::mcp_server)]
+#[form(crate = ::typemcp_server, crate = ::typemcp_server)]
 struct Poll {
     yes: bool,
 }
@@ -23,7 +23,7 @@ struct Poll {
 struct Vote {
     #[form]
     yes: bool,
-    #[form(crate = ::mcp_server)]
+    #[form(crate = ::typemcp_server)]
     no: bool,
 }
 

@@ -1,4 +1,4 @@
-use mcp_server::elicit_form;
+use typemcp_server::elicit_form;
 
 #[elicit_form(title = "Sign up")]
 struct Signup {

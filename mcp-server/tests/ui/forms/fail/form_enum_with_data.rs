@@ -1,4 +1,4 @@
-use mcp_server::FormChoice;
+use typemcp_server::FormChoice;
 
 #[derive(FormChoice)]
 enum Size {

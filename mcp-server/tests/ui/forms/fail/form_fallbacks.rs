@@ -1,4 +1,4 @@
-use mcp_server::{ElicitForm, FormChoice, elicit_form};
+use typemcp_server::{ElicitForm, FormChoice, elicit_form};
 
 // Each mistake is one error: the items are emitted anyway, so the uses below (and the form
 // that asks for `Size`) report nothing more.

@@ -1,6 +1,6 @@
 use std::path::PathBuf;
 
-use mcp_server::ElicitForm;
+use typemcp_server::ElicitForm;
 
 #[derive(ElicitForm)]
 struct Export {

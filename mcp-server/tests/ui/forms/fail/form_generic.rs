@@ -1,4 +1,4 @@
-use mcp_server::ElicitForm;
+use typemcp_server::ElicitForm;
 
 #[derive(ElicitForm)]
 struct Setting<T> {

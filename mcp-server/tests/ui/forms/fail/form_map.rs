@@ -1,6 +1,6 @@
 use std::collections::HashMap;
 
-use mcp_server::ElicitForm;
+use typemcp_server::ElicitForm;
 
 #[derive(ElicitForm)]
 struct Labels {

@@ -1,4 +1,4 @@
-use mcp_server::{ElicitForm, FormChoice};
+use typemcp_server::{ElicitForm, FormChoice};
 
 #[derive(FormChoice)]
 enum Topping {

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use mcp_server::{Answer, ElicitForm, Email, FormChoice, elicit_form};
+use typemcp_server::{Answer, ElicitForm, Email, FormChoice, elicit_form};
 use serde_json::json;
 
 /// Untitled: the values are what the user sees.

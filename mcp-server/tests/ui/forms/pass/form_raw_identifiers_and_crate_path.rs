@@ -12,23 +12,23 @@ use serde_json::json;
 /// A crate re-exporting the SDK under its own name. Its hidden module wraps two helpers with
 /// counters, so the test can tell that generated code went through this path.
 mod sdk {
-    pub use mcp_server::*;
+    pub use typemcp_server::*;
 
     #[doc(hidden)]
     pub mod __private_v0_1 {
-        pub use mcp_server::__private_v0_1::*;
+        pub use typemcp_server::__private_v0_1::*;
 
         pub mod form {
             use std::sync::atomic::{AtomicUsize, Ordering};
 
-            pub use mcp_server::__private_v0_1::form::*;
+            pub use typemcp_server::__private_v0_1::form::*;
 
             pub static KINDS: AtomicUsize = AtomicUsize::new(0);
             pub static CHOICE_CHECKS: AtomicUsize = AtomicUsize::new(0);
 
             pub fn kind<F: FormField>() -> FieldKind<F, F::Value> {
                 KINDS.fetch_add(1, Ordering::Relaxed);
-                mcp_server::__private_v0_1::form::kind::<F>()
+                typemcp_server::__private_v0_1::form::kind::<F>()
             }
 
             pub fn check_choice<E: FormChoice>(
@@ -36,7 +36,7 @@ mod sdk {
                 problems: &mut Vec<String>,
             ) {
                 CHOICE_CHECKS.fetch_add(1, Ordering::Relaxed);
-                mcp_server::__private_v0_1::form::check_choice::<E>(value, problems);
+                typemcp_server::__private_v0_1::form::check_choice::<E>(value, problems);
             }
         }
     }
@@ -140,7 +140,7 @@ fn main() {
         Answer::Accepted(Confirm { r#if: true })
     ));
 
-    // Generated code went through `sdk`, not `::mcp_server`.
+    // Generated code went through `sdk`, not `::typemcp_server`.
     assert!(sdk::__private_v0_1::form::KINDS.load(Ordering::Relaxed) >= 10);
     assert!(sdk::__private_v0_1::form::CHOICE_CHECKS.load(Ordering::Relaxed) >= 2);
 }
