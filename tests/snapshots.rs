@@ -21,6 +21,7 @@ mod common;
 
 use common::{ExampleServer, LISTS, META_SERVER_INFO, Session};
 use serde_json::{Map, Value, json};
+use typemcp_server::registry::STANDARD_FORMATS;
 
 /// `server/discover` and every list `example` offers, each result without its `_meta`.
 fn listing(name: &str) -> Value {
@@ -77,30 +78,6 @@ fn long_task_listing() {
 fn conformance_server_listing() {
     insta::assert_json_snapshot!("conformance_server", listing(common::FIXTURE));
 }
-
-/// The `format` values JSON Schema 2020-12 defines; schemars' own (`uint8`, `int64`,
-/// `double`, ...) make TypeScript clients print warnings and must not be listed.
-const STANDARD_FORMATS: &[&str] = &[
-    "date-time",
-    "date",
-    "time",
-    "duration",
-    "email",
-    "idn-email",
-    "hostname",
-    "idn-hostname",
-    "ipv4",
-    "ipv6",
-    "uri",
-    "uri-reference",
-    "iri",
-    "iri-reference",
-    "uuid",
-    "uri-template",
-    "json-pointer",
-    "relative-json-pointer",
-    "regex",
-];
 
 /// Every non-standard `format` string in `value`, with where it is.
 fn non_standard_formats(value: &Value, at: &str, found: &mut Vec<String>) {

@@ -10,30 +10,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use typemcp_server::registry::STANDARD_FORMATS;
 use typemcp_server::{Arguments, Json, Server, ToolInput, TransportInfo, tool};
-
-/// The formats of JSON Schema 2020-12 (section 7.3 of its validation vocabulary).
-const STANDARD_FORMATS: &[&str] = &[
-    "date-time",
-    "date",
-    "time",
-    "duration",
-    "email",
-    "idn-email",
-    "hostname",
-    "idn-hostname",
-    "ipv4",
-    "ipv6",
-    "uri",
-    "uri-reference",
-    "iri",
-    "iri-reference",
-    "uuid",
-    "uri-template",
-    "json-pointer",
-    "relative-json-pointer",
-    "regex",
-];
 
 /// Numbers of every width, in a definition of their own (`$defs`).
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]

@@ -21,6 +21,7 @@ use indexmap::IndexMap;
 pub use completion::{CompletionRequest, IntoCompletion};
 pub use prompt::PromptRoute;
 pub use resource::{ResourceRoute, ResourceTemplateRoute};
+pub use schema::STANDARD_FORMATS;
 pub use tool::ToolRoute;
 
 pub(crate) use completion::Completions;

@@ -47,11 +47,18 @@ pub(crate) fn move_definitions(
     }
 }
 
-/// The `format` values JSON Schema 2020-12 defines (its format vocabulary, section 7.3).
-/// schemars also emits its own (`uint8`, `int64`, `double`, ...), which clients warn about
-/// (the TypeScript SDK prints one warning per property); the numeric bounds it emits beside
-/// them (`minimum`, `maximum`) already say what such a format would.
-const STANDARD_FORMATS: &[&str] = &[
+/// The `format` values JSON Schema 2020-12 defines (its format vocabulary, section 7.3):
+/// the only ones generated schemas keep. schemars also emits its own (`uint8`, `int64`,
+/// `double`, ...), which clients warn about (the TypeScript SDK prints one warning per
+/// property); the numeric bounds it emits beside them (`minimum`, `maximum`) already say what
+/// such a format would.
+///
+/// ```
+/// use typemcp_server::registry::STANDARD_FORMATS;
+/// assert!(STANDARD_FORMATS.contains(&"date-time"));
+/// assert!(!STANDARD_FORMATS.contains(&"uint8"));
+/// ```
+pub const STANDARD_FORMATS: &[&str] = &[
     "date-time",
     "date",
     "time",
