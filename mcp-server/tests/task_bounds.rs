@@ -15,12 +15,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use typemcp_server::state::{Continuation, Reply, Round, Step};
 use typemcp_server::tasks::{MemoryTaskStore, TaskStore};
-use typemcp_server::{AuthIdentity, ElicitForm, RequestContext, Server, TransportInfo, tool};
+use typemcp_server::{ElicitForm, RequestContext, Server, tool};
 
 mod support;
 use support::abuse::within;
-
-const TASKS: &str = "io.modelcontextprotocol/tasks";
+use support::task_calls::{call, request, task_id};
 
 /// Holds until cancelled (at most a minute), then says which note it held.
 #[tool(task)]
@@ -104,38 +103,6 @@ fn serving(store: &Arc<MemoryTaskStore>) -> Server {
         .task_poll_interval(Duration::from_millis(20))
         .build()
         .unwrap()
-}
-
-async fn request(server: &Server, subject: Option<&str>, method: &str, mut params: Value) -> Value {
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "extensions": {TASKS: {}}},
-    });
-    let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let mut transport = TransportInfo::in_process();
-    if let Some(subject) = subject {
-        transport = transport.with_auth(AuthIdentity::new(subject));
-    }
-    let reply = server
-        .handle_message(message.to_string().as_bytes(), transport)
-        .await
-        .expect("a reply");
-    serde_json::from_slice(&reply).unwrap()
-}
-
-async fn call(server: &Server, subject: Option<&str>, tool: &str, arguments: Value) -> Value {
-    request(
-        server,
-        subject,
-        "tools/call",
-        json!({"name": tool, "arguments": arguments}),
-    )
-    .await
-}
-
-fn task_id(reply: &Value) -> String {
-    assert_eq!(reply["result"]["resultType"], "task", "{reply}");
-    reply["result"]["taskId"].as_str().unwrap().to_owned()
 }
 
 /// Polls the task until it settles, within 10 s.

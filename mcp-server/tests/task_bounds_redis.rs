@@ -16,13 +16,12 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use typemcp_server::tasks::{RedisTaskStore, TaskEntry, TaskStore};
 use typemcp_server::transport::http::HttpConfig;
-use typemcp_server::{AuthIdentity, RequestContext, Server, TransportInfo, tool};
+use typemcp_server::{RequestContext, Server, tool};
 
 mod support;
 use support::abuse::{Conn, JSON_AND_SSE, post, serve_http, within};
 use support::redis::RedisServer;
-
-const TASKS: &str = "io.modelcontextprotocol/tasks";
+use support::task_calls::{call, message, request, task_id};
 
 /// Holds until cancelled (at most a minute).
 #[tool(task)]
@@ -50,41 +49,6 @@ fn server_with(store: RedisTaskStore) -> typemcp_server::ServerBuilder {
         .tool(quick)
         .task_store(store)
         .task_poll_interval(Duration::from_millis(20))
-}
-
-fn message(method: &str, mut params: Value) -> Value {
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS: {}}},
-    });
-    json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-}
-
-async fn request(server: &Server, subject: Option<&str>, method: &str, params: Value) -> Value {
-    let mut transport = TransportInfo::in_process();
-    if let Some(subject) = subject {
-        transport = transport.with_auth(AuthIdentity::new(subject));
-    }
-    let reply = server
-        .handle_message(message(method, params).to_string().as_bytes(), transport)
-        .await
-        .expect("a reply");
-    serde_json::from_slice(&reply).unwrap()
-}
-
-async fn call(server: &Server, subject: Option<&str>, tool: &str, arguments: Value) -> Value {
-    request(
-        server,
-        subject,
-        "tools/call",
-        json!({"name": tool, "arguments": arguments}),
-    )
-    .await
-}
-
-fn task_id(reply: &Value) -> String {
-    assert_eq!(reply["result"]["resultType"], "task", "{reply}");
-    reply["result"]["taskId"].as_str().unwrap().to_owned()
 }
 
 async fn until_settled(server: &Server, id: &str) -> Value {

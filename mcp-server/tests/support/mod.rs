@@ -10,3 +10,4 @@ pub mod redis;
 pub mod replies;
 pub mod sessions_http;
 pub mod stdio_pipe;
+pub mod task_calls;
