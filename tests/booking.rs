@@ -114,6 +114,15 @@ fn run_raw_flow<S: Session>(session: &mut S) {
         .as_str()
         .unwrap_or_default();
     assert!(message.contains(CHOOSE), "{label}: {not_offered}");
+    // The reason names the rooms by the labels the question shows, not by their ids.
+    let room = &asks["room"]["params"]["requestedSchema"]["properties"]["room"];
+    let labels = room["oneOf"].as_array().into_iter().flatten();
+    let labels: Vec<&str> = labels.filter_map(|o| o["title"].as_str()).collect();
+    let why = format!("\"south-2\" is not one of {}", labels.join(", "));
+    assert!(
+        labels.len() == OFFERED.len() && message.contains(&why),
+        "{label}: {why:?} in {not_offered}"
+    );
     assert_eq!(
         offered(&asks["room"]["params"]),
         OFFERED,

@@ -332,7 +332,8 @@ fn deploy_completes_its_rounds_over_both_transports() {
             (
                 "region",
                 "Which region?\n\nThe previous answer was not valid (`region`: \"mars\" is not \
-                 one of \"eu-west-1\", \"us-east-1\", \"ap-south-1\"). Please answer again.",
+                 one of Europe (Ireland), US East (Virginia), Asia Pacific (Mumbai)). Please \
+                 answer again.",
             ),
         ];
         let (_, reasked) = expect_round(&again, &asked_again);

@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use typemcp_server::state::{Continuation, RequestStateSigner, Round, Step};
+use typemcp_server::state::{Continuation, OneOf, RequestStateSigner, Round, Step};
 use typemcp_server::typemcp_core::form::MAX_EXPLANATION_CHARS;
 use typemcp_server::{ElicitForm, Server, TransportInfo, tool};
 
@@ -200,4 +200,59 @@ async fn the_reason_stays_bounded_whatever_the_client_sent() {
     let (contact, _) = reasked_with(json!({"action": huge})).await;
     assert!(contact.chars().count() <= bound, "{}", contact.len());
     assert!(contact.contains("not an elicitation result"), "{contact}");
+}
+
+#[tokio::test]
+async fn a_refused_titled_choice_names_the_options_by_their_labels() {
+    #[derive(Serialize, Deserialize, Clone, Continuation)]
+    enum Seating {
+        #[awaits(room: OneOf<String>)]
+        Choosing,
+    }
+
+    /// Seats the meeting in one of two rooms, shown by their labels.
+    #[tool]
+    async fn seat(round: Round<Seating>) -> Step<Seating, String> {
+        let rooms = [
+            ("north-1", "Aurora (4 seats)"),
+            ("north-2", "Borealis (10 seats)"),
+        ];
+        let rooms = rooms.map(|(id, label)| (id.to_owned(), label));
+        match round.resume() {
+            None => round.ask(Seating::Choosing, OneOf::titled("Which room?", rooms)),
+            Some(SeatingAnswered::Choosing { room }) => Step::done(format!("{room:?}")),
+        }
+    }
+
+    let server = Server::builder()
+        .tool(seat)
+        .request_state_signer(RequestStateSigner::new([5u8; 32]).unwrap())
+        .build()
+        .unwrap();
+    let mut message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+    "params": {"name": "seat", "arguments": {}, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+    }}});
+    let mut reply = Value::Null;
+    for answers in [None, Some(json!({"room": accept(json!({"room": "x"}))}))] {
+        if let Some(answers) = answers {
+            message["params"]["inputResponses"] = answers;
+            message["params"]["requestState"] = reply["result"]["requestState"].clone();
+        }
+        let bytes = serde_json::to_vec(&message).unwrap();
+        let answer = server.handle_message(&bytes, TransportInfo::in_process());
+        reply = serde_json::from_slice(&answer.await.expect("a reply")).unwrap();
+        assert_eq!(reply["result"]["resultType"], "input_required", "{reply}");
+    }
+    let question = &reply["result"]["inputRequests"]["room"]["params"];
+    assert_eq!(
+        question["requestedSchema"]["properties"]["room"]["oneOf"][0],
+        json!({"const": "north-1", "title": "Aurora (4 seats)"}),
+    );
+    assert_eq!(
+        question["message"],
+        "Which room?\n\nThe previous answer was not valid (`room`: \"x\" is not one of \
+         Aurora (4 seats), Borealis (10 seats)). Please answer again."
+    );
 }

@@ -39,10 +39,22 @@ pub trait FormChoice: Sized + 'static {
     fn from_value(value: &str) -> Option<Self>;
 }
 
-/// A choice stands for its value (so the checks of [`rules`](super::rules) take choices).
+/// A choice stands for its value.
 impl AsRef<str> for Choice {
     fn as_ref(&self) -> &str {
         self.value
+    }
+}
+
+/// The checks of [`rules`](super::rules) take choices: a refused answer is told with their
+/// labels, where the enum gives any (as its titled schema shows them).
+impl rules::ChoiceOption for Choice {
+    fn value(&self) -> &str {
+        self.value
+    }
+
+    fn label(&self) -> Option<&str> {
+        self.title
     }
 }
 

@@ -77,30 +77,110 @@ pub fn boolean(value: &Value) -> Result<(), String> {
     }
 }
 
-/// The value is one of `choices` (a single-select field).
-pub fn one_of<S: AsRef<str>>(value: &Value, choices: &[S]) -> Result<(), String> {
-    let Value::String(text) = value else {
-        return Err(not_of_type(value, "string"));
-    };
-    if choices.iter().any(|c| c.as_ref() == text) {
-        Ok(())
-    } else {
-        Err(not_a_choice(value, choices))
+/// One option of a choice field, as [`one_of`] and [`selections`] take it: the value an
+/// answer holds and, where the form shows one, the label the user sees instead.
+///
+/// Implemented for plain values (`str`, `String`: no label), for the options of a titled
+/// schema ([`EnumOption`](crate::protocol::EnumOption)) and for the choices of a
+/// `FormChoice` enum ([`Choice`](super::Choice)).
+pub trait ChoiceOption {
+    /// The value an answer holds.
+    fn value(&self) -> &str;
+
+    /// The label shown for it, if the form shows one.
+    fn label(&self) -> Option<&str> {
+        None
     }
 }
 
-fn not_a_choice<S: AsRef<str>>(value: &Value, choices: &[S]) -> String {
+impl ChoiceOption for str {
+    fn value(&self) -> &str {
+        self
+    }
+}
+
+impl ChoiceOption for String {
+    fn value(&self) -> &str {
+        self
+    }
+}
+
+impl<T: ChoiceOption + ?Sized> ChoiceOption for &T {
+    fn value(&self) -> &str {
+        (**self).value()
+    }
+
+    fn label(&self) -> Option<&str> {
+        (**self).label()
+    }
+}
+
+impl ChoiceOption for crate::protocol::EnumOption {
+    fn value(&self) -> &str {
+        &self.value
+    }
+
+    fn label(&self) -> Option<&str> {
+        Some(&self.title)
+    }
+}
+
+/// The value is one of `choices` (a single-select field).
+///
+/// A refused value is told with the options as the user saw them: their labels where the
+/// form shows labels (a titled choice), else their values.
+///
+/// ```
+/// use typemcp_core::form::rules::one_of;
+/// use typemcp_core::protocol::EnumOption;
+///
+/// let plain = ["north-1", "north-2"];
+/// let refused = one_of(&serde_json::json!("x"), &plain).unwrap_err();
+/// assert_eq!(refused, r#""x" is not one of "north-1", "north-2""#);
+///
+/// let option = |value: &str, title: &str| EnumOption { value: value.into(), title: title.into() };
+/// let titled = [option("north-1", "Aurora (4 seats)"), option("north-2", "Borealis (10 seats)")];
+/// let refused = one_of(&serde_json::json!("x"), &titled).unwrap_err();
+/// assert_eq!(refused, r#""x" is not one of Aurora (4 seats), Borealis (10 seats)"#);
+/// ```
+pub fn one_of<S: ChoiceOption>(value: &Value, choices: &[S]) -> Result<(), String> {
+    let Value::String(text) = value else {
+        return Err(not_of_type(value, "string"));
+    };
+    if choices.iter().any(|c| c.value() == text) {
+        Ok(())
+    } else {
+        Err(not_a_choice(value, text, choices))
+    }
+}
+
+/// Why `value` (the string `text`) is none of `choices`: the options' labels when any has
+/// one (an option without a label is shown as its value), else their values as JSON strings.
+/// An answer that is a label rather than a value (a client that sent what it showed) is
+/// told each option's value beside its label.
+fn not_a_choice<S: ChoiceOption>(value: &Value, text: &str, choices: &[S]) -> String {
+    let titled = choices.iter().any(|c| c.label().is_some());
+    let a_label = choices.iter().any(|c| c.label() == Some(text));
     let listed: Vec<String> = choices
         .iter()
-        .map(|c| Value::from(c.as_ref()).to_string())
+        .map(|c| {
+            let quoted = Value::from(c.value()).to_string();
+            match c.label() {
+                _ if !titled => quoted,
+                Some(label) if a_label => format!("{quoted} ({label})"),
+                Some(label) => label.to_owned(),
+                None if a_label => quoted,
+                None => c.value().to_owned(),
+            }
+        })
         .collect();
     format!("{} is not one of {}", quote(value), listed.join(", "))
 }
 
 /// The value is a list of distinct members of `choices` (a multi-select field). Pushes one
-/// reason per problem: the value is not a list, or an item is not a string, not a choice,
-/// or selected again.
-pub fn selections<S: AsRef<str>>(value: &Value, choices: &[S], problems: &mut Vec<String>) {
+/// reason per problem: the value is not a list, or an item is not a string, not a choice
+/// (told as [`one_of`] tells it), or selected again.
+pub fn selections<S: ChoiceOption>(value: &Value, choices: &[S], problems: &mut Vec<String>) {
     let Value::Array(items) = value else {
         problems.push(not_of_type(value, "array"));
         return;

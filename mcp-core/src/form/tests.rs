@@ -9,13 +9,13 @@ use serde_json::{Map, Value, json};
 
 use super::rules::{self, *};
 use super::{
-    Choice, Email, FieldProblem, FieldSpec, FieldValue, FormChoice, FormValidator, Reader,
-    SchemaBuilder, kind,
+    Choice, Email, FieldProblem, FieldSpec, FieldValue, FormChoice, FormError, FormValidator,
+    Reader, SchemaBuilder, explain, kind,
 };
 use crate::protocol::{
-    EnumOption, NumberSchema, NumberType, PrimitiveSchemaDefinition, RequestedSchema, StringFormat,
-    StringSchema, TitledMultiSelectEnumSchema, TitledSingleSelectEnumSchema,
-    UntitledMultiSelectEnumSchema,
+    EnumOption, LegacyTitledEnumSchema, NumberSchema, NumberType, PrimitiveSchemaDefinition,
+    RequestedSchema, StringFormat, StringSchema, TitledMultiSelectEnumSchema,
+    TitledSingleSelectEnumSchema, UntitledMultiSelectEnumSchema, UntitledSingleSelectEnumSchema,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -141,6 +141,108 @@ fn selections_are_distinct_members() {
             r#""blue" is not one of "red", "green""#,
             r#""red" is selected more than once"#,
         ]
+    );
+}
+
+/// The options of a titled choice (`oneOf` of `const` and `title`), as `OneOf::titled`
+/// sends them.
+fn seats() -> Vec<EnumOption> {
+    let option = |value: &str, title: &str| EnumOption {
+        value: value.into(),
+        title: title.into(),
+    };
+    vec![
+        option("north-1", "Aurora (4 seats)"),
+        option("north-2", "Borealis (10 seats)"),
+    ]
+}
+
+#[test]
+fn a_refused_titled_choice_is_told_with_the_labels_shown() {
+    let options = seats();
+    assert_eq!(one_of(&json!("north-2"), &options), Ok(()));
+    assert_eq!(
+        refused(one_of(&json!("x"), &options)),
+        r#""x" is not one of Aurora (4 seats), Borealis (10 seats)"#
+    );
+    // Untitled options are told by their values, as JSON strings.
+    assert_eq!(
+        refused(one_of(&json!("x"), &["north-1", "north-2"])),
+        r#""x" is not one of "north-1", "north-2""#
+    );
+    // A label sent for its value: each value is told beside its label.
+    assert_eq!(
+        refused(one_of(&json!("Aurora (4 seats)"), &options)),
+        r#""Aurora (4 seats)" is not one of "north-1" (Aurora (4 seats)), "north-2" (Borealis (10 seats))"#
+    );
+    // A derived choice enum: its labels, a variant without one shown as its value (as its
+    // titled schema shows it).
+    assert_eq!(
+        refused(one_of(&json!("blue"), Color::CHOICES)),
+        "\"blue\" is not one of red, Green"
+    );
+    let mut problems = Vec::new();
+    Color::check(&json!("blue"), &mut problems);
+    assert_eq!(problems, ["\"blue\" is not one of red, Green"]);
+    // Selections of a titled multi-select.
+    let mut problems = Vec::new();
+    selections(&json!(["north-1", "south-1"]), &options, &mut problems);
+    assert_eq!(
+        problems,
+        [r#""south-1" is not one of Aurora (4 seats), Borealis (10 seats)"#]
+    );
+}
+
+#[test]
+fn hand_built_titled_choices_are_told_with_their_labels_in_every_spelling() {
+    let mut titled = TitledSingleSelectEnumSchema::new();
+    titled.title = Some("Room".into());
+    titled.one_of = seats();
+    let mut legacy = LegacyTitledEnumSchema::new();
+    legacy.values = vec!["north-1".into(), "north-2".into()];
+    legacy.enum_names = vec!["Aurora (4 seats)".into(), "Borealis (10 seats)".into()];
+    let mut untitled = UntitledSingleSelectEnumSchema::new();
+    untitled.values = vec!["north-1".into(), "north-2".into()];
+    let mut tags = TitledMultiSelectEnumSchema::new();
+    tags.items.any_of = seats();
+    let properties = [
+        (
+            "room",
+            PrimitiveSchemaDefinition::TitledSingleSelect(titled),
+        ),
+        ("legacy", PrimitiveSchemaDefinition::LegacyTitled(legacy)),
+        (
+            "untitled",
+            PrimitiveSchemaDefinition::UntitledSingleSelect(untitled),
+        ),
+        ("tags", PrimitiveSchemaDefinition::TitledMultiSelect(tags)),
+    ];
+    let properties = properties
+        .into_iter()
+        .map(|(name, field)| (name.to_owned(), field))
+        .collect();
+    let form = RequestedSchema::new(properties, Vec::new());
+    let answer = content(json!({"room": "x", "legacy": "x", "untitled": "x", "tags": ["x"]}));
+    let problems = FormValidator::new(&form).check(&answer);
+    let labels = r#""x" is not one of Aurora (4 seats), Borealis (10 seats)"#;
+    assert_eq!(
+        reasons(&problems),
+        [
+            ("room".into(), labels.into()),
+            ("legacy".into(), labels.into()),
+            (
+                "untitled".into(),
+                r#""x" is not one of "north-1", "north-2""#.into()
+            ),
+            ("tags".into(), labels.into()),
+        ]
+    );
+    // What the user is told when the question is asked again: the field's title, then
+    // the labels.
+    let told = explain(&FormError::new(problems[..1].to_vec()), Some(&form));
+    assert_eq!(
+        told,
+        r#"Room: "x" is not one of Aurora (4 seats), Borealis (10 seats)"#
     );
 }
 
@@ -464,7 +566,11 @@ fn hand_built_forms_are_checked_from_their_schema() {
                 "ratio".into(),
                 "0.75 is greater than the maximum of 0.5".into()
             ),
-            ("region".into(), r#""EU" is not one of "eu", "us""#.into()),
+            // "EU" is a label: each value is told beside its label.
+            (
+                "region".into(),
+                r#""EU" is not one of "eu" (EU), "us" (US)"#.into()
+            ),
             (
                 "colors".into(),
                 "expected at most 1 selection, got 2".into()

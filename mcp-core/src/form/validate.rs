@@ -47,8 +47,26 @@ enum Kind {
     Integer,
     Number,
     Boolean,
-    OneOf(Vec<String>),
-    Selections(Vec<String>),
+    OneOf(Vec<Offered>),
+    Selections(Vec<Offered>),
+}
+
+/// An option of a choice field: its value and, in a titled choice, the label shown for it
+/// (what a refused answer is told with).
+#[derive(Debug, Clone)]
+struct Offered {
+    value: String,
+    label: Option<String>,
+}
+
+impl rules::ChoiceOption for Offered {
+    fn value(&self) -> &str {
+        &self.value
+    }
+
+    fn label(&self) -> Option<&str> {
+        self.label.as_deref()
+    }
 }
 
 /// A constraint the field declares.
@@ -152,8 +170,19 @@ impl FieldRules {
 fn describe(field: &PrimitiveSchemaDefinition) -> (Kind, Vec<Constraint>) {
     use Constraint::{Format, MaxItems, MaxLength, Maximum, MinItems, MinLength, Minimum};
     use PrimitiveSchemaDefinition as P;
-    let values = |options: &[crate::protocol::EnumOption]| -> Vec<String> {
-        options.iter().map(|o| o.value.clone()).collect()
+    let plain = |values: &[String]| -> Vec<Offered> {
+        let offered = values.iter().map(|value| Offered {
+            value: value.clone(),
+            label: None,
+        });
+        offered.collect()
+    };
+    let titled = |options: &[crate::protocol::EnumOption]| -> Vec<Offered> {
+        let offered = options.iter().map(|o| Offered {
+            value: o.value.clone(),
+            label: Some(o.title.clone()),
+        });
+        offered.collect()
     };
     let items = |min: Option<u64>, max: Option<u64>| -> Vec<Constraint> {
         min.map(MinItems)
@@ -186,15 +215,23 @@ fn describe(field: &PrimitiveSchemaDefinition) -> (Kind, Vec<Constraint>) {
             )
         }
         P::Boolean(_) => (Kind::Boolean, Vec::new()),
-        P::UntitledSingleSelect(s) => (Kind::OneOf(s.values.clone()), Vec::new()),
-        P::LegacyTitled(s) => (Kind::OneOf(s.values.clone()), Vec::new()),
-        P::TitledSingleSelect(s) => (Kind::OneOf(values(&s.one_of)), Vec::new()),
+        P::UntitledSingleSelect(s) => (Kind::OneOf(plain(&s.values)), Vec::new()),
+        P::LegacyTitled(s) => {
+            // `enumNames` is parallel to `enum`; a value without a name is shown as itself.
+            let names = s.enum_names.iter().map(Some).chain(std::iter::repeat(None));
+            let offered = s.values.iter().zip(names).map(|(value, name)| Offered {
+                value: value.clone(),
+                label: Some(name.unwrap_or(value).clone()),
+            });
+            (Kind::OneOf(offered.collect()), Vec::new())
+        }
+        P::TitledSingleSelect(s) => (Kind::OneOf(titled(&s.one_of)), Vec::new()),
         P::UntitledMultiSelect(s) => (
-            Kind::Selections(s.items.values.clone()),
+            Kind::Selections(plain(&s.items.values)),
             items(s.min_items, s.max_items),
         ),
         P::TitledMultiSelect(s) => (
-            Kind::Selections(values(&s.items.any_of)),
+            Kind::Selections(titled(&s.items.any_of)),
             items(s.min_items, s.max_items),
         ),
     }
