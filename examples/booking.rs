@@ -22,6 +22,15 @@
 //! Over stdio and over HTTP, clients of protocol 2026-07-28 answer the questions in
 //! `input_required` rounds, clients of 2025-11-25 through `elicitation/create` requests the
 //! server sends them during the call: the same handler serves both.
+//!
+//! Shutdown: on SIGTERM or Ctrl-C (SIGINT), over either transport, it stops gracefully
+//! (`serve_stdio` and `serve_http` handle both signals themselves): new requests are refused,
+//! calls in flight (a 2025-11-25 booking waiting on a question pushed to its client
+//! included) have the default 10 s of `ServerBuilder::shutdown_grace` to finish and are then
+//! cancelled, and the process exits 0; a second signal stops it at once. Over stdio, the end
+//! of its input also ends it, once the requests in flight are answered. A 2026-07-28 booking
+//! between two rounds holds nothing on the server, but no signer is set, so its
+//! `requestState` (signed with a key drawn for the process) is refused after a restart.
 
 use serde::{Deserialize, Serialize};
 use typemcp_server::prelude::*;
