@@ -106,16 +106,21 @@ impl crate::Server {
         let id = request.id().clone();
         // The server stopped (the grace period of a shutdown over, or `Server::shutdown`):
         // the handler is dropped, and the client told why.
-        let response = tokio::select! {
-            biased;
-            response = self.call_request(request) => response,
-            () = self.shutdown_token().cancelled() => {
-                McpResponse::error(
-                    id,
-                    typemcp_core::McpError::internal("Internal error: the server shut down"),
-                )
-            }
-        };
+        // Both pinned in place (not moved into a combinator, which would hold a second copy
+        // of the request's future, several kilobytes, in this one), the request first.
+        let serve = self.call_request(request);
+        let stopped = self.shutdown_token().cancelled();
+        tokio::pin!(serve, stopped);
+        let served = std::future::poll_fn(|cx| match serve.as_mut().poll(cx) {
+            std::task::Poll::Ready(response) => std::task::Poll::Ready(Some(response)),
+            std::task::Poll::Pending => stopped.as_mut().poll(cx).map(|()| None),
+        });
+        let response = served.await.unwrap_or_else(|| {
+            McpResponse::error(
+                id,
+                typemcp_core::McpError::internal("Internal error: the server shut down"),
+            )
+        });
         if let Some((method, id)) = logged {
             log_served(&method, &id, era, kind, &response, started.elapsed());
         }

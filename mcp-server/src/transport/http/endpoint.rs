@@ -57,6 +57,8 @@ pub(crate) struct Endpoint {
     config: HttpConfig,
     sessions: Sessions,
     in_flight: Arc<InFlight>,
+    /// This endpoint's key into the worker threads' memo of the last `Host` accepted.
+    host_memo: origin::HostMemo,
     /// Whether the log said once that unauthenticated callers share one quota.
     warned_anonymous: std::sync::atomic::AtomicBool,
 }
@@ -77,6 +79,7 @@ impl Endpoint {
             config,
             sessions,
             in_flight,
+            host_memo: origin::HostMemo::new(),
             warned_anonymous: std::sync::atomic::AtomicBool::new(false),
         }
     }
@@ -184,6 +187,7 @@ async fn handle(endpoint: Arc<Endpoint>, request: Request) -> Response {
         authority,
         &endpoint.config.hosts,
         &endpoint.config.origins,
+        Some(&endpoint.host_memo),
     ) {
         refused.log(&parts.headers);
         return refuse(refused.status(), refused.message());
@@ -441,8 +445,10 @@ impl Endpoint {
             .and_then(|v| v.to_str().ok())
             .map(str::trim);
         let routed = match self.server.route(request, Scope::Http { session, version }) {
+            // Boxed: `initialize` holds a whole dispatch inline, and every request's future
+            // would otherwise be as large as it (copied each time it is boxed or moved).
             Ok(routed @ Routed::Initialize(..)) => {
-                return self.initialize(parts, routed, place).await;
+                return Box::pin(self.initialize(parts, routed, place)).await;
             }
             Ok(routed) => routed,
             Err(reply) => return stream::json(reply),

@@ -26,7 +26,9 @@
 //! malformed or foreign `Origin` is 403. With [`HostPolicy::Any`] only the repeated `Host` is
 //! refused (the proxy in front checks the rest).
 
+use std::cell::RefCell;
 use std::net::{Ipv4Addr, Ipv6Addr};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use http::header::{HOST, ORIGIN};
 use http::uri::{Authority, Uri};
@@ -107,22 +109,72 @@ impl Refused {
     }
 }
 
-/// Checks `Host` (or the URI authority on HTTP/2) and, when present, `Origin`.
+/// One endpoint's key into this thread's memo of the `Host` it accepted last.
+///
+/// Nearly every request to a deployment names the same host, and parsing it strictly is a
+/// measurable share of a small request: a worker thread keeps the last `Host` value it
+/// accepted for an endpoint, and a request whose `Host` is byte for byte that value (one
+/// header, no HTTP/2 authority to compare it with) is not parsed again. Only acceptances are
+/// kept, and only under the key of the endpoint (and so the policy) that accepted them.
+#[derive(Debug)]
+pub(crate) struct HostMemo(u64);
+
+impl HostMemo {
+    pub(crate) fn new() -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        Self(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+
+    fn holds(&self, host: &HeaderValue) -> bool {
+        LAST_ACCEPTED.with_borrow(|(key, value)| *key == self.0 && value == host.as_bytes())
+    }
+
+    fn keep(&self, host: &HeaderValue) {
+        LAST_ACCEPTED.with_borrow_mut(|(key, value)| {
+            *key = self.0;
+            value.clear();
+            value.extend_from_slice(host.as_bytes());
+        });
+    }
+}
+
+thread_local! {
+    /// The `Host` value this thread accepted last, and the key of the endpoint that did.
+    static LAST_ACCEPTED: RefCell<(u64, Vec<u8>)> = const { RefCell::new((0, Vec::new())) };
+}
+
+/// Checks `Host` (or the URI authority on HTTP/2) and, when present, `Origin`; `memo`, the
+/// endpoint's, spares parsing a `Host` this thread accepted for it last.
 pub(crate) fn check(
     headers: &HeaderMap,
     authority: Option<&str>,
     policy: &HostPolicy,
     origins: &[String],
+    memo: Option<&HostMemo>,
 ) -> Result<(), Refused> {
-    if headers.get_all(HOST).iter().nth(1).is_some() {
+    let mut hosts = headers.get_all(HOST).iter();
+    let first_host = hosts.next();
+    if hosts.next().is_some() {
         return Err(Refused::HostRepeated);
     }
     if *policy == HostPolicy::Any {
         return Ok(());
     }
-    let host = request_host(headers, authority)?;
-    if !host_allowed(&host, policy) {
-        return Err(Refused::HostNotServed);
+    let remembered = match (memo, first_host, authority) {
+        (Some(memo), Some(host), None) => Some((memo, host)),
+        _ => None,
+    };
+    match remembered {
+        Some((memo, host)) if memo.holds(host) => {}
+        _ => {
+            let host = request_host(headers, authority)?;
+            if !host_allowed(&host, policy) {
+                return Err(Refused::HostNotServed);
+            }
+            if let Some((memo, host)) = remembered {
+                memo.keep(host);
+            }
+        }
     }
     let mut origin_values = headers.get_all(ORIGIN).iter();
     let Some(origin) = origin_values.next() else {
@@ -261,6 +313,60 @@ fn parse_origin(text: &str) -> Option<Host> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_memo_spares_only_what_its_endpoint_accepted() {
+        let loopback = HostMemo::new();
+        let listed = HostMemo::new();
+        let p = HostPolicy::Loopback;
+        assert_eq!(
+            check(&host("localhost:3000"), None, &p, &[], Some(&loopback)),
+            Ok(())
+        );
+        // Remembered: the same value again, and still refused when repeated.
+        assert_eq!(
+            check(&host("localhost:3000"), None, &p, &[], Some(&loopback)),
+            Ok(())
+        );
+        let twice = headers(&[(&HOST, "localhost:3000"), (&HOST, "localhost:3000")]);
+        assert_eq!(
+            check(&twice, None, &p, &[], Some(&loopback)),
+            Err(Refused::HostRepeated)
+        );
+        // A refusal is never remembered, and another endpoint's acceptance is not this one's.
+        for _ in 0..2 {
+            assert_eq!(
+                check(&host("evil.com"), None, &p, &[], Some(&loopback)),
+                Err(Refused::HostNotServed)
+            );
+        }
+        let allow = HostPolicy::AllowList(vec!["mcp.example.com".into()]);
+        assert_eq!(
+            check(&host("mcp.example.com"), None, &allow, &[], Some(&listed)),
+            Ok(())
+        );
+        assert_eq!(
+            check(&host("mcp.example.com"), None, &p, &[], Some(&loopback)),
+            Err(Refused::HostNotServed)
+        );
+        // The Origin is checked whatever the memo holds.
+        let page = headers(&[(&HOST, "mcp.example.com"), (&ORIGIN, "https://evil.com")]);
+        assert_eq!(
+            check(&page, None, &allow, &[], Some(&listed)),
+            Err(Refused::OriginNotServed)
+        );
+        // With an HTTP/2 authority to compare, the Host is parsed.
+        assert_eq!(
+            check(
+                &host("mcp.example.com"),
+                Some("other.example.com"),
+                &allow,
+                &[],
+                Some(&listed)
+            ),
+            Err(Refused::HostMismatch)
+        );
+    }
+
     /// Headers with each `(name, value)` appended (so a name may repeat).
     fn headers(pairs: &[(&http::HeaderName, &str)]) -> HeaderMap {
         let mut h = HeaderMap::new();
@@ -295,7 +401,7 @@ mod tests {
             "[::1]:9",
             "[0:0:0:0:0:0:0:1]:9",
         ] {
-            assert_eq!(check(&host(ok), None, &p, &[]), Ok(()), "{ok}");
+            assert_eq!(check(&host(ok), None, &p, &[], None), Ok(()), "{ok}");
         }
     }
 
@@ -345,14 +451,14 @@ mod tests {
         ];
         for (value, refused) in cases {
             assert_eq!(
-                check(&host(value), None, &p, &[]),
+                check(&host(value), None, &p, &[], None),
                 Err(refused),
                 "{value:?}"
             );
         }
         let long = format!("{}.localhost", "a".repeat(64));
         assert_eq!(
-            check(&host(&long), None, &p, &[]),
+            check(&host(&long), None, &p, &[], None),
             Err(Refused::HostMalformed)
         );
     }
@@ -363,33 +469,48 @@ mod tests {
         let two = headers(&[(&HOST, "localhost"), (&HOST, "evil.com")]);
         let same_twice = headers(&[(&HOST, "localhost"), (&HOST, "localhost")]);
         for policy in [&p, &HostPolicy::Any] {
-            assert_eq!(check(&two, None, policy, &[]), Err(Refused::HostRepeated));
             assert_eq!(
-                check(&same_twice, None, policy, &[]),
+                check(&two, None, policy, &[], None),
+                Err(Refused::HostRepeated)
+            );
+            assert_eq!(
+                check(&same_twice, None, policy, &[], None),
                 Err(Refused::HostRepeated)
             );
         }
         assert_eq!(
-            check(&HeaderMap::new(), None, &p, &[]),
+            check(&HeaderMap::new(), None, &p, &[], None),
             Err(Refused::HostMissing)
         );
         // HTTP/2: the authority alone, or both agreeing.
         let none = HeaderMap::new();
-        assert_eq!(check(&none, Some("localhost:3000"), &p, &[]), Ok(()));
+        assert_eq!(check(&none, Some("localhost:3000"), &p, &[], None), Ok(()));
         assert_eq!(
-            check(&host("LOCALHOST:3000"), Some("localhost:3000"), &p, &[]),
+            check(
+                &host("LOCALHOST:3000"),
+                Some("localhost:3000"),
+                &p,
+                &[],
+                None
+            ),
             Ok(())
         );
         assert_eq!(
-            check(&host("localhost:3000"), Some("localhost:3001"), &p, &[]),
+            check(
+                &host("localhost:3000"),
+                Some("localhost:3001"),
+                &p,
+                &[],
+                None
+            ),
             Err(Refused::HostMismatch)
         );
         assert_eq!(
-            check(&host("localhost"), Some("evil.com"), &p, &[]),
+            check(&host("localhost"), Some("evil.com"), &p, &[], None),
             Err(Refused::HostMismatch)
         );
         assert_eq!(
-            check(&none, Some("[::1].evil.com"), &p, &[]),
+            check(&none, Some("[::1].evil.com"), &p, &[], None),
             Err(Refused::HostMalformed)
         );
         for refused in [
@@ -411,7 +532,7 @@ mod tests {
             "http://[::1]:3000",
             "HTTP://LOCALHOST:1",
         ] {
-            assert_eq!(check(&with_origin(ok), None, &p, &[]), Ok(()), "{ok}");
+            assert_eq!(check(&with_origin(ok), None, &p, &[], None), Ok(()), "{ok}");
         }
         let cases = [
             ("http://[::1].evil.com", Refused::OriginMalformed),
@@ -440,7 +561,7 @@ mod tests {
         ];
         for (value, refused) in cases {
             assert_eq!(
-                check(&with_origin(value), None, &p, &[]),
+                check(&with_origin(value), None, &p, &[], None),
                 Err(refused),
                 "{value:?}"
             );
@@ -451,7 +572,10 @@ mod tests {
             (&ORIGIN, "http://localhost"),
             (&ORIGIN, "http://localhost"),
         ]);
-        assert_eq!(check(&two, None, &p, &[]), Err(Refused::OriginRepeated));
+        assert_eq!(
+            check(&two, None, &p, &[], None),
+            Err(Refused::OriginRepeated)
+        );
         assert_eq!(Refused::OriginRepeated.status(), StatusCode::FORBIDDEN);
     }
 
@@ -469,7 +593,7 @@ mod tests {
             "10.0.0.5:80",
             "[2001:db8:0::1]:443",
         ] {
-            assert_eq!(check(&host(ok), None, &p, &[]), Ok(()), "{ok}");
+            assert_eq!(check(&host(ok), None, &p, &[], None), Ok(()), "{ok}");
         }
         for refused in [
             "mcp.example.com.evil.com",
@@ -477,7 +601,7 @@ mod tests {
             "10.0.0.6",
         ] {
             assert_eq!(
-                check(&host(refused), None, &p, &[]),
+                check(&host(refused), None, &p, &[], None),
                 Err(Refused::HostNotServed),
                 "{refused}"
             );
@@ -485,23 +609,29 @@ mod tests {
         let origins = ["https://app.example.com".to_string(), "null".to_string()];
         let page = |origin| headers(&[(&HOST, "mcp.example.com"), (&ORIGIN, origin)]);
         assert_eq!(
-            check(&page("https://app.example.com"), None, &p, &origins),
+            check(&page("https://app.example.com"), None, &p, &origins, None),
             Ok(())
         );
-        assert_eq!(check(&page("null"), None, &p, &origins), Ok(()));
+        assert_eq!(check(&page("null"), None, &p, &origins, None), Ok(()));
         assert_eq!(
-            check(&page("https://mcp.example.com"), None, &p, &[]),
+            check(&page("https://mcp.example.com"), None, &p, &[], None),
             Ok(())
         );
         assert_eq!(
-            check(&page("https://app.example.com#@x"), None, &p, &origins),
+            check(
+                &page("https://app.example.com#@x"),
+                None,
+                &p,
+                &origins,
+                None
+            ),
             Err(Refused::OriginMalformed)
         );
         assert_eq!(
-            check(&host("evil.com"), None, &HostPolicy::Any, &[]),
+            check(&host("evil.com"), None, &HostPolicy::Any, &[], None),
             Ok(())
         );
         let foreign = headers(&[(&HOST, "[::1].evil.com"), (&ORIGIN, "http://evil.com")]);
-        assert_eq!(check(&foreign, None, &HostPolicy::Any, &[]), Ok(()));
+        assert_eq!(check(&foreign, None, &HostPolicy::Any, &[], None), Ok(()));
     }
 }
