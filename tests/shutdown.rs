@@ -100,6 +100,14 @@ mod fixture {
                     .tool(confirm)
                     .build()
                     .map_err(std::io::Error::other)?;
+                if let Some(port) = mode.strip_prefix("http-on:") {
+                    // A custom set-up: its own listener and `shutdown_signal()`.
+                    let port: u16 = port.parse().map_err(std::io::Error::other)?;
+                    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+                    let config = typemcp_server::transport::http::HttpConfig::default();
+                    let signal = typemcp_server::transport::shutdown_signal();
+                    return server.serve_http_on(listener, config, signal).await;
+                }
                 match mode.strip_prefix("http:") {
                     Some(port) => {
                         let port: u16 = port.parse().map_err(std::io::Error::other)?;
@@ -176,6 +184,15 @@ impl Server {
     fn fixture_http(port: u16) -> Self {
         let mut command = Command::new(std::env::current_exe().expect("this test's binary"));
         command.env(FIXTURE_ENV, format!("http:{port}"));
+        let server = Self::spawn(command);
+        wait_for_http(port);
+        server
+    }
+
+    /// The fixture over HTTP on `port` through `serve_http_on` and `shutdown_signal()`.
+    fn fixture_http_on(port: u16) -> Self {
+        let mut command = Command::new(std::env::current_exe().expect("this test's binary"));
+        command.env(FIXTURE_ENV, format!("http-on:{port}"));
         let server = Self::spawn(command);
         wait_for_http(port);
         server
@@ -559,6 +576,58 @@ fn http_call_longer_than_grace_is_cancelled() {
     assert_eq!(server.exit_within(EXIT_TIMEOUT).code(), Some(0));
 }
 
+/// A second signal during the grace period of `serve_http` stops the server at once: the
+/// call in flight is answered with the shutdown error and the process exits 0, well before
+/// the grace period ends.
+fn http_second_signal_stops_at_once() {
+    let port = common::fresh_port();
+    let mut server = Server::fixture_http(port);
+    let call = std::thread::spawn(move || {
+        post(
+            port,
+            &common::call_tool(1, "slow", json!({ "ms": 600_000 })),
+        )
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let signalled = Instant::now();
+    server.signal("TERM");
+    std::thread::sleep(Duration::from_millis(200));
+    server.signal("INT");
+    let (_status, answer) = call.join().expect("the call's thread").unwrap();
+    assert_refused(&answer, INTERNAL_ERROR, CANCELLED);
+    assert_eq!(server.exit_within(EXIT_TIMEOUT).code(), Some(0));
+    let took = signalled.elapsed();
+    assert!(took < GRACE, "exited {took:?} after the first signal");
+}
+
+/// With `serve_http_on(.., shutdown_signal())`, the first signal starts the graceful
+/// shutdown (a call in flight goes on, a new request gets 503) and a second one ends the
+/// process at once with exit status 130, rather than being swallowed.
+fn http_on_second_signal_exits_at_once() {
+    let port = common::fresh_port();
+    let mut server = Server::fixture_http_on(port);
+    let call = std::thread::spawn(move || {
+        post(
+            port,
+            &common::call_tool(1, "slow", json!({ "ms": 600_000 })),
+        )
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let signalled = Instant::now();
+    server.signal("TERM");
+    std::thread::sleep(Duration::from_millis(200));
+    let (status, refused) = post(port, &common::request(2, "tools/list", json!({}))).unwrap();
+    assert_eq!(status, 503, "{refused}");
+    server.signal("INT");
+    assert_eq!(server.exit_within(EXIT_TIMEOUT).code(), Some(130));
+    let took = signalled.elapsed();
+    assert!(took < GRACE, "exited {took:?} after the first signal");
+    assert!(
+        call.join().expect("the call's thread").is_err(),
+        "the process ended with the call in flight"
+    );
+}
+
 /// A POST of the 2025-11-25 era: `message` on `session` (if any), as such a client sends it.
 fn legacy_post(port: u16, session: Option<&str>, message: &Value) -> reqwest::blocking::Response {
     let client = http_client(READ_TIMEOUT);
@@ -702,6 +771,14 @@ const TESTS: &[Test] = &[
     (
         "http_pushed_round_completes_during_shutdown",
         http_pushed_round_completes_during_shutdown,
+    ),
+    (
+        "http_second_signal_stops_at_once",
+        http_second_signal_stops_at_once,
+    ),
+    (
+        "http_on_second_signal_exits_at_once",
+        http_on_second_signal_exits_at_once,
     ),
 ];
 

@@ -89,6 +89,10 @@ impl Signals {
 /// [`Server::serve_http_on`](crate::Server::serve_http_on). The handlers are installed when
 /// this is called, not when the future is first polled.
 ///
+/// Once it has resolved, a second signal ends the process at once, with exit status 130:
+/// the grace period is for a deploy's SIGTERM, not for a user pressing Ctrl-C twice. (The
+/// built-in shutdown of `serve_http` and `serve_stdio` stops the server instead, and returns.)
+///
 /// ```no_run
 /// # async fn run(server: typemcp_server::Server) -> std::io::Result<()> {
 /// use typemcp_server::transport::{http::HttpConfig, shutdown_signal};
@@ -98,5 +102,19 @@ impl Signals {
 /// ```
 pub fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
     let mut signals = Signals::install();
-    async move { signals.received().await }
+    async move {
+        signals.received().await;
+        // The handlers stay installed for the life of the process (tokio does not give a
+        // signal back to its default action), so without this a second signal during the
+        // grace period would be swallowed. It ends the process instead, as one would expect.
+        tokio::spawn(async move {
+            signals.received().await;
+            tracing::warn!("a second signal: exiting now, without waiting for the grace period");
+            std::process::exit(EXIT_ON_SECOND_SIGNAL);
+        });
+    }
 }
+
+/// The exit status after a second signal during a shutdown through [`shutdown_signal`]: 130,
+/// what a shell reports for a process ended by Ctrl-C.
+const EXIT_ON_SECOND_SIGNAL: i32 = 130;
