@@ -171,7 +171,9 @@ async fn book(
     round: Round<Booking>,
 ) -> Step<Booking, String> {
     match round.resume() {
-        None => round.ask(Booking::Describing, "What is the meeting?"),
+        None => round.ask(BookingAsking::Describing {
+            meeting: "What is the meeting?".into(),
+        }),
         Some(BookingAnswered::Describing {
             meeting: Reply::Accepted(Meeting { title, attendees }),
         }) => {
@@ -181,10 +183,11 @@ async fn book(
                     "No room in the {building:?} building fits {attendees} people."
                 ));
             }
-            round.ask(
-                Booking::Choosing { title, attendees },
-                OneOf::titled("Which room?", fitting),
-            )
+            round.ask(BookingAsking::Choosing {
+                title,
+                attendees,
+                room: OneOf::titled("Which room?", fitting),
+            })
         }
         Some(BookingAnswered::Choosing {
             title,
@@ -193,14 +196,12 @@ async fn book(
         }) => {
             let name = find_room(&room).map_or_else(|| room.clone(), |room| room.name);
             let question = format!("Book {name} for \"{title}\" ({attendees} people)?");
-            round.ask(
-                Booking::Confirming {
-                    title,
-                    attendees,
-                    room,
-                },
-                question,
-            )
+            round.ask(BookingAsking::Confirming {
+                title,
+                attendees,
+                room,
+                confirm: question.into(),
+            })
         }
         Some(BookingAnswered::Confirming {
             title,

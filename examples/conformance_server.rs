@@ -275,12 +275,10 @@ async fn confirm_delete(filename: String, round: Round<DeleteFlow>) -> Step<Dele
     match round.resume() {
         None => {
             tokio::time::sleep(Duration::from_millis(50)).await;
-            round.ask(
-                DeleteFlow::Confirming {
-                    filename: filename.clone(),
-                },
-                format!("Delete {filename}?"),
-            )
+            round.ask(DeleteFlowAsking::Confirming {
+                confirm: format!("Delete {filename}?").into(),
+                filename,
+            })
         }
         Some(DeleteFlowAnswered::Confirming {
             confirm: Reply::Accepted(DeleteForm { confirm: true }),
@@ -314,7 +312,10 @@ async fn multi_input(round: Round<TwoQuestions>) -> Step<TwoQuestions, String> {
     match round.resume() {
         None => {
             tokio::time::sleep(Duration::from_millis(50)).await;
-            round.ask(TwoQuestions::Asking, "Two details, please")
+            round.ask(TwoQuestionsAsking::Asking {
+                first: "Two details, please".into(),
+                second: "Two details, please".into(),
+            })
         }
         Some(TwoQuestionsAnswered::Asking {
             first: Reply::Accepted(first),
@@ -338,7 +339,9 @@ enum NamedJob {
 #[tool(task = "required")]
 async fn test_tool_with_task(round: Round<NamedJob>) -> Step<NamedJob, String> {
     match round.resume() {
-        None => round.ask(NamedJob::Naming, "What is your name?"),
+        None => round.ask(NamedJobAsking::Naming {
+            user_name: "What is your name?".into(),
+        }),
         Some(NamedJobAnswered::Naming {
             user_name: Reply::Accepted(NameForm { name }),
         }) => {
@@ -449,7 +452,9 @@ async fn test_input_required_result_tampered_state(
 
 fn confirm(round: Round<ConfirmFlow>) -> Step<ConfirmFlow, String> {
     match round.resume() {
-        None => round.ask(ConfirmFlow::Confirming, "Please confirm"),
+        None => round.ask(ConfirmFlowAsking::Confirming {
+            confirm: "Please confirm".into(),
+        }),
         Some(ConfirmFlowAnswered::Confirming {
             confirm: Reply::Accepted(ConfirmForm { ok: true }),
         }) => Step::done("state-ok: confirmed"),
@@ -470,10 +475,10 @@ async fn test_input_required_result_multiple_inputs(
     round: Round<GatherFlow>,
 ) -> Step<GatherFlow, String> {
     match round.resume() {
-        None => round.ask_each(GatherFlow::Gathering, |key| match key {
-            "user_name" => "What is your name?".into(),
-            "greeting" => "Generate a greeting".into(),
-            _ => String::new(),
+        None => round.ask(GatherFlowAsking::Gathering {
+            user_name: "What is your name?".into(),
+            greeting: "Generate a greeting".into(),
+            client_roots: "".into(),
         }),
         Some(GatherFlowAnswered::Gathering {
             user_name,
@@ -506,13 +511,15 @@ enum TwoSteps {
 #[tool]
 async fn test_input_required_result_multi_round(round: Round<TwoSteps>) -> Step<TwoSteps, String> {
     match round.resume() {
-        None => round.ask(TwoSteps::AskingName, "Step 1: What is your name?"),
+        None => round.ask(TwoStepsAsking::AskingName {
+            step1: "Step 1: What is your name?".into(),
+        }),
         Some(TwoStepsAnswered::AskingName {
             step1: Reply::Accepted(NameForm { name }),
-        }) => round.ask(
-            TwoSteps::AskingColor { name },
-            "Step 2: What is your favorite color?",
-        ),
+        }) => round.ask(TwoStepsAsking::AskingColor {
+            name,
+            step2: "Step 2: What is your favorite color?".into(),
+        }),
         Some(TwoStepsAnswered::AskingColor {
             name,
             step2: Reply::Accepted(ColorForm { color }),
@@ -566,10 +573,9 @@ async fn test_input_required_result_prompt(
     round: Round<PromptFlow>,
 ) -> Step<PromptFlow, Vec<PromptMessage>> {
     match round.resume() {
-        None => round.ask(
-            PromptFlow::AskingContext,
-            "What context should the prompt use?",
-        ),
+        None => round.ask(PromptFlowAsking::AskingContext {
+            user_context: "What context should the prompt use?".into(),
+        }),
         Some(PromptFlowAnswered::AskingContext {
             user_context: Reply::Accepted(ContextForm { context }),
         }) => Step::done(vec![PromptMessage::user(format!(
@@ -587,7 +593,9 @@ async fn test_input_required_result_prompt(
 )]
 async fn confirmed_secret(round: Round<ConfirmFlow>) -> Step<ConfirmFlow, String> {
     match round.resume() {
-        None => round.ask(ConfirmFlow::Confirming, "Reveal the resource?"),
+        None => round.ask(ConfirmFlowAsking::Confirming {
+            confirm: "Reveal the resource?".into(),
+        }),
         Some(ConfirmFlowAnswered::Confirming {
             confirm: Reply::Accepted(ConfirmForm { ok: true }),
         }) => Step::done("The resource, after confirmation."),
@@ -616,7 +624,9 @@ async fn test_sampling(
     round: Round<SamplingFlow>,
 ) -> Step<SamplingFlow, String> {
     match round.resume() {
-        None => round.ask(SamplingFlow::Sampling, prompt),
+        None => round.ask(SamplingFlowAsking::Sampling {
+            reply: prompt.into(),
+        }),
         Some(SamplingFlowAnswered::Sampling {
             reply: Reply::Accepted(reply),
         }) => Step::done(format!("LLM response: {}", reply.text())),
@@ -658,7 +668,9 @@ async fn test_elicitation(
     round: Round<UserFlow>,
 ) -> Step<UserFlow, String> {
     match round.resume() {
-        None => round.ask(UserFlow::Asking, message),
+        None => round.ask(UserFlowAsking::Asking {
+            user: message.into(),
+        }),
         Some(UserFlowAnswered::Asking { user }) => {
             let outcome = elicitation_outcome(
                 user,
@@ -710,7 +722,9 @@ async fn test_elicitation_sep1034_defaults(
     round: Round<DefaultsFlow>,
 ) -> Step<DefaultsFlow, String> {
     match round.resume() {
-        None => round.ask(DefaultsFlow::Reviewing, "Please review your details"),
+        None => round.ask(DefaultsFlowAsking::Reviewing {
+            defaults: "Please review your details".into(),
+        }),
         Some(DefaultsFlowAnswered::Reviewing { defaults }) => {
             let outcome = elicitation_outcome(defaults, |f: DefaultsForm| {
                 json!({"name": f.name, "age": f.age, "score": f.score,
@@ -791,7 +805,9 @@ enum EnumsFlow {
 #[tool]
 async fn test_elicitation_sep1330_enums(round: Round<EnumsFlow>) -> Step<EnumsFlow, String> {
     match round.resume() {
-        None => round.ask(EnumsFlow::Choosing, "Choose your options"),
+        None => round.ask(EnumsFlowAsking::Choosing {
+            choices: "Choose your options".into(),
+        }),
         Some(EnumsFlowAnswered::Choosing { choices }) => {
             let outcome = elicitation_outcome(choices, |f: EnumsForm| {
                 json!({

@@ -54,7 +54,7 @@ use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
 use typemcp_server::state::single_use::{MemoryStore, RedisStore};
 use typemcp_server::state::{
-    Ask, Continuation, OneOf, QuestionKind, Reply, RequestStateSigner, Round, Step, UrlVisit,
+    Continuation, OneOf, QuestionKind, Reply, RequestStateSigner, Round, Step, UrlVisit,
 };
 use typemcp_server::transport::http::HttpConfig;
 use typemcp_server::transport::http::auth::{JwtAuthenticator, ProtectedResourceMetadata};
@@ -188,14 +188,16 @@ async fn deploy(
     round: Round<DeployFlow>,
 ) -> Step<DeployFlow, String> {
     match round.resume() {
-        None => round.ask(DeployFlow::Confirming, format!("Deploy to {target:?}?")),
+        None => round.ask(DeployFlowAsking::Confirming {
+            confirm: format!("Deploy to {target:?}?").into(),
+        }),
         Some(DeployFlowAnswered::Confirming {
             confirm: Reply::Accepted(Confirm { ok: true }),
-        }) => round.ask(
-            DeployFlow::Configuring { approved_at: now() },
-            Ask::message("How should it roll out?")
-                .with("region", OneOf::titled("Which region?", regions(target))),
-        ),
+        }) => round.ask(DeployFlowAsking::Configuring {
+            approved_at: now(),
+            rollout: "How should it roll out?".into(),
+            region: OneOf::titled("Which region?", regions(target)),
+        }),
         Some(DeployFlowAnswered::Confirming {
             confirm: Reply::Accepted(Confirm { ok: false }) | Reply::Declined,
         }) => Step::done("Deploy declined."),
@@ -229,10 +231,14 @@ async fn deploy(
             }
             let change = open_change_request(&plan, approved_at);
             let url = format!("https://changes.example.com/requests/{change}");
-            round.ask(
-                DeployFlow::Approving { plan, change },
-                UrlVisit::prompt("Approve the deploy in the change-management page.", url),
-            )
+            round.ask(DeployFlowAsking::Approving {
+                plan,
+                change,
+                approval: UrlVisit::prompt(
+                    "Approve the deploy in the change-management page.",
+                    url,
+                ),
+            })
         }
         Some(DeployFlowAnswered::Configuring { .. }) => Step::done("Deploy cancelled."),
         Some(DeployFlowAnswered::Approving {

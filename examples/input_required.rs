@@ -44,10 +44,14 @@ async fn deploy(
     round: Round<DeployFlow>,
 ) -> Step<DeployFlow, String> {
     match round.resume() {
-        None => round.ask(DeployFlow::Confirming, format!("Deploy to {target}?")),
+        None => round.ask(DeployFlowAsking::Confirming {
+            confirm: format!("Deploy to {target}?").into(),
+        }),
         Some(DeployFlowAnswered::Confirming {
             confirm: Reply::Accepted(Confirm { ok: true }),
-        }) => round.ask(DeployFlow::Configuring, "How should it roll out?"),
+        }) => round.ask(DeployFlowAsking::Configuring {
+            rollout: "How should it roll out?".into(),
+        }),
         Some(DeployFlowAnswered::Configuring {
             rollout: Reply::Accepted(plan),
         }) => Step::done(format!(

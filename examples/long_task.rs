@@ -71,10 +71,13 @@ async fn export_table(
                     return cancelled(&table);
                 }
             }
-            round.ask(
-                ExportFlow::Halfway { rows: 5_000 },
-                format!("Half of {table} is exported. Anonymize e-mail addresses in the rest?"),
-            )
+            round.ask(ExportFlowAsking::Halfway {
+                rows: 5_000,
+                choice: format!(
+                    "Half of {table} is exported. Anonymize e-mail addresses in the rest?"
+                )
+                .into(),
+            })
         }
         Some(ExportFlowAnswered::Halfway {
             choice: Reply::Accepted(Anonymize { anonymize }),

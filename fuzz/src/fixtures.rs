@@ -184,27 +184,27 @@ async fn kinds(
 ) -> Step<Kinds, String> {
     match round.resume() {
         None => match kind.as_str() {
-            "url" => round.ask(
-                Kinds::Approving,
-                UrlVisit::prompt("Approve it.", "https://changes.example.com/c/1"),
-            ),
-            "choice" => round.ask(
-                Kinds::Sizing,
-                typemcp_server::state::Ask::new()
-                    .with("replicas", OneOf::prompt("How many?", 1..=max.max(1)))
-                    .with(
-                        "region",
-                        OneOf::titled(
-                            "Where?",
-                            [("eu".to_owned(), "Europe"), ("us".to_owned(), "US")],
-                        ),
-                    ),
-            ),
-            "form" => round.ask(
-                Kinds::Custom,
-                DynamicForm::prompt(format!("Up to {max}?"), dynamic_schema(max)),
-            ),
-            _ => round.ask(Kinds::Confirming { count: 0 }, format!("Confirm {kind}?")),
+            "url" => round.ask(KindsAsking::Approving {
+                approval: UrlVisit::prompt("Approve it.", "https://changes.example.com/c/1"),
+            }),
+            "choice" => round.ask(KindsAsking::Sizing {
+                replicas: OneOf::prompt("How many?", 1..=max.max(1)),
+                region: OneOf::titled(
+                    "Where?",
+                    [("eu".to_owned(), "Europe"), ("us".to_owned(), "US")],
+                ),
+            }),
+            "form" => round.ask(KindsAsking::Custom {
+                custom: DynamicForm::prompt(format!("Up to {max}?"), dynamic_schema(max)),
+            }),
+            _ => {
+                let message = format!("Confirm {kind}?");
+                round.ask(KindsAsking::Confirming {
+                    count: 0,
+                    confirm: (&message).into(),
+                    profile: message.into(),
+                })
+            }
         },
         Some(KindsAnswered::Approving { approval }) => Step::done(format!("{approval:?}")),
         Some(KindsAnswered::Sizing { replicas, region }) => match (replicas, region) {
@@ -223,10 +223,14 @@ async fn kinds(
             confirm,
             profile,
         }) => match (confirm, profile) {
-            (Reply::Accepted(Confirm { ok: true }), Reply::Accepted(p)) if count < 2 => round.ask(
-                Kinds::Confirming { count: count + 1 },
-                format!("Again, {}?", p.name),
-            ),
+            (Reply::Accepted(Confirm { ok: true }), Reply::Accepted(p)) if count < 2 => {
+                let message = format!("Again, {}?", p.name);
+                round.ask(KindsAsking::Confirming {
+                    count: count + 1,
+                    confirm: (&message).into(),
+                    profile: message.into(),
+                })
+            }
             (confirm, _) => Step::done(format!("{count}: {confirm:?}")),
         },
     }

@@ -56,10 +56,15 @@ enum Relay {
 #[tool]
 async fn relay(round: Round<Relay>) -> Step<Relay, String> {
     match round.resume() {
-        None => round.ask(Relay::First, "First?"),
+        None => round.ask(RelayAsking::First {
+            first: "First?".into(),
+        }),
         Some(RelayAnswered::First {
             first: Reply::Accepted(Pick { n }),
-        }) => round.ask(Relay::Second { first: n }, "Second?"),
+        }) => round.ask(RelayAsking::Second {
+            first: n,
+            second: "Second?".into(),
+        }),
         Some(RelayAnswered::Second {
             first,
             second: Reply::Accepted(Pick { n }),

@@ -54,7 +54,9 @@ enum Flow {
 #[tool]
 async fn careful(round: Round<Flow>) -> Step<Flow, String> {
     match round.resume() {
-        None => round.ask(Flow::Confirming, "Sure?"),
+        None => round.ask(FlowAsking::Confirming {
+            confirm: "Sure?".into(),
+        }),
         Some(_) => Step::done("done".to_owned()),
     }
 }

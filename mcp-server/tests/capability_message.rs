@@ -26,7 +26,9 @@ enum Flow {
 #[tool]
 async fn confirm(round: Round<Flow>) -> Step<Flow, String> {
     match round.resume() {
-        None => round.ask(Flow::Confirming, "Go ahead?"),
+        None => round.ask(FlowAsking::Confirming {
+            confirm: "Go ahead?".into(),
+        }),
         Some(FlowAnswered::Confirming {
             confirm: Reply::Accepted(Confirm { ok }),
         }) => Step::done(format!("ok: {ok}")),

@@ -165,7 +165,9 @@ async fn whoami(ctx: RequestContext, calls: State<Calls>) -> String {
 async fn deploy(target: String, round: Round<Flow>, calls: State<Calls>) -> Step<Flow, String> {
     calls.0.0.fetch_add(1, Ordering::SeqCst);
     match round.resume() {
-        None => round.ask(Flow::Confirming, format!("Deploy {target}?")),
+        None => round.ask(FlowAsking::Confirming {
+            confirm: format!("Deploy {target}?").into(),
+        }),
         Some(FlowAnswered::Confirming {
             confirm: Reply::Accepted(Confirm { ok: true }),
         }) => Step::done(format!("deployed {target}")),

@@ -84,15 +84,16 @@ enum Flow {
 async fn deploy(target: String, round: Round<Flow>, calls: State<Calls>) -> Step<Flow, String> {
     calls.0.bump("deploy");
     match round.resume() {
-        None => round.ask(Flow::Confirming, format!("Deploy {target}?")),
+        None => round.ask(FlowAsking::Confirming {
+            confirm: format!("Deploy {target}?").into(),
+        }),
         Some(FlowAnswered::Confirming { confirm }) => match confirm {
-            Reply::Accepted(Confirm { ok: true }) => round.ask(
-                Flow::Placing,
-                OneOf::titled(
+            Reply::Accepted(Confirm { ok: true }) => round.ask(FlowAsking::Placing {
+                region: OneOf::titled(
                     "Where?",
                     [("eu".to_owned(), "Europe"), ("us".to_owned(), "US")],
                 ),
-            ),
+            }),
             Reply::Accepted(Confirm { ok: false }) => Step::done("not confirmed".to_owned()),
             Reply::Declined => Step::done("declined".to_owned()),
             Reply::Cancelled => Step::done("cancelled".to_owned()),
@@ -108,7 +109,9 @@ async fn deploy(target: String, round: Round<Flow>, calls: State<Calls>) -> Step
 #[tool]
 async fn endless(round: Round<Flow>, calls: State<Calls>) -> Step<Flow, String> {
     calls.0.bump("endless");
-    round.ask(Flow::Confirming, format!("Round {}?", round.round() + 1))
+    round.ask(FlowAsking::Confirming {
+        confirm: format!("Round {}?", round.round() + 1).into(),
+    })
 }
 
 /// A hand-written flow that (wrongly) hands back the state it was resumed with.
@@ -133,10 +136,9 @@ enum Visit {
 #[tool]
 async fn approve(round: Round<Visit>) -> Step<Visit, String> {
     match round.resume() {
-        None => round.ask(
-            Visit::Approving,
-            UrlVisit::prompt("Approve it.", "https://changes.example.com/c/1"),
-        ),
+        None => round.ask(VisitAsking::Approving {
+            approval: UrlVisit::prompt("Approve it.", "https://changes.example.com/c/1"),
+        }),
         Some(VisitAnswered::Approving {
             approval: Reply::Accepted(UrlVisit),
         }) => Step::done("approved".to_owned()),
@@ -148,7 +150,9 @@ async fn approve(round: Round<Visit>) -> Step<Visit, String> {
 #[prompt(name = "plan")]
 async fn plan(round: Round<Flow>) -> Step<Flow, String> {
     match round.resume() {
-        None => round.ask(Flow::Confirming, "Plan it?"),
+        None => round.ask(FlowAsking::Confirming {
+            confirm: "Plan it?".into(),
+        }),
         Some(FlowAnswered::Confirming {
             confirm: Reply::Accepted(Confirm { ok }),
         }) => Step::done(format!("Planned: {ok}.")),

@@ -17,8 +17,8 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use typemcp_server::state::{
-    Ask, AskError, Continuation, DynamicForm, InputResponses, OneOf, RawInputResponses, Reply,
-    RequestStateSigner, Round, Step, UrlVisit,
+    Answers, AskError, Continuation, DynamicForm, InputResponses, Message, OneOf, Prompt, Question,
+    RawInputResponses, Reply, RequestStateSigner, Round, Step, UrlVisit,
 };
 use typemcp_server::typemcp_core::form::form_request;
 use typemcp_server::typemcp_core::protocol::{
@@ -114,29 +114,23 @@ async fn kinds(
     let reply = |r: &str| Step::done(r.to_owned());
     match round.resume() {
         None => match kind.as_str() {
-            "url" => round.ask(
-                Kinds::Approving,
-                UrlVisit::prompt("Approve it.", "https://changes.example.com/c/1"),
-            ),
-            "url-without-url" => round.ask(Kinds::Approving, "Approve it."),
-            "choice" => round.ask(
-                Kinds::Sizing,
-                Ask::new()
-                    .with("replicas", OneOf::prompt("How many?", 1..=max))
-                    .with(
-                        "region",
-                        OneOf::titled(
-                            "Where?",
-                            [("eu".to_owned(), "Europe"), ("us".to_owned(), "US")],
-                        ),
-                    ),
-            ),
-            "choice-of-the-wrong-type" => round.ask(
-                Kinds::Sizing,
-                Ask::new()
-                    .with("replicas", OneOf::prompt("How many?", [1u16, 2]))
-                    .with("region", OneOf::prompt("Where?", ["eu".to_owned()])),
-            ),
+            "url" => round.ask(KindsAsking::Approving {
+                approval: UrlVisit::prompt("Approve it.", "https://changes.example.com/c/1"),
+            }),
+            "url-empty" => round.ask(KindsAsking::Approving {
+                approval: UrlVisit::prompt("Approve it.", ""),
+            }),
+            "choice" => round.ask(KindsAsking::Sizing {
+                replicas: OneOf::prompt("How many?", 1..=max),
+                region: OneOf::titled(
+                    "Where?",
+                    [("eu".to_owned(), "Europe"), ("us".to_owned(), "US")],
+                ),
+            }),
+            "choice-offered-twice" => round.ask(KindsAsking::Sizing {
+                replicas: OneOf::prompt("How many?", [1, 2, 1]),
+                region: OneOf::prompt("Where?", ["eu".to_owned()]),
+            }),
             "form" => {
                 let mut count = NumberSchema::new(NumberType::Integer);
                 count.maximum = Some(max.into());
@@ -149,12 +143,13 @@ async fn kinds(
                 ];
                 let schema =
                     RequestedSchema::new(properties.into_iter().collect(), vec!["name".into()]);
-                round.ask(
-                    Kinds::Custom,
-                    DynamicForm::prompt(format!("Up to {max}?"), schema),
-                )
+                round.ask(KindsAsking::Custom {
+                    custom: DynamicForm::prompt(format!("Up to {max}?"), schema),
+                })
             }
-            _ => round.ask(Kinds::Confirming, format!("Confirm {kind}?")),
+            _ => round.ask(KindsAsking::Confirming {
+                confirm: format!("Confirm {kind}?").into(),
+            }),
         },
         Some(KindsAnswered::Approving { approval }) => {
             seen.0.record("kinds", json!(format!("{approval:?}")));
@@ -199,8 +194,8 @@ async fn preflight(round: Round<Kinds>, seen: State<Seen>) -> Step<Kinds, String
     });
     seen.0.record("preflight", can);
     // Asking what the client cannot answer fails here, before the handler returns.
-    let ask = UrlVisit::prompt("Approve it.", "https://changes.example.com/c/2");
-    match round.try_ask(Kinds::Approving, ask) {
+    let approval = UrlVisit::prompt("Approve it.", "https://changes.example.com/c/2");
+    match round.try_ask(KindsAsking::Approving { approval }) {
         Ok(step) => step,
         Err(err) => {
             seen.0.record("preflight", json!(err.to_string()));
@@ -213,7 +208,9 @@ async fn preflight(round: Round<Kinds>, seen: State<Seen>) -> Step<Kinds, String
 #[tool]
 async fn capped(round: Round<Kinds>) -> Step<Kinds, String> {
     let round = round.with_max_rounds(2);
-    round.ask(Kinds::Confirming, format!("Round {}?", round.round() + 1))
+    round.ask(KindsAsking::Confirming {
+        confirm: format!("Round {}?", round.round() + 1).into(),
+    })
 }
 
 /// Asks with a message of `size` characters (the state grows with it).
@@ -222,13 +219,54 @@ async fn wordy(size: usize, round: Round<Kinds>, seen: State<Seen>) -> Step<Kind
     if round.resume().is_some() {
         return Step::done("answered".to_owned());
     }
-    match round.try_ask::<String>(Kinds::Confirming, "x".repeat(size)) {
+    match round.try_ask::<String>(KindsAsking::Confirming {
+        confirm: "x".repeat(size).into(),
+    }) {
         Err(err @ AskError::StateTooLarge { .. }) => {
             seen.0.record("wordy", json!(err.to_string()));
             Step::fail(err.into_error())
         }
         other => other.unwrap(),
     }
+}
+
+/// A hand-written state, the path the derive does not check: its `split` hands over the
+/// prompts it is given, right or wrong.
+#[derive(Serialize, Deserialize, Clone)]
+struct ByHand;
+
+impl Continuation for ByHand {
+    type Answered = Reply<OneOf<u8>>;
+    type Asking = Vec<Prompt>;
+
+    const VERSION: &'static str = "by-hand";
+
+    fn questions(&self) -> Vec<Question> {
+        vec![Question::of::<OneOf<u8>>("replicas")]
+    }
+
+    fn split(prompts: Vec<Prompt>) -> (Self, Vec<Prompt>) {
+        (Self, prompts)
+    }
+
+    fn answered(self, answers: &Answers<'_>) -> Option<Self::Answered> {
+        answers.read::<OneOf<u8>>("replicas")
+    }
+}
+
+/// Asks its one question with the prompts `kind` names.
+#[tool]
+async fn by_hand(kind: String, round: Round<ByHand>) -> Step<ByHand, String> {
+    if let Some(reply) = round.resume() {
+        return Step::done(format!("{reply:?}"));
+    }
+    let prompts: Vec<Prompt> = match kind.as_str() {
+        "options" => vec![OneOf::prompt("How many?", [1u8, 2]).into()],
+        "message" => vec![Message::from("How many?").into()],
+        "options-of-the-wrong-type" => vec![OneOf::prompt("How many?", [1u16, 2]).into()],
+        _ => Vec::new(),
+    };
+    round.ask(prompts)
 }
 
 // ----- Harness -----
@@ -283,6 +321,7 @@ impl Harness {
             .tool(preflight)
             .tool(capped)
             .tool(wordy)
+            .tool(by_hand)
             .request_state_signer(signer(signer_in(mode)));
         let server = builder(server).build().unwrap();
         Self { server, seen }
@@ -423,15 +462,56 @@ async fn a_url_question_is_sent_in_url_mode_and_read_as_consent() {
         let reply = h.call("kinds", args.clone(), extra).await;
         assert_eq!(text_of(&reply), text, "{action}");
     }
-    // A URL question asked with a message alone fails at `ask`, with the reason in the log.
-    let args = json!({"kind": "url-without-url", "max": 1});
+    // A URL question asked with an empty URL fails at `ask`, with the reason in the log (one
+    // asked with a message alone does not compile).
+    let args = json!({"kind": "url-empty", "max": 1});
     let reply = h.call("kinds", args, json!({})).await;
     assert_eq!(reply["error"]["code"], -32603, "{reply}");
     let logged = log_lines().into_iter().any(|l| {
-        l.contains("could not ask")
-            && l.contains("question `approval`: it is asked with a message and a URL")
+        l.contains("could not ask") && l.contains("question `approval`: the URL is empty")
     });
     assert!(logged, "{:#?}", log_lines());
+}
+
+#[tokio::test]
+async fn a_hand_written_continuation_asking_the_wrong_way_fails_at_ask_with_the_reason_logged() {
+    let h = Harness::new();
+    let first = h
+        .call("by_hand", json!({"kind": "options"}), json!({}))
+        .await;
+    assert_eq!(
+        first["result"]["inputRequests"]["replicas"]["params"]["requestedSchema"]["properties"]["replicas"]
+            ["enum"],
+        json!(["1", "2"]),
+        "{first}"
+    );
+    let answers = json!({"replicas": accept(json!({"replicas": "2"}))});
+    let extra = json!({"inputResponses": answers, "requestState": state_of(&first)});
+    let done = h.call("by_hand", json!({"kind": "options"}), extra).await;
+    assert_eq!(text_of(&done), "Accepted(OneOf(2))");
+    for (kind, why) in [
+        (
+            "message",
+            "question `replicas`: it is asked with options (`OneOf::prompt`), not a message",
+        ),
+        (
+            "options-of-the-wrong-type",
+            "it awaits `OneOf<u8>`, but the options are `u16`",
+        ),
+        (
+            "none",
+            "question `replicas`: 0 prompts were given for 1 questions",
+        ),
+    ] {
+        clear_log();
+        let reply = h.call("by_hand", json!({"kind": kind}), json!({})).await;
+        assert_eq!(reply["error"]["code"], -32603, "{kind}: {reply}");
+        assert_eq!(reply["error"]["message"], "Internal error", "{kind}");
+        let logged = log_lines()
+            .iter()
+            .any(|l| l.contains("could not ask") && l.contains(why));
+        assert!(logged, "{kind}: {:#?}", log_lines());
+    }
 }
 
 #[tokio::test]
@@ -488,14 +568,23 @@ async fn options_built_at_run_time_are_offered_checked_and_read_typed() {
         *message = asked;
         assert_eq!(again["result"]["inputRequests"], expected);
     }
-    // Options of another type than the awaited `OneOf<u8>` fail at `ask`.
-    let wrong = json!({"kind": "choice-of-the-wrong-type", "max": 3});
-    let reply = h.call("kinds", wrong, json!({})).await;
-    assert_eq!(reply["error"]["code"], -32603, "{reply}");
-    let logged = log_lines()
-        .iter()
-        .any(|l| l.contains("it awaits `OneOf<u8>`, but the options are `u16`"));
-    assert!(logged, "{:#?}", log_lines());
+    // Options that cannot be offered fail at `ask` (options of another type than the awaited
+    // `OneOf<u8>` do not compile); so does a choice without options.
+    for (args, why) in [
+        (
+            json!({"kind": "choice-offered-twice", "max": 3}),
+            r#"question `replicas`: the option "1" is offered twice"#,
+        ),
+        (
+            json!({"kind": "choice", "max": 0}),
+            "question `replicas`: no options to choose from",
+        ),
+    ] {
+        let reply = h.call("kinds", args, json!({})).await;
+        assert_eq!(reply["error"]["code"], -32603, "{reply}");
+        let logged = log_lines().iter().any(|l| l.contains(why));
+        assert!(logged, "{why}: {:#?}", log_lines());
+    }
 }
 
 #[tokio::test]
@@ -608,12 +697,10 @@ mod v1 {
     #[tool]
     pub(super) async fn deploy(round: Round<Flow>) -> Step<Flow, String> {
         match round.resume() {
-            None => round.ask(
-                Flow::Confirming {
-                    target: "staging".into(),
-                },
-                "Sure?",
-            ),
+            None => round.ask(FlowAsking::Confirming {
+                target: "staging".into(),
+                confirm: "Sure?".into(),
+            }),
             Some(FlowAnswered::Confirming { target, confirm }) => {
                 Step::done(format!("v1 {target} {}", confirm.is_accepted()))
             }
@@ -635,12 +722,10 @@ mod v2 {
     #[tool]
     pub(super) async fn deploy(round: Round<Flow>) -> Step<Flow, String> {
         match round.resume() {
-            None => round.ask(
-                Flow::Confirming {
-                    environment: "staging".into(),
-                },
-                "Sure?",
-            ),
+            None => round.ask(FlowAsking::Confirming {
+                environment: "staging".into(),
+                confirm: "Sure?".into(),
+            }),
             Some(FlowAnswered::Confirming {
                 environment,
                 confirm,

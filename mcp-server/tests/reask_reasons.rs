@@ -42,9 +42,9 @@ const CONTACT_MESSAGE: &str = "Who is booking?";
 #[tool]
 async fn book(round: Round<Booking>) -> Step<Booking, String> {
     match round.resume() {
-        None => round.ask_each(Booking::Asking, |key| match key {
-            "contact" => CONTACT_MESSAGE.to_owned(),
-            _ => "Book it?".to_owned(),
+        None => round.ask(BookingAsking::Asking {
+            contact: CONTACT_MESSAGE.into(),
+            confirm: "Book it?".into(),
         }),
         Some(BookingAnswered::Asking { contact, confirm }) => {
             match (contact.accepted(), confirm.accepted()) {
@@ -219,7 +219,9 @@ async fn a_refused_titled_choice_names_the_options_by_their_labels() {
         ];
         let rooms = rooms.map(|(id, label)| (id.to_owned(), label));
         match round.resume() {
-            None => round.ask(Seating::Choosing, OneOf::titled("Which room?", rooms)),
+            None => round.ask(SeatingAsking::Choosing {
+                room: OneOf::titled("Which room?", rooms),
+            }),
             Some(SeatingAnswered::Choosing { room }) => Step::done(format!("{room:?}")),
         }
     }

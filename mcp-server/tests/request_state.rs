@@ -76,7 +76,9 @@ impl Calls {
     fn step(&self, handler: &'static str, round: &Round<Flow>, what: &str) -> Step<Flow, String> {
         self.bump(handler);
         match round.resume() {
-            None => round.ask(Flow::Confirming, format!("Confirm {what}?")),
+            None => round.ask(FlowAsking::Confirming {
+                confirm: format!("Confirm {what}?").into(),
+            }),
             Some(FlowAnswered::Confirming {
                 confirm: Reply::Accepted(Confirm { ok: true }),
             }) => Step::done(format!("done: {what}")),
@@ -136,9 +138,15 @@ async fn pair(a: i64, b: i64, round: Round<Flow>, calls: State<Calls>) -> Step<F
 async fn nag(round: Round<Again>, calls: State<Calls>) -> Step<Again, String> {
     calls.0.bump("nag");
     match round.resume() {
-        None => round.ask(Again::Asking { n: 1 }, "Question 1?"),
+        None => round.ask(AgainAsking::Asking {
+            n: 1,
+            confirm: "Question 1?".into(),
+        }),
         Some(AgainAnswered::Asking { n, confirm }) if n < 3 && confirm.is_accepted() => {
-            round.ask(Again::Asking { n: n + 1 }, format!("Question {}?", n + 1))
+            round.ask(AgainAsking::Asking {
+                n: n + 1,
+                confirm: format!("Question {}?", n + 1).into(),
+            })
         }
         Some(AgainAnswered::Asking { n, .. }) => Step::done(format!("answered {n}")),
     }

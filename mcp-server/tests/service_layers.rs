@@ -518,7 +518,9 @@ enum Ask {
 #[tool]
 async fn confirm(round: Round<Ask>) -> Step<Ask, String> {
     match round.resume() {
-        None => round.ask(Ask::Asking, "Go ahead?"),
+        None => round.ask(AskAsking::Asking {
+            answer: "Go ahead?".into(),
+        }),
         Some(AskAnswered::Asking {
             answer: Reply::Accepted(GoAhead { ok }),
         }) => Step::done(format!("ok={ok}")),

@@ -73,12 +73,16 @@ async fn deploy(target: String, round: Round<Flow>, ran: State<Ran>) -> Step<Flo
     match round.resume() {
         None => {
             ran.0.bump("asked");
-            round.ask(Flow::Confirming, format!("Deploy to {target}?"))
+            round.ask(FlowAsking::Confirming {
+                confirm: format!("Deploy to {target}?").into(),
+            })
         }
         Some(FlowAnswered::Confirming { confirm }) => {
             ran.0.bump("confirmed");
             match confirm {
-                Reply::Accepted(Confirm { ok: true }) => round.ask(Flow::Sizing, "How many?"),
+                Reply::Accepted(Confirm { ok: true }) => round.ask(FlowAsking::Sizing {
+                    size: "How many?".into(),
+                }),
                 _ => Step::done("Deploy declined.".to_owned()),
             }
         }
@@ -96,7 +100,9 @@ async fn deploy(target: String, round: Round<Flow>, ran: State<Ran>) -> Step<Flo
 #[prompt(name = "plan")]
 async fn plan(round: Round<Flow>, ran: State<Ran>) -> Step<Flow, String> {
     match round.resume() {
-        None => round.ask(Flow::Confirming, "Plan it?"),
+        None => round.ask(FlowAsking::Confirming {
+            confirm: "Plan it?".into(),
+        }),
         Some(_) => {
             ran.0.bump("planned");
             Step::done("Planned.".to_owned())

@@ -331,7 +331,9 @@ struct Launched(Arc<AtomicU32>);
 #[tool(destructive)]
 async fn launch(round: Round<Flow>, launched: State<Launched>) -> Step<Flow, String> {
     match round.resume() {
-        None => round.ask(Flow::Confirming, "Launch?"),
+        None => round.ask(FlowAsking::Confirming {
+            confirm: "Launch?".into(),
+        }),
         Some(FlowAnswered::Confirming {
             confirm: Reply::Accepted(Confirm { ok: true }),
         }) => {

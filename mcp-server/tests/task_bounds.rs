@@ -63,7 +63,9 @@ enum Labelling {
 async fn labelled(round: Round<Labelling>) -> Step<Labelling, String> {
     tokio::task::yield_now().await;
     match round.resume() {
-        None => round.ask(Labelling::Asked, "Label?"),
+        None => round.ask(LabellingAsking::Asked {
+            label: "Label?".into(),
+        }),
         Some(LabellingAnswered::Asked {
             label: Reply::Accepted(Label { text }),
         }) => Step::done(format!("labelled {text}")),
@@ -76,7 +78,9 @@ async fn labelled(round: Round<Labelling>) -> Step<Labelling, String> {
 #[tool(task)]
 async fn ask_then_work(round: Round<Labelling>) -> Step<Labelling, String> {
     match round.resume() {
-        None => round.ask(Labelling::Asked, "Label?"),
+        None => round.ask(LabellingAsking::Asked {
+            label: "Label?".into(),
+        }),
         Some(LabellingAnswered::Asked {
             label: Reply::Accepted(Label { text }),
         }) => {

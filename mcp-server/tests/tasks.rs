@@ -124,14 +124,18 @@ async fn export(round: Round<Export>, State(probe): State<Probe>) -> Step<Export
     probe.runs.fetch_add(1, Ordering::SeqCst);
     tokio::task::yield_now().await;
     match round.resume() {
-        None => round.ask(Export::Halfway { rows: 50 }, "Half done. Go on?"),
+        None => round.ask(ExportAsking::Halfway {
+            rows: 50,
+            proceed: "Half done. Go on?".into(),
+        }),
         Some(ExportAnswered::Halfway {
             proceed: Reply::Accepted(Proceed { ok: true }),
             rows,
-        }) => round.ask(
-            Export::Labelling { rows: rows * 2 },
-            "Label it, and confirm",
-        ),
+        }) => round.ask(ExportAsking::Labelling {
+            rows: rows * 2,
+            label: "Label it, and confirm".into(),
+            proceed: "Label it, and confirm".into(),
+        }),
         Some(ExportAnswered::Halfway { .. }) => Step::done("stopped halfway"),
         Some(ExportAnswered::Labelling {
             label: Reply::Accepted(Label { text }),

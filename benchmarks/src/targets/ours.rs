@@ -110,13 +110,15 @@ enum Flow {
 #[tool]
 async fn flow(round: Round<Flow>) -> Step<Flow, String> {
     match round.resume() {
-        None => round.ask(Flow::AskingName, "Step 1: What is your name?"),
+        None => round.ask(FlowAsking::AskingName {
+            step1: "Step 1: What is your name?".into(),
+        }),
         Some(FlowAnswered::AskingName {
             step1: Reply::Accepted(NameForm { name }),
-        }) => round.ask(
-            Flow::AskingColor { name },
-            "Step 2: What is your favorite color?",
-        ),
+        }) => round.ask(FlowAsking::AskingColor {
+            name,
+            step2: "Step 2: What is your favorite color?".into(),
+        }),
         Some(FlowAnswered::AskingColor {
             name,
             step2: Reply::Accepted(ColorForm { color }),

@@ -1,7 +1,8 @@
-//! The `<Enum>Answered` enum and the `Continuation` implementation of a checked state enum.
+//! The `<Enum>Answered` and `<Enum>Asking` enums and the `Continuation` implementation of a
+//! checked state enum.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::{Model, Shape, Variant};
@@ -11,6 +12,8 @@ pub(super) fn expand(model: &Model<'_>) -> TokenStream {
     let root = model.krate.root();
     let answered = answered_enum(model);
     let answered_ident = answered_ident(model);
+    let asking = asking_enum(model, &awaitable_bounds(model));
+    let asking_ident = asking_ident(model);
     let version = super::version::fingerprint(model.input);
     let questions = model.variants.iter().map(|v| {
         let name = &v.ident;
@@ -20,16 +23,32 @@ pub(super) fn expand(model: &Model<'_>) -> TokenStream {
         });
         quote!(Self::#name { .. } => ::std::vec![#(#items),*])
     });
+    // The parameter of `answered`, out of reach of the user's names: a state field named
+    // `answers`, bound by the variant's pattern, would otherwise shadow it.
+    let answers_param = syn::Ident::new("answers", proc_macro2::Span::mixed_site());
     let attach = model.variants.iter().map(|v| {
         let pat = pattern(v);
         let name = &v.ident;
         let fields = field_names(v);
         let answers = v.awaits.iter().map(|a| {
             let (key, wire, ty) = (&a.key, &a.wire, &a.ty);
-            quote_spanned!(ty.span()=> #key: answers.read::<#ty>(#wire)?)
+            quote_spanned!(ty.span()=> #key: #answers_param.read::<#ty>(#wire)?)
         });
         quote! {
             #pat => ::core::option::Option::Some(#answered_ident::#name { #(#fields,)* #(#answers,)* })
+        }
+    });
+    let split = model.variants.iter().map(|v| {
+        let name = &v.ident;
+        let fields = field_names(v);
+        let keys = v.awaits.iter().map(|a| &a.key);
+        let state = pattern(v);
+        let prompts = v.awaits.iter().map(|a| {
+            let key = &a.key;
+            quote_spanned!(a.ty.span()=> ::core::convert::Into::<#root::state::Prompt>::into(#key))
+        });
+        quote! {
+            #asking_ident::#name { #(#fields,)* #(#keys,)* } => (#state, ::std::vec![#(#prompts),*])
         }
     });
     // `UrlElicitation` is awaitable through its (empty) form, but must never be sent as one.
@@ -39,15 +58,11 @@ pub(super) fn expand(model: &Model<'_>) -> TokenStream {
             #root::state::derive_support::Probe::<#ty>::new().askable(());
         }
     });
-    // One bound per awaited type, on the impl: a type that cannot be asked is reported once,
-    // at its name, and every use inside the impl takes the bound as given.
-    let bounds = model.variants.iter().flat_map(|v| &v.awaits).map(|a| {
-        let ty = &a.ty;
-        let root = respan(root.clone(), ty.span());
-        quote_spanned!(ty.span()=> #ty: #root::state::Awaitable)
-    });
+    let bounds = awaitable_bounds(model);
     quote! {
         #answered
+
+        #asking
 
         const _: () = {
             #[allow(dead_code)]
@@ -61,20 +76,45 @@ pub(super) fn expand(model: &Model<'_>) -> TokenStream {
         impl #root::state::Continuation for #ident where #(#bounds,)* {
             type Answered = #answered_ident;
 
+            type Asking = #asking_ident;
+
             const VERSION: &'static str = #version;
 
             fn questions(&self) -> ::std::vec::Vec<#root::state::Question> {
                 match self { #(#questions,)* }
             }
 
+            fn split(
+                asking: #asking_ident,
+            ) -> (Self, ::std::vec::Vec<#root::state::Prompt>) {
+                match asking { #(#split,)* }
+            }
+
             fn answered(
                 self,
-                answers: &#root::state::Answers<'_>,
+                #answers_param: &#root::state::Answers<'_>,
             ) -> ::core::option::Option<#answered_ident> {
                 match self { #(#attach,)* }
             }
         }
     }
+}
+
+/// One bound per awaited type, on the impl and on `<Enum>Asking`: a type that cannot be asked
+/// is reported once, at its name (the two reports are the same diagnostic), and every use
+/// inside them takes the bound as given.
+pub(super) fn awaitable_bounds(model: &Model<'_>) -> Vec<TokenStream> {
+    let root = model.krate.root();
+    model
+        .variants
+        .iter()
+        .flat_map(|v| &v.awaits)
+        .map(|a| {
+            let ty = &a.ty;
+            let root = respan(root.clone(), ty.span());
+            quote_spanned!(ty.span()=> #ty: #root::state::Awaitable)
+        })
+        .collect()
 }
 
 /// `tokens` with every span set to `span` (so a diagnostic about them points there).
@@ -143,8 +183,68 @@ pub(super) fn answered_enum(model: &Model<'_>) -> TokenStream {
     }
 }
 
-/// A generic enum is refused, but its fallback `<Enum>Answered` still takes the generics: a
-/// hidden variant uses them all (an unused parameter would be one more error).
+/// `<Enum>Asking`.
+pub(super) fn asking_ident(model: &Model<'_>) -> syn::Ident {
+    format_ident!("{}Asking", model.input.ident)
+}
+
+/// The `<Enum>Asking` enum, what `Round::ask` takes: each variant with its fields and, per
+/// awaited key, what its question is asked with (`<T as Awaitable>::AskedWith`), so a
+/// question asked the wrong way, a missing one or a key the state does not await is a type
+/// error at the handler's `ask`. Tuple variants (refused, so only ever seen by the fallback)
+/// keep their fields.
+pub(super) fn asking_enum(model: &Model<'_>, bounds: &[TokenStream]) -> TokenStream {
+    let ident = &model.input.ident;
+    let vis = &model.input.vis;
+    let root = model.krate.root();
+    let asking = asking_ident(model);
+    let doc = format!(
+        "[`{ident}`] with what each question it awaits is asked with, as `Round::ask` takes it (generated by `#[derive(Continuation)]`)."
+    );
+    let generics = &model.input.generics;
+    let predicates = generics
+        .where_clause
+        .iter()
+        .flat_map(|w| w.predicates.iter());
+    let predicates: Vec<TokenStream> = predicates
+        .map(ToTokens::to_token_stream)
+        .chain(bounds.iter().cloned())
+        .collect();
+    let where_clause = (!predicates.is_empty()).then(|| quote!(where #(#predicates,)*));
+    let phantom = phantom_variant(generics);
+    let variants = model.variants.iter().map(|v| {
+        let name = &v.ident;
+        let doc = format!("[`{ident}::{name}`] with what its questions are asked with.");
+        let prompts = v.awaits.iter().map(|a| {
+            let (key, ty) = (&a.key, &a.ty);
+            let doc = format!("What the question `{}` is asked with.", a.wire);
+            let root = respan(root.clone(), ty.span());
+            quote_spanned!(ty.span()=> #[doc = #doc] #key: <#ty as #root::state::Awaitable>::AskedWith)
+        });
+        match &v.shape {
+            Shape::Tuple(types) => quote!(#[doc = #doc] #name(#(#types),*)),
+            Shape::Unit | Shape::Named(_) => {
+                let fields = named_fields(v).iter().map(|(f, ty)| {
+                    let doc = format!("The state's `{f}`.");
+                    quote!(#[doc = #doc] #f: #ty)
+                });
+                quote!(#[doc = #doc] #name { #(#fields,)* #(#prompts,)* })
+            }
+        }
+    });
+    quote! {
+        #[doc = #doc]
+        #[allow(clippy::large_enum_variant)]
+        #vis enum #asking #generics #where_clause {
+            #(#variants,)*
+            #phantom
+        }
+    }
+}
+
+/// A generic enum is refused, but its fallback `<Enum>Answered` and `<Enum>Asking` still take
+/// the generics: a hidden variant uses them all (an unused parameter would be one more
+/// error).
 fn phantom_variant(generics: &syn::Generics) -> TokenStream {
     let lifetimes = generics.lifetimes().map(|l| &l.lifetime);
     let types = generics.type_params().map(|t| &t.ident);

@@ -1,5 +1,5 @@
-//! What is emitted beside errors: `<Enum>Answered` with the variants that could be read, and
-//! an implementation of `Continuation` whose methods are never run (the build fails), so that
+//! What is emitted beside errors: `<Enum>Answered` and `<Enum>Asking` with the variants that
+//! could be read, and an implementation of `Continuation` whose methods are never run (the build fails), so that
 //! a mistake in the derive does not cascade into "`Continuation` is not implemented" or
 //! "no variant named ..." errors at every use.
 
@@ -7,7 +7,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::Model;
-use super::expand::{answered_enum, answered_ident};
+use super::expand::{answered_enum, answered_ident, asking_enum, asking_ident, awaitable_bounds};
 
 pub(super) fn expand(model: &Model<'_>) -> TokenStream {
     let ident = &model.input.ident;
@@ -15,9 +15,14 @@ pub(super) fn expand(model: &Model<'_>) -> TokenStream {
     let private = model.krate.private();
     let answered = answered_enum(model);
     let answered_ident = answered_ident(model);
+    // Bound like the real `<Enum>Asking`: a type that cannot be asked is told so in
+    // `Awaitable`'s words, once.
+    let awaitable = awaitable_bounds(model);
+    let asking = asking_enum(model, &awaitable);
+    let asking_ident = asking_ident(model);
     let (impl_generics, ty_generics, _) = model.input.generics.split_for_impl();
-    // A generic enum is refused; its stub states the trait's requirements as bounds so that
-    // it does not add errors of its own.
+    // A generic enum is refused; its stub states the trait's requirements (and those of
+    // `<Enum>Asking`) as bounds so that it does not add errors of its own.
     let bounds = (!model.input.generics.params.is_empty()).then(|| {
         let predicates = model
             .input
@@ -26,7 +31,7 @@ pub(super) fn expand(model: &Model<'_>) -> TokenStream {
             .iter()
             .flat_map(|w| w.predicates.iter());
         quote! {
-            where #(#predicates,)* Self: #private::serde::Serialize
+            where #(#predicates,)* #(#awaitable,)* Self: #private::serde::Serialize
                 + #private::serde::de::DeserializeOwned
                 + ::core::clone::Clone
                 + ::core::marker::Send
@@ -37,8 +42,12 @@ pub(super) fn expand(model: &Model<'_>) -> TokenStream {
     quote! {
         #answered
 
+        #asking
+
         impl #impl_generics #root::state::Continuation for #ident #ty_generics #bounds {
             type Answered = #answered_ident #ty_generics;
+
+            type Asking = #asking_ident #ty_generics;
 
             const VERSION: &'static str = "";
 
@@ -46,10 +55,16 @@ pub(super) fn expand(model: &Model<'_>) -> TokenStream {
                 ::core::unreachable!("the Continuation derive has compile errors")
             }
 
+            fn split(
+                _: #asking_ident #ty_generics,
+            ) -> (Self, ::std::vec::Vec<#root::state::Prompt>) {
+                ::core::unreachable!("the Continuation derive has compile errors")
+            }
+
             fn answered(
                 self,
                 _: &#root::state::Answers<'_>,
-            ) -> ::core::option::Option<Self::Answered> {
+            ) -> ::core::option::Option<#answered_ident #ty_generics> {
                 ::core::unreachable!("the Continuation derive has compile errors")
             }
         }

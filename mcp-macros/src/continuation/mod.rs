@@ -1,13 +1,16 @@
 //! `#[derive(Continuation)]`: a state enum whose variants name the questions they await
 //! (`#[awaits(key: Type, ...)]`). Generates `<Enum>Answered`, the same variants with each
 //! awaited answer attached as a typed `Reply<Type>` field (accepted, declined or cancelled),
-//! so an answer that a state did not ask for cannot be read from it, and the state's
-//! fingerprint ([`version`]), so a state minted for another declaration is refused.
-//! Each awaited type must be `Awaitable` (a trait bound, with its own diagnostic).
+//! so an answer that a state did not ask for cannot be read from it; `<Enum>Asking`, the
+//! same variants with what each awaited question is asked with
+//! (`<Type as Awaitable>::AskedWith`), so a question asked the wrong way, left out or not
+//! awaited cannot be asked; and the state's fingerprint ([`version`]), so a state minted for
+//! another declaration is refused. Each awaited type must be `Awaitable` (a trait bound, with
+//! its own diagnostic).
 //!
 //! Parse (this module) → check (beside parsing: each rule reports and goes on) → expand
 //! ([`expand`]), or, when something was reported, stubs of the same items ([`fallback`]) so
-//! that uses of the enum and of `<Enum>Answered` report nothing more.
+//! that uses of the enum, of `<Enum>Answered` and of `<Enum>Asking` report nothing more.
 
 mod expand;
 mod fallback;
@@ -240,6 +243,16 @@ mod tests {
             out.contains("answers . read :: < Confirm > (\"type\")"),
             "{out}"
         );
+        assert!(
+            out.contains("r#type : < Confirm as my :: sdk :: state :: Awaitable > :: AskedWith"),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                "FlowAsking :: Asking { target , r#type , } => (Self :: Asking { target }"
+            ),
+            "{out}"
+        );
     }
 
     #[test]
@@ -254,6 +267,8 @@ mod tests {
         .to_string();
         assert_eq!(out.matches("compile_error").count(), 2, "{out}");
         assert!(out.contains("enum FlowAnswered"), "{out}");
+        assert!(out.contains("enum FlowAsking"), "{out}");
+        assert!(out.contains("type Asking = FlowAsking"), "{out}");
         assert!(
             out.contains("impl :: typemcp_server :: state :: Continuation for Flow"),
             "{out}"

@@ -1,7 +1,11 @@
 //! The kinds of question: derived forms, URL visits ([`UrlVisit`]), choices and forms built
-//! at run time ([`OneOf`], [`DynamicForm`]), and the deprecated [`Sampled`] and [`Roots`].
+//! at run time ([`OneOf`], [`DynamicForm`]), and the deprecated [`Sampled`] and [`Roots`];
+//! and what the kinds built per call are asked with ([`UrlVisitPrompt`], [`Choice`],
+//! [`DynamicFormPrompt`]).
 
 #![allow(deprecated)] // `Sampled` and `Roots` are defined here.
+
+use std::marker::PhantomData;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -14,13 +18,15 @@ use typemcp_core::protocol::{
 };
 
 use super::caps::QuestionKind;
-use super::question::{AskError, Awaitable, Prompt, PromptKind};
+use super::question::{AskError, Awaitable, Message, Prompt, PromptKind};
 
 /// A form derived from a type: asked with a message, its schema the type's own. (Not
 /// suggested in diagnostics: a type that cannot be awaited is told so in `Awaitable`'s words.)
 #[diagnostic::do_not_recommend]
 impl<T: ElicitForm> Awaitable for T {
     const KIND: QuestionKind = QuestionKind::Form;
+
+    type AskedWith = Message;
 
     fn request(key: &str, prompt: Prompt) -> Result<InputRequest, AskError> {
         match prompt.0 {
@@ -89,7 +95,7 @@ fn check_against(schema: &RequestedSchema, content: &Map<String, Value>) -> Resu
 /// A URL-mode question: the user is sent to a URL (a sign-in, a payment, an approval page:
 /// anything that must never pass through a form).
 ///
-/// Ask it with [`UrlVisit::prompt`]. An accepted answer means the user **consented to go**,
+/// Ask it with [`UrlVisit::prompt`] (a [`UrlVisitPrompt`]). An accepted answer means the user **consented to go**,
 /// not that the visit is done: check the outcome out of band (for example, keyed by a handle
 /// in the state) before completing. The URL must not carry credentials or personal data, and
 /// the client must have declared `elicitation.url` ([`Round::can_ask_url`](super::Round::can_ask_url)).
@@ -97,17 +103,56 @@ fn check_against(schema: &RequestedSchema, content: &Map<String, Value>) -> Resu
 pub struct UrlVisit;
 
 impl UrlVisit {
-    /// The question: why the user should go, and where.
-    pub fn prompt(message: impl Into<String>, url: impl Into<String>) -> Prompt {
-        Prompt(PromptKind::Url {
+    /// The question: why the user should go, and where. An empty URL fails the request when
+    /// it is asked ([`AskError::Question`], logged).
+    ///
+    /// ```
+    /// use typemcp_server::state::UrlVisit;
+    ///
+    /// let visit = UrlVisit::prompt("Approve the change.", "https://changes.example.com/c/42");
+    /// assert_eq!(visit.url(), "https://changes.example.com/c/42");
+    /// ```
+    pub fn prompt(message: impl Into<String>, url: impl Into<String>) -> UrlVisitPrompt {
+        UrlVisitPrompt {
             message: message.into(),
             url: url.into(),
+        }
+    }
+}
+
+/// What a [`UrlVisit`] is asked with: why the user should go, and where. Built by
+/// [`UrlVisit::prompt`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UrlVisitPrompt {
+    message: String,
+    url: String,
+}
+
+impl UrlVisitPrompt {
+    /// The text shown to the user.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The URL the user is sent to.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+}
+
+impl From<UrlVisitPrompt> for Prompt {
+    fn from(visit: UrlVisitPrompt) -> Self {
+        Self(PromptKind::Url {
+            message: visit.message,
+            url: visit.url,
         })
     }
 }
 
 impl Awaitable for UrlVisit {
     const KIND: QuestionKind = QuestionKind::Url;
+
+    type AskedWith = UrlVisitPrompt;
 
     fn request(key: &str, prompt: Prompt) -> Result<InputRequest, AskError> {
         match prompt.0 {
@@ -134,7 +179,8 @@ impl Awaitable for UrlVisit {
 /// It is sent as a one-field form whose field is named like the question's key. Each option
 /// is shown as its value's text (a string as is, a number or boolean as written in JSON), or
 /// with a label ([`OneOf::titled`]); the answer must be one of the options, or `Round` asks
-/// again.
+/// again. It is asked with a [`Choice<T>`] of the same `T`: options of another type do not
+/// compile.
 ///
 /// ```
 /// use typemcp_server::state::{Continuation, OneOf, Reply, Round, Step};
@@ -149,7 +195,7 @@ impl Awaitable for UrlVisit {
 ///     match round.resume() {
 ///         None => {
 ///             let regions = vec!["eu-west".to_owned(), "us-east".to_owned()]; // from a database
-///             round.ask(Flow::Choosing, OneOf::prompt("Which region?", regions))
+///             round.ask(FlowAsking::Choosing { region: OneOf::prompt("Which region?", regions) })
 ///         }
 ///         Some(FlowAnswered::Choosing { region: Reply::Accepted(OneOf(region)) }) => {
 ///             Step::done(format!("Deploying to {region}."))
@@ -164,17 +210,41 @@ pub struct OneOf<T>(pub T);
 
 impl<T: Serialize + DeserializeOwned> OneOf<T> {
     /// The question: a message and the options, each shown as its value.
-    pub fn prompt(message: impl Into<String>, options: impl IntoIterator<Item = T>) -> Prompt {
-        Self::build(message.into(), options.into_iter().map(|o| (o, None)))
+    ///
+    /// Options that cannot be offered (none, one offered twice, one that does not serialize
+    /// to a string, a number or a boolean) fail the request when it is asked
+    /// ([`AskError::Question`], logged).
+    ///
+    /// ```
+    /// use typemcp_server::state::{Choice, OneOf};
+    ///
+    /// let replicas: Choice<u8> = OneOf::prompt("How many replicas?", 1..=3);
+    /// # let _ = replicas;
+    /// ```
+    pub fn prompt(message: impl Into<String>, options: impl IntoIterator<Item = T>) -> Choice<T> {
+        Choice::new(Self::build(
+            message.into(),
+            options.into_iter().map(|o| (o, None)),
+        ))
     }
 
     /// The question: a message and the options, each with a label.
+    ///
+    /// ```
+    /// use typemcp_server::state::{Choice, OneOf};
+    ///
+    /// let region: Choice<String> = OneOf::titled(
+    ///     "Which region?",
+    ///     [("eu".to_owned(), "Europe"), ("us".to_owned(), "United States")],
+    /// );
+    /// # let _ = region;
+    /// ```
     pub fn titled<L: Into<String>>(
         message: impl Into<String>,
         options: impl IntoIterator<Item = (T, L)>,
-    ) -> Prompt {
+    ) -> Choice<T> {
         let options = options.into_iter().map(|(o, l)| (o, Some(l.into())));
-        Self::build(message.into(), options)
+        Choice::new(Self::build(message.into(), options))
     }
 
     fn build(message: String, options: impl Iterator<Item = (T, Option<String>)>) -> Prompt {
@@ -216,8 +286,51 @@ impl<T: Serialize + DeserializeOwned> OneOf<T> {
     }
 }
 
+/// What a [`OneOf<T>`] is asked with: a message and options of type `T`, built by
+/// [`OneOf::prompt`] or [`OneOf::titled`]. Typed by `T`, so options of another type than the
+/// awaited `OneOf<T>` do not compile; whether the options can be offered at all (some, each
+/// once, each a string, number or boolean) is only known when it is asked.
+pub struct Choice<T> {
+    prompt: Prompt,
+    options: PhantomData<fn() -> T>,
+}
+
+impl<T> Choice<T> {
+    fn new(prompt: Prompt) -> Self {
+        Self {
+            prompt,
+            options: PhantomData,
+        }
+    }
+
+    /// The text shown to the user (empty when the options cannot be offered).
+    pub fn message(&self) -> &str {
+        self.prompt.text()
+    }
+}
+
+impl<T> Clone for Choice<T> {
+    fn clone(&self) -> Self {
+        Self::new(self.prompt.clone())
+    }
+}
+
+impl<T> std::fmt::Debug for Choice<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Choice").field(&self.prompt).finish()
+    }
+}
+
+impl<T> From<Choice<T>> for Prompt {
+    fn from(choice: Choice<T>) -> Self {
+        choice.prompt
+    }
+}
+
 impl<T: Serialize + DeserializeOwned> Awaitable for OneOf<T> {
     const KIND: QuestionKind = QuestionKind::Form;
+
+    type AskedWith = Choice<T>;
 
     fn request(key: &str, prompt: Prompt) -> Result<InputRequest, AskError> {
         let PromptKind::Choice {
@@ -277,23 +390,64 @@ impl<T: Serialize + DeserializeOwned> Awaitable for OneOf<T> {
 
 /// The answer to a form whose schema is built at run time: its checked values, by field.
 ///
-/// Ask it with [`DynamicForm::prompt`]; the answer is checked against that schema (types,
+/// Ask it with [`DynamicForm::prompt`] (a [`DynamicFormPrompt`]); the answer is checked against that schema (types,
 /// lengths, ranges, formats, choices, required fields) before the handler sees it.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DynamicForm(pub Map<String, Value>);
 
 impl DynamicForm {
     /// The question: a message and the form's schema.
-    pub fn prompt(message: impl Into<String>, schema: RequestedSchema) -> Prompt {
-        Prompt(PromptKind::Form {
+    ///
+    /// ```
+    /// use typemcp_server::state::DynamicForm;
+    /// use typemcp_server::typemcp_core::protocol::{PrimitiveSchemaDefinition, RequestedSchema, StringSchema};
+    ///
+    /// let name = ("name".to_owned(), PrimitiveSchemaDefinition::String(StringSchema::new()));
+    /// let schema = RequestedSchema::new([name].into_iter().collect(), vec!["name".to_owned()]);
+    /// let form = DynamicForm::prompt("Who is it for?", schema);
+    /// assert_eq!(form.schema().required, ["name"]);
+    /// ```
+    pub fn prompt(message: impl Into<String>, schema: RequestedSchema) -> DynamicFormPrompt {
+        DynamicFormPrompt {
             message: message.into(),
             schema,
+        }
+    }
+}
+
+/// What a [`DynamicForm`] is asked with: a message and the form's schema. Built by
+/// [`DynamicForm::prompt`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct DynamicFormPrompt {
+    message: String,
+    schema: RequestedSchema,
+}
+
+impl DynamicFormPrompt {
+    /// The text shown to the user.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The form's schema.
+    pub fn schema(&self) -> &RequestedSchema {
+        &self.schema
+    }
+}
+
+impl From<DynamicFormPrompt> for Prompt {
+    fn from(form: DynamicFormPrompt) -> Self {
+        Self(PromptKind::Form {
+            message: form.message,
+            schema: form.schema,
         })
     }
 }
 
 impl Awaitable for DynamicForm {
     const KIND: QuestionKind = QuestionKind::Form;
+
+    type AskedWith = DynamicFormPrompt;
 
     fn request(key: &str, prompt: Prompt) -> Result<InputRequest, AskError> {
         match prompt.0 {
@@ -356,6 +510,8 @@ impl Sampled {
 impl Awaitable for Sampled {
     const KIND: QuestionKind = QuestionKind::Sampling;
 
+    type AskedWith = Message;
+
     fn request(key: &str, prompt: Prompt) -> Result<InputRequest, AskError> {
         match prompt.0 {
             PromptKind::Message(message) => Ok(Self::request(message)),
@@ -390,6 +546,9 @@ impl Roots {
 
 impl Awaitable for Roots {
     const KIND: QuestionKind = QuestionKind::Roots;
+
+    /// The message is not sent: `roots/list` has none.
+    type AskedWith = Message;
 
     fn request(key: &str, prompt: Prompt) -> Result<InputRequest, AskError> {
         match prompt.0 {

@@ -2,7 +2,8 @@
 //! verification of every echoed state before a handler runs, the check of every state a
 //! handler returns, and the typed multi-round API ([`Round`], [`Step`], [`Continuation`]),
 //! with every kind of question ([`Awaitable`]: derived forms, [`UrlVisit`], [`OneOf`],
-//! [`DynamicForm`], and the deprecated `Sampled` and `Roots`), and single use
+//! [`DynamicForm`], and the deprecated `Sampled` and `Roots`) and what each is asked with
+//! ([`Message`], [`UrlVisitPrompt`], [`Choice`], [`DynamicFormPrompt`]), and single use
 //! ([`single_use`]).
 //!
 #![doc = include_str!("../docs/multi_round.md")]
@@ -27,12 +28,14 @@ pub use caps::QuestionKind;
 pub use envelope::Answers;
 pub use inputs::{InputResponses, RawInputResponses, RequestState};
 #[allow(deprecated)]
-pub use kinds::{DynamicForm, OneOf, Roots, Sampled, UrlVisit};
+pub use kinds::{
+    Choice, DynamicForm, DynamicFormPrompt, OneOf, Roots, Sampled, UrlVisit, UrlVisitPrompt,
+};
 pub use policy::{BindingContext, RequestStateSigner};
 #[doc(hidden)]
 pub use question::derive_support;
-pub use question::{AskError, Awaitable, Prompt, Question, Reply};
-pub use round::{Ask, Continuation, Round, Step};
+pub use question::{AskError, Awaitable, Message, Prompt, Question, Reply};
+pub use round::{Continuation, Round, Step};
 pub use typemcp_macros::Continuation;
 
 pub(crate) use caps::{merge_capability, missing_capability};

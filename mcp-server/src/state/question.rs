@@ -1,7 +1,9 @@
 //! What a multi-round handler can ask, and what it reads back: the [`Awaitable`] trait (each
-//! kind knows how to build its own input request and read its own answer), the [`Prompt`] a
-//! question is asked with at run time, the static [`Question`] slots a state enum lists, the
-//! [`Reply`] a handler matches on, and why asking can fail ([`AskError`]).
+//! kind knows how to build its own input request, what it is asked with, and how to read its
+//! own answer), the [`Message`] that questions whose shape their type fixes are asked with,
+//! the type-erased [`Prompt`] every question is carried as at run time, the static
+//! [`Question`] slots a state enum lists, the [`Reply`] a handler matches on, and why asking
+//! can fail ([`AskError`]).
 
 use serde_json::Value;
 use typemcp_core::McpError;
@@ -12,18 +14,39 @@ use super::caps::QuestionKind;
 
 /// Something a multi-round handler can ask the client for, and read back typed.
 ///
-/// Each kind builds its own input request, so a type can only be sent the way it is answered:
+/// Each kind builds its own input request, so a type can only be sent the way it is answered,
+/// and names what it is asked with ([`AskedWith`](Self::AskedWith)): the field of the
+/// `<Enum>Asking` variant that the `Continuation` derive generates for it has that type, so a
+/// question asked the wrong way does not compile.
 ///
-/// | awaited type | sent as | asked with |
+/// | awaited type | sent as | asked with ([`AskedWith`](Self::AskedWith)) |
 /// |---|---|---|
-/// | a form (`#[derive(ElicitForm)]`) | `elicitation/create`, form mode, the derived schema | a message |
-/// | [`UrlVisit`](super::UrlVisit) | `elicitation/create`, URL mode | [`UrlVisit::prompt`](super::UrlVisit::prompt) (message and URL) |
-/// | [`OneOf<T>`](super::OneOf) | a one-field form whose options are given at run time | [`OneOf::prompt`](super::OneOf::prompt) |
-/// | [`DynamicForm`](super::DynamicForm) | a form whose schema is built at run time | [`DynamicForm::prompt`](super::DynamicForm::prompt) |
-/// | `Sampled`, `Roots` (deprecated) | `sampling/createMessage`, `roots/list` | a message |
+/// | a form (`#[derive(ElicitForm)]`) | `elicitation/create`, form mode, the derived schema | a [`Message`] (`"text".into()`) |
+/// | [`UrlVisit`](super::UrlVisit) | `elicitation/create`, URL mode | a [`UrlVisitPrompt`](super::UrlVisitPrompt): [`UrlVisit::prompt(message, url)`](super::UrlVisit::prompt) |
+/// | [`OneOf<T>`](super::OneOf) | a one-field form whose options are given at run time | a [`Choice<T>`](super::Choice): [`OneOf::prompt`](super::OneOf::prompt) or [`OneOf::titled`](super::OneOf::titled), options of type `T` |
+/// | [`DynamicForm`](super::DynamicForm) | a form whose schema is built at run time | a [`DynamicFormPrompt`](super::DynamicFormPrompt): [`DynamicForm::prompt(message, schema)`](super::DynamicForm::prompt) |
+/// | `Sampled`, `Roots` (deprecated) | `sampling/createMessage`, `roots/list` | a [`Message`] (ignored by `Roots`) |
 ///
 /// `#[awaits(key: T)]` requires `T: Awaitable`, so a type that cannot be asked does not
 /// compile.
+///
+/// ```
+/// use typemcp_server::ElicitForm;
+/// use typemcp_server::state::{Awaitable, Choice, Message, OneOf, UrlVisit, UrlVisitPrompt};
+///
+/// /// Confirm.
+/// #[derive(ElicitForm)]
+/// struct Confirm {
+///     ok: bool,
+/// }
+///
+/// let confirm: <Confirm as Awaitable>::AskedWith = "Deploy?".into();
+/// let _: Message = confirm;
+/// let _: <UrlVisit as Awaitable>::AskedWith = UrlVisit::prompt("Approve it.", "https://changes.example.com/c/1");
+/// let replicas: <OneOf<u8> as Awaitable>::AskedWith = OneOf::prompt("How many?", [1, 2, 3]);
+/// let _: Choice<u8> = replicas;
+/// # let _: Option<UrlVisitPrompt> = None;
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be awaited: it is not a question a multi-round handler can ask",
     label = "not a question",
@@ -33,7 +56,13 @@ pub trait Awaitable: Sized {
     /// The capability-bearing kind of question it is.
     const KIND: QuestionKind;
 
-    /// The input request asking for it under `key`, built from what the handler gave.
+    /// What the question is asked with: a [`Message`] when the type fixes the question's
+    /// shape, or the whole question built per call ([`Choice<T>`](super::Choice),
+    /// [`UrlVisitPrompt`](super::UrlVisitPrompt), [`DynamicFormPrompt`](super::DynamicFormPrompt)).
+    type AskedWith: Into<Prompt>;
+
+    /// The input request asking it under `key`, built from what the handler gave (a
+    /// [`Prompt`] made from an [`AskedWith`](Self::AskedWith)).
     fn request(key: &str, prompt: Prompt) -> Result<InputRequest, AskError>;
 
     /// Reads the `inputResponses` entry that answers it; `asked` is the request as it was
@@ -41,15 +70,79 @@ pub trait Awaitable: Sized {
     fn read(response: Option<&Value>, asked: Option<&InputRequest>) -> Answer<Self>;
 }
 
-/// What one question is asked with at run time: a message (for questions whose shape is fixed
-/// by their type), or a whole question built per call (a URL, options, a schema).
+/// The message text a question whose shape its type fixes is asked with: a derived form
+/// (its schema is the type's own), or the deprecated sampling and roots kinds.
+///
+/// Built from a `&str`, a `String` or a `&String`, usually with `.into()`:
 ///
 /// ```
-/// use typemcp_server::state::{OneOf, Prompt, UrlVisit};
+/// use typemcp_server::state::Message;
 ///
-/// let _ = Prompt::message("Deploy to staging?");
-/// let _ = UrlVisit::prompt("Approve the change.", "https://changes.example.com/c/42");
-/// let _ = OneOf::prompt("How many replicas?", [1u8, 2, 3]);
+/// let target = "staging";
+/// let message: Message = format!("Deploy to {target}?").into();
+/// assert_eq!(message.text(), "Deploy to staging?");
+/// assert_eq!(Message::from("Sure?").text(), "Sure?");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Message(String);
+
+impl Message {
+    /// A message of `text`.
+    pub fn new(text: impl Into<String>) -> Self {
+        Self(text.into())
+    }
+
+    /// The text shown to the user.
+    pub fn text(&self) -> &str {
+        &self.0
+    }
+
+    /// The text, owned.
+    pub fn into_text(self) -> String {
+        self.0
+    }
+}
+
+impl From<&str> for Message {
+    fn from(text: &str) -> Self {
+        Self(text.to_owned())
+    }
+}
+
+impl From<String> for Message {
+    fn from(text: String) -> Self {
+        Self(text)
+    }
+}
+
+impl From<&String> for Message {
+    fn from(text: &String) -> Self {
+        Self(text.clone())
+    }
+}
+
+impl From<Message> for Prompt {
+    fn from(message: Message) -> Self {
+        Self(PromptKind::Message(message.0))
+    }
+}
+
+/// One question as it is carried at run time, whatever its kind: what an
+/// [`Awaitable::AskedWith`] value turns into. The typed API never shows it; a hand-written
+/// [`Continuation`](super::Continuation) returns one per question from
+/// [`Continuation::split`](super::Continuation::split), made with `.into()` from a
+/// [`Message`], a [`Choice<T>`](super::Choice), a [`UrlVisitPrompt`](super::UrlVisitPrompt)
+/// or a [`DynamicFormPrompt`](super::DynamicFormPrompt).
+///
+/// ```
+/// use typemcp_server::state::{Message, OneOf, Prompt, UrlVisit};
+///
+/// let prompts: Vec<Prompt> = vec![
+///     Message::from("Deploy to staging?").into(),
+///     UrlVisit::prompt("Approve the change.", "https://changes.example.com/c/42").into(),
+///     OneOf::prompt("How many replicas?", [1u8, 2, 3]).into(),
+/// ];
+/// assert_eq!(prompts[0].text(), "Deploy to staging?");
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prompt(pub(crate) PromptKind);
@@ -79,11 +172,11 @@ pub(crate) enum PromptKind {
 impl Prompt {
     /// A message, for a form derived from a type (its schema is the type's) or the
     /// deprecated sampling and roots kinds.
-    pub fn message(text: impl Into<String>) -> Self {
+    pub(crate) fn message(text: impl Into<String>) -> Self {
         Self(PromptKind::Message(text.into()))
     }
 
-    /// The text shown to the user.
+    /// The text shown to the user (empty for a question that could not be built).
     pub fn text(&self) -> &str {
         match &self.0 {
             PromptKind::Message(message)
@@ -109,18 +202,6 @@ impl Prompt {
             PromptKind::Choice { .. } => "options (`OneOf::prompt`)",
             PromptKind::Invalid(_) => "an invalid question",
         }
-    }
-}
-
-impl From<&str> for Prompt {
-    fn from(text: &str) -> Self {
-        Self::message(text)
-    }
-}
-
-impl From<String> for Prompt {
-    fn from(text: String) -> Self {
-        Self::message(text)
     }
 }
 
@@ -275,8 +356,12 @@ pub enum AskError {
         /// The cap.
         max: u32,
     },
-    /// A question is not asked the way its type is answered (a URL question given only a
-    /// message, options of another type, a key the next state does not await...).
+    /// A question cannot be asked as given. Through the derived `<Enum>Asking` only what is
+    /// built at run time can be wrong: options that are none, offered twice, or not a
+    /// string, number or boolean ([`OneOf::prompt`](super::OneOf::prompt)), or an empty URL
+    /// ([`UrlVisit::prompt`](super::UrlVisit::prompt)). A hand-written
+    /// [`Continuation`](super::Continuation) can also hand over a prompt of another kind than
+    /// its question is asked with, or not one prompt per question.
     #[error("question `{key}`: {reason}")]
     Question {
         /// The question's key.

@@ -10,7 +10,11 @@
 //!   handler can ask it whether this client can answer a kind of question at all
 //!   ([`Round::can_ask`]);
 //! - the handler returns a [`Step`]: done with a result, failed, or asking the next
-//!   questions ([`Round::ask`]) with a new state (signed under the request's binding). Asking
+//!   questions ([`Round::ask`]) with a new state (signed under the request's binding). The
+//!   derive also generates the enum a handler asks with, `<Enum>Asking`: the same variants,
+//!   each carrying beside its fields what each awaited question is asked with
+//!   ([`Awaitable::AskedWith`](super::Awaitable::AskedWith)), so a question asked the wrong
+//!   way, a missing question and a key the state does not await do not compile. Asking
 //!   checks, before the handler returns, that the client can answer every question, that the
 //!   round cap is not passed, and that the state fits the size cap.
 
@@ -41,13 +45,70 @@ use crate::handler::{
 /// a [`UrlVisit`](super::UrlVisit), a [`OneOf<T>`](super::OneOf) or
 /// [`DynamicForm`](super::DynamicForm) built at run time, or the deprecated `Sampled` /
 /// `Roots`). The key is the answer's key on the wire (a raw identifier unrawed: `r#type` is
-/// `type`) and its field in the generated `<Enum>Answered`. A crate that re-exports this one
-/// names itself with `#[continuation(crate = my_sdk::mcp)]` on the enum. Mistakes in the
-/// derive are compile errors, all reported in one build, beside stub items so that uses of
-/// the enum add no errors.
+/// `type`) and its field in the two generated enums (same visibility as the state enum):
+///
+/// - `<Enum>Answered`, what [`Round::resume`] hands back: each variant with its fields and a
+///   [`Reply<T>`](super::Reply) per awaited key;
+/// - `<Enum>Asking`, what [`Round::ask`] takes: each variant with its fields and, per awaited
+///   key, what its question is asked with (`<T as Awaitable>::AskedWith`: a
+///   [`Message`](super::Message) for a derived form, a [`Choice<T>`](super::Choice) for a
+///   `OneOf<T>`, ...).
+///
+/// A crate that re-exports this one names itself with `#[continuation(crate = my_sdk::mcp)]`
+/// on the enum. Mistakes in the derive are compile errors, all reported in one build, beside
+/// stub items so that uses of the enum add no errors.
+///
+/// # Implementing it by hand
+///
+/// The derive is the way to write a state; a hand-written implementation names its own
+/// [`Asking`](Self::Asking) type and [`split`](Self::split)s it into the next state and one
+/// [`Prompt`] per question of [`questions`](Self::questions), in the same order, each made
+/// with `.into()` from what its type is asked with. Nothing checks that at compile time: a
+/// prompt of another kind, or not one prompt per question, fails the request at
+/// [`Round::ask`] ([`AskError::Question`], logged).
+///
+/// ```
+/// use serde::{Deserialize, Serialize};
+/// use typemcp_server::ElicitForm;
+/// use typemcp_server::state::{Answers, Continuation, Message, Prompt, Question, Reply};
+///
+/// /// Confirm.
+/// #[derive(ElicitForm)]
+/// struct Confirm {
+///     ok: bool,
+/// }
+///
+/// /// Waits for one confirmation.
+/// #[derive(Serialize, Deserialize, Clone)]
+/// struct Confirming;
+///
+/// impl Continuation for Confirming {
+///     type Answered = Reply<Confirm>;
+///     /// The message the confirmation is asked with.
+///     type Asking = Message;
+///
+///     const VERSION: &'static str = "confirming-1";
+///
+///     fn questions(&self) -> Vec<Question> {
+///         vec![Question::of::<Confirm>("confirm")]
+///     }
+///
+///     fn split(asking: Message) -> (Self, Vec<Prompt>) {
+///         (Confirming, vec![asking.into()])
+///     }
+///
+///     fn answered(self, answers: &Answers<'_>) -> Option<Reply<Confirm>> {
+///         answers.read::<Confirm>("confirm")
+///     }
+/// }
+/// ```
 pub trait Continuation: Serialize + DeserializeOwned + Clone + Send + Sync + 'static {
     /// The state with the answers it awaited attached as typed fields.
     type Answered;
+
+    /// The next state with what each of its questions is asked with, as [`Round::ask`] takes
+    /// it.
+    type Asking;
 
     /// A fingerprint of the type's declaration (the derive hashes its name, its variants, their
     /// fields and types, what they await and their serde attributes). Every state carries it;
@@ -56,6 +117,10 @@ pub trait Continuation: Serialize + DeserializeOwned + Clone + Send + Sync + 'st
 
     /// The questions this state waits for.
     fn questions(&self) -> Vec<Question>;
+
+    /// The next state, and what each of its [`questions`](Self::questions) is asked with, in
+    /// the same order.
+    fn split(asking: Self::Asking) -> (Self, Vec<Prompt>);
 
     /// Attaches the answers; `None` when an awaited answer is missing or malformed (then the
     /// questions are asked again).
@@ -86,7 +151,7 @@ pub trait Continuation: Serialize + DeserializeOwned + Clone + Send + Sync + 'st
 /// #[tool(destructive)]
 /// async fn deploy(target: String, round: Round<Flow>) -> Step<Flow, String> {
 ///     match round.resume() {
-///         None => round.ask(Flow::Confirming, format!("Deploy to {target}?")),
+///         None => round.ask(FlowAsking::Confirming { confirm: format!("Deploy to {target}?").into() }),
 ///         Some(FlowAnswered::Confirming { confirm: Reply::Accepted(Confirm { ok: true }) }) => {
 ///             Step::done(format!("Deployed to {target}."))
 ///         }
@@ -329,14 +394,50 @@ impl<S: Continuation> Round<S> {
         QuestionKind::Url.supported_by(&self.caps)
     }
 
-    /// Asks the questions `next` awaits and moves to `next`; on any [`AskError`] the step
+    /// Asks the questions of the next state and moves to it; on any [`AskError`] the step
     /// fails the request with [`AskError::into_error`] (and the reason is logged).
     ///
-    /// `question` is a message for every question whose shape its type fixes (a `&str` or
-    /// `String`), a [`Prompt`] for the one question of `next`, or an [`Ask`] with a question
-    /// per key.
-    pub fn ask<T>(&self, next: S, question: impl Into<Ask>) -> Step<S, T> {
-        self.try_ask(next, question).unwrap_or_else(|err| {
+    /// `asking` is a variant of the `<Enum>Asking` enum the derive generates: the next
+    /// state's fields, and what each question it awaits is asked with, under its key (a
+    /// [`Message`](super::Message) for a derived form, a [`Choice<T>`](super::Choice) from
+    /// [`OneOf::prompt`](super::OneOf::prompt) for a `OneOf<T>`, a
+    /// [`UrlVisitPrompt`](super::UrlVisitPrompt) from [`UrlVisit::prompt`](super::UrlVisit::prompt)...).
+    ///
+    /// ```
+    /// use typemcp_server::state::{Continuation, OneOf, Round, Step, UrlVisit};
+    /// use typemcp_server::ElicitForm;
+    ///
+    /// /// How to roll it out.
+    /// #[derive(ElicitForm)]
+    /// struct Rollout {
+    ///     replicas: u8,
+    /// }
+    ///
+    /// #[derive(serde::Serialize, serde::Deserialize, Clone, Continuation)]
+    /// enum Flow {
+    ///     #[awaits(rollout: Rollout, region: OneOf<String>)]
+    ///     Configuring { target: String },
+    ///     #[awaits(approval: UrlVisit)]
+    ///     Approving { change: u64 },
+    /// }
+    ///
+    /// fn configure(round: &Round<Flow>, target: String) -> Step<Flow, String> {
+    ///     let regions = [format!("{target}-eu"), format!("{target}-us")];
+    ///     round.ask(FlowAsking::Configuring {
+    ///         rollout: format!("How should {target} roll out?").into(),
+    ///         region: OneOf::prompt("Which region?", regions),
+    ///         target,
+    ///     })
+    /// }
+    ///
+    /// fn approve(round: &Round<Flow>, change: u64) -> Step<Flow, String> {
+    ///     let url = format!("https://changes.example.com/c/{change}");
+    ///     round.ask(FlowAsking::Approving { change, approval: UrlVisit::prompt("Approve it.", url) })
+    /// }
+    /// # let _ = (configure, approve);
+    /// ```
+    pub fn ask<T>(&self, asking: S::Asking) -> Step<S, T> {
+        self.try_ask(asking).unwrap_or_else(|err| {
             match &err {
                 AskError::TooManyRounds { max } => {
                     tracing::warn!(max_rounds = max, "a multi-round request went past its round limit");
@@ -350,26 +451,30 @@ impl<S: Continuation> Round<S> {
         })
     }
 
-    /// Asks the questions `next` awaits, each with its own message, and moves to `next`.
-    pub fn ask_each<T>(&self, next: S, message: impl Fn(&str) -> String) -> Step<S, T> {
-        let ask = next.questions().iter().fold(Ask::new(), |ask, q| {
-            ask.with(q.key, Prompt::message(message(q.key)))
-        });
-        self.ask(next, ask)
-    }
-
     /// Like [`ask`](Self::ask), but hands back why it cannot ask: the client lacks a
-    /// capability, the round cap is reached, the state outgrew the size cap, or a question is
-    /// not asked the way its type is answered. All of it is known before the handler returns.
-    pub fn try_ask<T>(&self, next: S, question: impl Into<Ask>) -> Result<Step<S, T>, AskError> {
+    /// capability, the round cap is reached, the state outgrew the size cap, or a question
+    /// built at run time cannot be asked (options that cannot be offered, an empty URL). All
+    /// of it is known before the handler returns.
+    pub fn try_ask<T>(&self, asking: S::Asking) -> Result<Step<S, T>, AskError> {
         let round = self.round.saturating_add(1);
         if round > self.max_rounds {
             return Err(AskError::TooManyRounds {
                 max: self.max_rounds,
             });
         }
+        let (next, prompts) = S::split(asking);
         let questions = next.questions();
-        let prompts = question.into().resolve(&questions)?;
+        if prompts.len() != questions.len() {
+            let keys: Vec<&str> = questions.iter().map(|q| q.key).collect();
+            return Err(AskError::question(
+                &keys.join(", "),
+                format!(
+                    "{} prompts were given for {} questions (`Continuation::split` of a hand-written implementation)",
+                    prompts.len(),
+                    questions.len()
+                ),
+            ));
+        }
         let keep_messages = self.context.signer.keeps_messages();
         let mut result = InputRequiredResult::new();
         let mut asked = BTreeMap::new();
@@ -418,96 +523,6 @@ pub(crate) fn seal<S: Serialize>(
         });
     }
     Ok(token)
-}
-
-/// What [`Round::ask`] asks: one message for every question whose shape its type fixes, and
-/// a [`Prompt`] per key for questions built at run time (or with their own message).
-///
-/// ```
-/// use typemcp_server::state::{Ask, OneOf, UrlVisit};
-///
-/// let ask = Ask::message("About the deploy:")
-///     .with("replicas", OneOf::prompt("How many replicas?", [1u8, 2, 3]))
-///     .with("approval", UrlVisit::prompt("Approve it.", "https://changes.example.com/c/7"));
-/// # let _ = ask;
-/// ```
-#[derive(Debug, Clone, Default)]
-pub struct Ask {
-    message: Option<String>,
-    single: Option<Prompt>,
-    by_key: BTreeMap<String, Prompt>,
-}
-
-impl Ask {
-    /// Nothing yet: give every question with [`with`](Self::with).
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// `text` for every question not given its own.
-    pub fn message(text: impl Into<String>) -> Self {
-        Self {
-            message: Some(text.into()),
-            ..Self::default()
-        }
-    }
-
-    /// The question `key`.
-    #[must_use]
-    pub fn with(mut self, key: impl Into<String>, prompt: impl Into<Prompt>) -> Self {
-        self.by_key.insert(key.into(), prompt.into());
-        self
-    }
-
-    /// The prompt of each question, in order; every key given must be awaited.
-    fn resolve(mut self, questions: &[Question]) -> Result<Vec<Prompt>, AskError> {
-        if let Some(key) = self
-            .by_key
-            .keys()
-            .find(|key| !questions.iter().any(|q| q.key == key.as_str()))
-        {
-            return Err(AskError::question(key, "the next state does not await it"));
-        }
-        if self.single.is_some() && questions.len() != 1 {
-            let keys: Vec<&str> = questions.iter().map(|q| q.key).collect();
-            return Err(AskError::question(
-                &keys.join(", "),
-                "one question was given for a state that awaits several (name each with `Ask::with`)",
-            ));
-        }
-        questions
-            .iter()
-            .map(|q| {
-                self.by_key
-                    .remove(q.key)
-                    .or_else(|| self.single.take())
-                    .or_else(|| self.message.clone().map(Prompt::message))
-                    .ok_or_else(|| AskError::question(q.key, "no question was given for it"))
-            })
-            .collect()
-    }
-}
-
-impl From<&str> for Ask {
-    fn from(text: &str) -> Self {
-        Self::message(text)
-    }
-}
-
-impl From<String> for Ask {
-    fn from(text: String) -> Self {
-        Self::message(text)
-    }
-}
-
-impl From<Prompt> for Ask {
-    /// The one question of the next state.
-    fn from(prompt: Prompt) -> Self {
-        Self {
-            single: Some(prompt),
-            ..Self::default()
-        }
-    }
 }
 
 /// What a multi-round handler returns: done, failed, or asking for more. Built with

@@ -23,7 +23,7 @@ enum Flow {
 #[tool]
 async fn deploy(round: Round<Flow>) -> Step<Flow, String> {
     match round.resume() {
-        None => round.ask(Flow::Confirming, "Deploy?"),
+        None => round.ask(FlowAsking::Confirming { confirm: "Deploy?".into() }),
         Some(FlowAnswered::Confirming { rollout: Reply::Accepted(plan) }) => {
             Step::done(format!("{} replicas", plan.replicas))
         }

@@ -20,7 +20,7 @@ enum Flow {
 #[tool]
 async fn deploy(round: Round<Flow>) -> Step<Flow, String> {
     match round.resume() {
-        None => round.ask(Flow::Asking, "Go?"),
+        None => round.ask(FlowAsking::Asking { r#type: "Go?".into() }),
         Some(FlowAnswered::Asking { r#type: Reply::Accepted(confirm) }) => {
             Step::done(confirm.ok.to_string())
         }

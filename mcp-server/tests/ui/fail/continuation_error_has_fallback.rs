@@ -1,6 +1,6 @@
-//! A refused variant is reported once: the state enum still implements `Continuation` and
-//! `FlowAnswered` still has its variants, so the handler and the registration report
-//! nothing more.
+//! A refused variant is reported once: the state enum still implements `Continuation`, and
+//! `FlowAnswered` and `FlowAsking` still have their variants, so the handler and the
+//! registration report nothing more.
 
 use typemcp_server::state::{Continuation, Round, Step};
 use typemcp_server::{state::Reply, ElicitForm, Server, tool};
@@ -20,7 +20,7 @@ enum Flow {
 #[tool]
 async fn deploy(round: Round<Flow>) -> Step<Flow, String> {
     match round.resume() {
-        None => round.ask(Flow::Confirming { target: "prod".into() }, "Deploy?"),
+        None => round.ask(FlowAsking::Confirming { target: "prod".into(), confirm: "Deploy?".into() }),
         Some(FlowAnswered::Confirming { target, confirm: Reply::Accepted(c) }) if c.ok => {
             Step::done(target)
         }

@@ -50,7 +50,7 @@ enum Flow {
 #[sdk::tool(crate = crate::sdk)]
 async fn deploy(round: Round<Flow>) -> Step<Flow, String> {
     match round.resume() {
-        None => round.ask(Flow::Confirming, "Deploy?"),
+        None => round.ask(FlowAsking::Confirming { confirm: "Deploy?".into() }),
         Some(FlowAnswered::Confirming { confirm: _ }) => Step::done("answered".to_owned()),
     }
 }

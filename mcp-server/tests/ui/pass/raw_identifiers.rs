@@ -82,6 +82,8 @@ async fn main() {
     let arguments = ask.into_prompt_route().prompt().arguments.clone().unwrap();
     assert_eq!(arguments[0].name, "type");
     assert_eq!(Flow::Asking.questions()[0].key, "type");
+    let (_, prompts) = Flow::split(FlowAsking::Asking { r#type: "Go?".into() });
+    assert_eq!(prompts[0].text(), "Go?");
 
     let server = Server::builder()
         .tool(describe)

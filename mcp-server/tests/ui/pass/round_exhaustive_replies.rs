@@ -22,14 +22,13 @@ enum Flow {
 #[tool]
 async fn deploy(round: Round<Flow>) -> Step<Flow, String> {
     match round.resume() {
-        None => round.ask(Flow::Confirming, "Deploy?"),
+        None => round.ask(FlowAsking::Confirming { confirm: "Deploy?".into() }),
         Some(FlowAnswered::Confirming { confirm: Reply::Accepted(Confirm { ok: true }) }) => {
-            round.ask(
-                Flow::Approving { change: 7 },
-                typemcp_server::state::Ask::new()
-                    .with("approval", UrlVisit::prompt("Approve.", "https://example.com/c/7"))
-                    .with("region", OneOf::prompt("Where?", ["eu".to_owned()])),
-            )
+            round.ask(FlowAsking::Approving {
+                change: 7,
+                approval: UrlVisit::prompt("Approve.", "https://example.com/c/7"),
+                region: OneOf::prompt("Where?", ["eu".to_owned()]),
+            })
         }
         Some(FlowAnswered::Confirming { confirm: Reply::Accepted(Confirm { ok: false }) }) => {
             Step::done("not confirmed")
