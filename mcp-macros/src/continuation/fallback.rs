@@ -1,7 +1,7 @@
 //! What is emitted beside errors: `<Enum>Answered` and `<Enum>Asking` with the variants that
-//! could be read, and an implementation of `Continuation` whose methods are never run (the build fails), so that
-//! a mistake in the derive does not cascade into "`Continuation` is not implemented" or
-//! "no variant named ..." errors at every use.
+//! could be read, and an implementation of `Continuation` whose methods are never run (the
+//! build fails), so that a mistake in the derive does not cascade into "`Continuation` is not
+//! implemented" or "no variant named ..." errors at every use.
 
 use proc_macro2::TokenStream;
 use quote::quote;

@@ -95,10 +95,11 @@ fn check_against(schema: &RequestedSchema, content: &Map<String, Value>) -> Resu
 /// A URL-mode question: the user is sent to a URL (a sign-in, a payment, an approval page:
 /// anything that must never pass through a form).
 ///
-/// Ask it with [`UrlVisit::prompt`] (a [`UrlVisitPrompt`]). An accepted answer means the user **consented to go**,
-/// not that the visit is done: check the outcome out of band (for example, keyed by a handle
-/// in the state) before completing. The URL must not carry credentials or personal data, and
-/// the client must have declared `elicitation.url` ([`Round::can_ask_url`](super::Round::can_ask_url)).
+/// Ask it with [`UrlVisit::prompt`] (a [`UrlVisitPrompt`]). An accepted answer means the user
+/// **consented to go**, not that the visit is done: check the outcome out of band (for
+/// example, keyed by a handle in the state) before completing. The URL must not carry
+/// credentials or personal data, and the client must have declared `elicitation.url`
+/// ([`Round::can_ask_url`](super::Round::can_ask_url)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct UrlVisit;
 
@@ -390,8 +391,9 @@ impl<T: Serialize + DeserializeOwned> Awaitable for OneOf<T> {
 
 /// The answer to a form whose schema is built at run time: its checked values, by field.
 ///
-/// Ask it with [`DynamicForm::prompt`] (a [`DynamicFormPrompt`]); the answer is checked against that schema (types,
-/// lengths, ranges, formats, choices, required fields) before the handler sees it.
+/// Ask it with [`DynamicForm::prompt`] (a [`DynamicFormPrompt`]); the answer is checked
+/// against that schema (types, lengths, ranges, formats, choices, required fields) before the
+/// handler sees it.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DynamicForm(pub Map<String, Value>);
 

@@ -40,12 +40,14 @@ use super::caps::QuestionKind;
 ///     ok: bool,
 /// }
 ///
+/// // What the `<Enum>Asking` field of each key holds:
 /// let confirm: <Confirm as Awaitable>::AskedWith = "Deploy?".into();
 /// let _: Message = confirm;
-/// let _: <UrlVisit as Awaitable>::AskedWith = UrlVisit::prompt("Approve it.", "https://changes.example.com/c/1");
+/// let url = "https://changes.example.com/c/1";
+/// let approval: <UrlVisit as Awaitable>::AskedWith = UrlVisit::prompt("Approve it.", url);
+/// let _: UrlVisitPrompt = approval;
 /// let replicas: <OneOf<u8> as Awaitable>::AskedWith = OneOf::prompt("How many?", [1, 2, 3]);
 /// let _: Choice<u8> = replicas;
-/// # let _: Option<UrlVisitPrompt> = None;
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be awaited: it is not a question a multi-round handler can ask",

@@ -401,7 +401,8 @@ impl<S: Continuation> Round<S> {
     /// state's fields, and what each question it awaits is asked with, under its key (a
     /// [`Message`](super::Message) for a derived form, a [`Choice<T>`](super::Choice) from
     /// [`OneOf::prompt`](super::OneOf::prompt) for a `OneOf<T>`, a
-    /// [`UrlVisitPrompt`](super::UrlVisitPrompt) from [`UrlVisit::prompt`](super::UrlVisit::prompt)...).
+    /// [`UrlVisitPrompt`](super::UrlVisitPrompt) from
+    /// [`UrlVisit::prompt`](super::UrlVisit::prompt)...).
     ///
     /// ```
     /// use typemcp_server::state::{Continuation, OneOf, Round, Step, UrlVisit};
@@ -455,6 +456,27 @@ impl<S: Continuation> Round<S> {
     /// capability, the round cap is reached, the state outgrew the size cap, or a question
     /// built at run time cannot be asked (options that cannot be offered, an empty URL). All
     /// of it is known before the handler returns.
+    ///
+    /// ```
+    /// use typemcp_server::state::{AskError, Continuation, OneOf, Round, Step};
+    ///
+    /// #[derive(serde::Serialize, serde::Deserialize, Clone, Continuation)]
+    /// enum Flow {
+    ///     #[awaits(region: OneOf<String>)]
+    ///     Choosing,
+    /// }
+    ///
+    /// /// Asks for a region among those free now; with none free, says so instead of failing.
+    /// fn choose(round: &Round<Flow>, free: Vec<String>) -> Step<Flow, String> {
+    ///     let region = OneOf::prompt("Which region?", free);
+    ///     match round.try_ask(FlowAsking::Choosing { region }) {
+    ///         Ok(step) => step,
+    ///         Err(AskError::Question { .. }) => Step::done("No region is free."),
+    ///         Err(err) => Step::fail(err.into_error()),
+    ///     }
+    /// }
+    /// # let _ = choose;
+    /// ```
     pub fn try_ask<T>(&self, asking: S::Asking) -> Result<Step<S, T>, AskError> {
         let round = self.round.saturating_add(1);
         if round > self.max_rounds {
