@@ -193,7 +193,12 @@ async fn handle(endpoint: Arc<Endpoint>, request: Request) -> Response {
         return refuse(refused.status(), refused.message());
     }
     let caller = Caller::of_http(&parts);
+    // Read before it is written: a write on every request would bounce the flag's cache line
+    // between the cores serving them.
     if caller == Caller::Anonymous
+        && !endpoint
+            .warned_anonymous
+            .load(std::sync::atomic::Ordering::Relaxed)
         && !endpoint
             .warned_anonymous
             .swap(true, std::sync::atomic::Ordering::Relaxed)
