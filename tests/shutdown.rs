@@ -531,6 +531,17 @@ fn stdio_pushed_round_completes_during_shutdown() {
     assert_eq!(server.exit_within(EXIT_TIMEOUT).code(), Some(0));
 }
 
+/// A call of `slow` for `ms` over HTTP on its own thread, in flight once this returns.
+fn slow_call_in_flight(
+    port: u16,
+    ms: u64,
+) -> std::thread::JoinHandle<Result<(u16, Value), String>> {
+    let call =
+        std::thread::spawn(move || post(port, &common::call_tool(1, "slow", json!({ "ms": ms }))));
+    std::thread::sleep(Duration::from_millis(300));
+    call
+}
+
 // ----- Shutdown: in flight over HTTP -----
 
 /// After SIGTERM over HTTP, a call in flight finishes (200), a new request is refused with
@@ -538,10 +549,7 @@ fn stdio_pushed_round_completes_during_shutdown() {
 fn http_call_in_flight_finishes_new_requests_refused() {
     let port = common::fresh_port();
     let mut server = Server::fixture_http(port);
-    let call = std::thread::spawn(move || {
-        post(port, &common::call_tool(1, "slow", json!({ "ms": 1000 })))
-    });
-    std::thread::sleep(Duration::from_millis(300));
+    let call = slow_call_in_flight(port, 1000);
     let signalled = Instant::now();
     server.signal("TERM");
     std::thread::sleep(Duration::from_millis(200));
@@ -563,13 +571,7 @@ fn http_call_in_flight_finishes_new_requests_refused() {
 fn http_call_longer_than_grace_is_cancelled() {
     let port = common::fresh_port();
     let mut server = Server::fixture_http(port);
-    let call = std::thread::spawn(move || {
-        post(
-            port,
-            &common::call_tool(1, "slow", json!({ "ms": 600_000 })),
-        )
-    });
-    std::thread::sleep(Duration::from_millis(300));
+    let call = slow_call_in_flight(port, 600_000);
     let signalled = Instant::now();
     server.signal("INT");
     let (_status, answer) = call.join().expect("the call's thread").unwrap();
@@ -584,13 +586,7 @@ fn http_call_longer_than_grace_is_cancelled() {
 fn http_second_signal_stops_at_once() {
     let port = common::fresh_port();
     let mut server = Server::fixture_http(port);
-    let call = std::thread::spawn(move || {
-        post(
-            port,
-            &common::call_tool(1, "slow", json!({ "ms": 600_000 })),
-        )
-    });
-    std::thread::sleep(Duration::from_millis(300));
+    let call = slow_call_in_flight(port, 600_000);
     let signalled = Instant::now();
     server.signal("TERM");
     std::thread::sleep(Duration::from_millis(200));
@@ -608,13 +604,7 @@ fn http_second_signal_stops_at_once() {
 fn http_on_second_signal_exits_at_once() {
     let port = common::fresh_port();
     let mut server = Server::fixture_http_on(port);
-    let call = std::thread::spawn(move || {
-        post(
-            port,
-            &common::call_tool(1, "slow", json!({ "ms": 600_000 })),
-        )
-    });
-    std::thread::sleep(Duration::from_millis(300));
+    let call = slow_call_in_flight(port, 600_000);
     let signalled = Instant::now();
     server.signal("TERM");
     std::thread::sleep(Duration::from_millis(200));
