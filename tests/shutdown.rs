@@ -373,7 +373,8 @@ fn quickstart_logs_each_request_to_stderr() {
         .collect();
     assert_eq!(served.len(), 2, "one line per request:\n{stderr}");
     assert!(served[0].contains("tools/call") && served[0].contains("\"ok\""));
-    assert!(served[0].contains("2026-07-28") && served[0].contains("Stdio"));
+    assert!(served[0].contains("2026-07-28") && served[0].contains("network.transport=\"pipe\""));
+    assert!(served[0].contains("gen_ai.tool.name=\"add\""));
     assert!(served[1].contains("tools/list"));
     assert!(
         !stderr.contains("40123"),

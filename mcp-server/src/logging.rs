@@ -17,8 +17,10 @@
 //!
 //! - `info`: what the server serves on (the HTTP address), shutdowns, and warnings about
 //!   its setup, such as a request-state key drawn for this process only;
-//! - `debug`: one line per request served (target `typemcp_server::traffic`: method, id, era,
-//!   transport, outcome, duration; never arguments, results or tokens), and requests refused
+//! - `debug`: one line per request served, in the request's span (target
+//!   `typemcp_server::request`, fields named with the OpenTelemetry conventions for MCP:
+//!   method, protocol version, request id, tool or prompt, transport, error code; then the
+//!   outcome and duration; never arguments, results, states or tokens), and requests refused
 //!   before a handler ran, with the reason;
 //! - `trace`: what the dependencies (hyper, redis) say.
 //!

@@ -33,15 +33,45 @@
 //! holds its place in every layer around it, so a concurrency limit (or a rate limit) that
 //! also held back the answer would wait on itself forever. A cancellation, likewise, must
 //! reach a request however busy the server is.
+//!
+//! # The span of each request
+//!
+//! Every request, of every transport, is served in a `debug` span of target
+//! `typemcp_server::request` named `mcp.request`, around the layers, so their spans and the
+//! handler's nest in it. Its fields follow the OpenTelemetry semantic conventions for MCP
+//! (`gen-ai/mcp.md`, status development; an OpenTelemetry layer such as
+//! `tracing-opentelemetry` reads `otel.name` and `otel.kind`):
+//!
+//! | field | value |
+//! |---|---|
+//! | `otel.name` | `{mcp.method.name} {target}`, the target being the tool or prompt name (e.g. `tools/call add`) |
+//! | `otel.kind` | `server` |
+//! | `mcp.method.name` | the method, e.g. `tools/call` |
+//! | `mcp.protocol.version` | the revision it is served under |
+//! | `mcp.session.id` | on a 2025-11-25 HTTP session: the first 16 hex digits of the SHA-256 of its id (the id itself is a bearer credential) |
+//! | `jsonrpc.request.id`, `jsonrpc.protocol.version` | the request's id, `2.0` |
+//! | `network.transport` | `pipe` (stdio) or `tcp` (HTTP); absent in process |
+//! | `gen_ai.operation.name`, `gen_ai.tool.name` | `execute_tool` and the tool, for `tools/call` |
+//! | `gen_ai.prompt.name` | the prompt, for `prompts/get` |
+//! | `error.type`, `rpc.response.status_code` | the JSON-RPC error code, when the answer is an error |
+//!
+//! When the request is answered, one `debug` event in the span gives the outcome (`ok`,
+//! `error -32602`, `cancelled`...) and the duration, so `RUST_LOG=debug` prints one line per
+//! request. No argument, answer, result, `requestState` or token is ever a field, nor a
+//! resource's URI (it may carry its template's arguments). With the target disabled the span
+//! costs one check of the level.
 
 mod boxed;
 mod request;
 mod response;
+mod span;
 
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
+
+use tracing::Instrument as _;
 
 pub use boxed::BoxMcpService;
 pub use request::McpRequest;
@@ -90,19 +120,7 @@ impl crate::Server {
         cancellation: tokio_util::sync::CancellationToken,
     ) -> McpResponse {
         let _serving = self.lifecycle().serving();
-        let started = std::time::Instant::now();
-        let era = match &routed {
-            crate::dispatch::Routed::Modern(_) => "2026-07-28",
-            crate::dispatch::Routed::Legacy(..) | crate::dispatch::Routed::Initialize(..) => {
-                "2025-11-25"
-            }
-        };
-        let kind = transport.kind();
         let request = McpRequest::new(self.clone(), routed, transport, outbound, cancellation);
-        // Owned before the request moves into the stack: the method is a name, the id at
-        // most `MAX_REQUEST_ID_BYTES`; arguments are never logged.
-        let logged = tracing::enabled!(target: "typemcp_server::traffic", tracing::Level::DEBUG)
-            .then(|| (request.method().to_owned(), request.id().clone()));
         let id = request.id().clone();
         // The server stopped (the grace period of a shutdown over, or `Server::shutdown`):
         // the handler is dropped, and the client told why.
@@ -115,54 +133,23 @@ impl crate::Server {
             std::task::Poll::Ready(response) => std::task::Poll::Ready(Some(response)),
             std::task::Poll::Pending => stopped.as_mut().poll(cx).map(|()| None),
         });
-        let response = served.await.unwrap_or_else(|| {
+        served.await.unwrap_or_else(|| {
             McpResponse::error(
                 id,
                 typemcp_core::McpError::internal("Internal error: the server shut down"),
             )
-        });
-        if let Some((method, id)) = logged {
-            log_served(&method, &id, era, kind, &response, started.elapsed());
-        }
+        })
+    }
+
+    /// Hands a built request to the service stack, in the request's span
+    /// ([`span::RequestSpan`]): every transport's requests come through here.
+    pub(crate) async fn call_request(&self, request: McpRequest) -> McpResponse {
+        let span = span::RequestSpan::of(&request);
+        let response = match self.service() {
+            Some(stack) => stack.serve(request).instrument(span.span().clone()).await,
+            None => request.serve().instrument(span.span().clone()).await,
+        };
+        span.finish(&response);
         response
     }
-
-    /// Hands a built request to the service stack.
-    pub(crate) async fn call_request(&self, request: McpRequest) -> McpResponse {
-        match self.service() {
-            Some(stack) => stack.serve(request).await,
-            None => request.serve().await,
-        }
-    }
-}
-
-/// The line `RUST_LOG=typemcp_server=debug` shows for every request served (target
-/// `typemcp_server::traffic`): method, id, era, transport, outcome and duration. Never an
-/// argument, a result or a token.
-fn log_served(
-    method: &str,
-    id: &typemcp_core::RequestId,
-    era: &'static str,
-    transport: crate::TransportKind,
-    response: &McpResponse,
-    elapsed: std::time::Duration,
-) {
-    use crate::dispatch::Outcome;
-    let outcome = match response.outcome() {
-        _ if response.body().is_empty() => "cancelled".to_owned(),
-        Outcome::Answered => "ok".to_owned(),
-        Outcome::Error(code) => format!("error {}", code.0),
-        Outcome::Malformed => "malformed".to_owned(),
-        Outcome::UnknownSession => "unknown session".to_owned(),
-    };
-    tracing::debug!(
-        target: "typemcp_server::traffic",
-        method,
-        id = %id,
-        era,
-        transport = ?transport,
-        outcome,
-        duration = ?elapsed,
-        "served a request"
-    );
 }
