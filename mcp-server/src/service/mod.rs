@@ -71,8 +71,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use tracing::Instrument as _;
-
 pub use boxed::BoxMcpService;
 pub use request::McpRequest;
 pub use response::McpResponse;
@@ -145,11 +143,21 @@ impl crate::Server {
     /// ([`span::RequestSpan`]): every transport's requests come through here.
     pub(crate) async fn call_request(&self, request: McpRequest) -> McpResponse {
         let span = span::RequestSpan::of(&request);
-        let response = match self.service() {
-            Some(stack) => stack.serve(request).instrument(span.span().clone()).await,
-            None => request.serve().instrument(span.span().clone()).await,
-        };
+        // Boxed here, once: the dispatch's future is several kilobytes, and every future
+        // around it (the transports box theirs, and move them) would otherwise be as large
+        // and be copied whole each time. Polled inside the span.
+        let mut serve = Box::pin(self.serve_through_stack(request));
+        let response =
+            std::future::poll_fn(|cx| span.span().in_scope(|| serve.as_mut().poll(cx))).await;
         span.finish(&response);
         response
+    }
+
+    /// The user's layers, if any, then the request's own service.
+    async fn serve_through_stack(&self, request: McpRequest) -> McpResponse {
+        match self.service() {
+            Some(stack) => stack.serve(request).await,
+            None => request.serve().await,
+        }
     }
 }
