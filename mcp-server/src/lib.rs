@@ -47,6 +47,9 @@
 // Lets the macros' absolute `::typemcp_server` paths resolve inside this crate too.
 extern crate self as typemcp_server;
 
+#[macro_use]
+mod error;
+
 pub mod context;
 mod dispatch;
 pub mod handler;

@@ -138,11 +138,10 @@ impl Guard {
         if let Some(state) = &self.state {
             check_outgoing(outcome, state)?;
         } else if self.refuse_states && returns_state(outcome) {
-            tracing::error!(
+            return Err(internal_error!(
                 "a handler without a Round, RequestState or InputResponses parameter returned a \
                  requestState: it cannot have been minted for this request"
-            );
-            return Err(McpError::internal("Internal error"));
+            ));
         }
         check_input_requests(outcome, &self.caps)
     }
