@@ -570,7 +570,7 @@ async fn a_hand_built_stack_serves_a_request_built_from_a_message() {
             inner,
             tool: "slow",
         }))
-        .service(McpService);
+        .service(McpService::new(&server));
     let request = |id, tool| {
         let message = modern_call(id, tool).to_string();
         let caller = TransportInfo::in_process().with_auth(AuthIdentity::new("alice"));

@@ -374,9 +374,4 @@ impl RequestContext {
     pub(crate) fn outbound(&self) -> &Outbound {
         &self.inner.outbound
     }
-
-    /// The `initialize`d session the request belongs to, if any.
-    pub(crate) fn session(&self) -> Option<&Arc<Session>> {
-        self.inner.session.as_ref()
-    }
 }

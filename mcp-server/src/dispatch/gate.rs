@@ -25,10 +25,9 @@ pub(crate) fn check_input_requests<T>(
         return Ok(());
     };
     if input_requests.as_ref().is_none_or(|r| r.is_empty()) && request_state.is_none() {
-        tracing::error!(
+        return Err(internal_error!(
             "a handler returned an input-required result with neither input requests nor state"
-        );
-        return Err(McpError::internal("Internal error"));
+        ));
     }
     let mut required = serde_json::Map::new();
     for request in input_requests.iter().flat_map(|r| r.values()) {

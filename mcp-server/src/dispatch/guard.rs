@@ -24,7 +24,7 @@ use crate::handler::Invocation;
 use crate::state::{
     BindingContext, StateContext, check_input_responses, check_outgoing, verify_incoming,
 };
-use crate::{RequestContext, Server};
+use crate::{PromptRoute, RequestContext, Server, ToolRoute};
 
 /// What the guard keeps between the handler's invocation and its outcome.
 #[derive(Debug)]
@@ -39,23 +39,71 @@ pub(super) struct Guard {
     caps: ClientCapabilities,
 }
 
-/// What a multi-round request carries besides its target.
+/// What one round of a multi-round request carries besides its target: from the request
+/// (the client's retry), or handed over in memory by the round before (a pushed round, a
+/// task's next round).
+#[derive(Debug)]
 pub(super) struct Rounds {
     pub(super) arguments: Value,
     pub(super) input_responses: Option<Value>,
     pub(super) request_state: Option<String>,
 }
 
+impl Rounds {
+    pub(super) fn new(
+        arguments: Value,
+        input_responses: Option<Value>,
+        request_state: Option<String>,
+    ) -> Self {
+        Self {
+            arguments,
+            input_responses,
+            request_state,
+        }
+    }
+}
+
+/// What the guard needs of the route a handler runs behind.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Target<'a> {
+    /// The tool name, prompt name or resource URI its states are bound to.
+    pub(super) name: &'a str,
+    /// Whether the handler takes part in rounds (and so may mint a state).
+    pub(super) takes_part_in_rounds: bool,
+}
+
+impl<'a> From<&'a ToolRoute> for Target<'a> {
+    fn from(route: &'a ToolRoute) -> Self {
+        Self {
+            name: &route.tool().name,
+            takes_part_in_rounds: route.requirements().takes_part_in_rounds(),
+        }
+    }
+}
+
+impl<'a> From<&'a PromptRoute> for Target<'a> {
+    fn from(route: &'a PromptRoute) -> Self {
+        Self {
+            name: &route.prompt().name,
+            takes_part_in_rounds: route.requirements().takes_part_in_rounds(),
+        }
+    }
+}
+
 impl Server {
-    /// Steps 1 of the guard: checks `inputResponses` and verifies an echoed state for
-    /// `target`, and returns the handler's invocation with the guard for the steps after it.
-    pub(super) async fn guard(
+    /// Step 1 of the guard, the one setup of every handler that may take part in rounds:
+    /// checks `inputResponses` and verifies an echoed state for `target`, and returns the
+    /// handler's invocation with the guard for the steps after it.
+    pub(super) async fn guard<'t>(
         &self,
         ctx: RequestContext,
-        target: &str,
+        target: impl Into<Target<'t>>,
         rounds: Rounds,
-        takes_part_in_rounds: bool,
     ) -> Result<(Invocation, Guard), McpError> {
+        let Target {
+            name: target,
+            takes_part_in_rounds,
+        } = target.into();
         let Rounds {
             arguments,
             input_responses,

@@ -108,7 +108,9 @@ impl Server {
             .notify(methods::SUBSCRIPTIONS_ACKNOWLEDGED, &ack)
             .await
         {
-            return Err(McpError::internal("Internal error"));
+            return Err(internal_error!(
+                "the acknowledgement of a subscription could not be sent (no stream to send it on)"
+            ));
         }
         loop {
             let change = tokio::select! {

@@ -15,13 +15,17 @@ use typemcp_core::protocol::{
 
 use std::sync::Arc;
 
-use super::guard::Rounds;
+use bytes::Bytes;
+use typemcp_core::RequestId;
+
+use super::era::Era;
+use super::guard::{Rounds, Target};
 use super::page::page;
 use super::parse_params;
 use super::tasks::{Called, tasks_required};
-use crate::registry::{CompletionRequest, Era, fill_mime_types};
+use crate::registry::{CompletionRequest, OutputEra, fill_mime_types};
 use crate::tasks::TaskSupport;
-use crate::{RequestContext, Server};
+use crate::{RequestContext, Server, ToolRoute};
 
 type Params = Map<String, Value>;
 
@@ -57,8 +61,12 @@ impl Server {
         result
     }
 
-    /// `tools/list`, each tool as `era` lists it (see [`Era::listed`]).
-    pub(super) fn list_tools(&self, params: Params, era: Era) -> Result<ListToolsResult, McpError> {
+    /// `tools/list`, each tool as `era` lists it (see [`OutputEra::listed`]).
+    pub(super) fn list_tools(
+        &self,
+        params: Params,
+        era: OutputEra,
+    ) -> Result<ListToolsResult, McpError> {
         let registry = self.snapshot();
         let page = self.list_page(
             params,
@@ -73,70 +81,66 @@ impl Server {
         Ok(result)
     }
 
+    /// `tools/call`: a task where the era runs them and the tool and client agree, else the
+    /// tool's outcome as the era fulfils it.
     pub(super) async fn call_tool(
         &self,
+        era: &Era,
+        id: &RequestId,
         ctx: RequestContext,
         params: Params,
-    ) -> Result<Outcome<CallToolResult>, McpError> {
-        match self.call(ctx, params, false).await? {
-            Called::Now(outcome) => Ok(outcome),
-            Called::Task(_) => {
-                tracing::error!("a call that may not become a task became one");
-                Err(McpError::internal("Internal error"))
-            }
-        }
-    }
-
-    /// `tools/call` on the 2026-07-28 wire, where a call may become a task.
-    pub(super) async fn call_tool_or_task(
-        &self,
-        ctx: RequestContext,
-        params: Params,
-    ) -> Result<Called, McpError> {
-        self.call(ctx, params, true).await
-    }
-
-    async fn call(
-        &self,
-        ctx: RequestContext,
-        params: Params,
-        may_be_task: bool,
-    ) -> Result<Called, McpError> {
+    ) -> Result<Bytes, McpError> {
         let params: CallToolParams = parse_params(params)?;
         let registry = self.snapshot();
         let route = registry
             .tools
             .get(&params.name)
             .ok_or_else(|| McpError::invalid_params(format!("Unknown tool: {}", params.name)))?;
-        let rounds_of = route.requirements().takes_part_in_rounds();
-        let declared = ctx
-            .client_capabilities()
-            .declares_extension(TASKS_EXTENSION);
+        let declared = era.runs_tasks()
+            && ctx
+                .client_capabilities()
+                .declares_extension(TASKS_EXTENSION);
         match route.task_support() {
-            TaskSupport::Required if !declared || !may_be_task => return Err(tasks_required()),
-            TaskSupport::Optional | TaskSupport::Required if declared && may_be_task => {
-                return self.start_task(ctx, route, params, rounds_of).await;
+            TaskSupport::Required if !declared => return Err(tasks_required()),
+            TaskSupport::Optional | TaskSupport::Required if declared => {
+                return match self.start_task(ctx, route, params).await? {
+                    Called::Now(outcome) => era.spell(self, id, outcome),
+                    Called::Task(task) => era.spell(self, id, task),
+                };
             }
             _ => {}
         }
-        let arguments = Value::Object(params.arguments.unwrap_or_default());
-        let rounds = Rounds {
-            arguments,
-            input_responses: params.input_responses,
-            request_state: params.request_state,
-        };
-        let (invocation, guard) = self.guard(ctx, &params.name, rounds, rounds_of).await?;
+        let rounds = Rounds::new(
+            Value::Object(params.arguments.unwrap_or_default()),
+            params.input_responses,
+            params.request_state,
+        );
+        let output = era.output();
+        let outcome = era
+            .fulfil(self, &ctx, rounds, |rounds| {
+                self.tool_round(&ctx, route, rounds, output)
+            })
+            .await?;
+        era.spell(self, id, outcome)
+    }
+
+    /// One run of a tool, in the guard: arguments checked, the result shaped for the era.
+    async fn tool_round(
+        &self,
+        ctx: &RequestContext,
+        route: &ToolRoute,
+        rounds: Rounds,
+        output: OutputEra,
+    ) -> Result<Outcome<CallToolResult>, McpError> {
+        let (invocation, guard) = self.guard(ctx.clone(), route, rounds).await?;
         if let Err(message) = route.check_arguments(&invocation.arguments) {
-            return Ok(Called::Now(Outcome::Complete(CallToolResult::error(
-                message,
-            ))));
+            return Ok(Outcome::Complete(CallToolResult::error(message)));
         }
-        let era = Era::of_session(invocation.context.is_legacy_session());
         let mut outcome = guard.run(route.call(invocation)).await?;
         if let Outcome::Complete(result) = &mut outcome {
-            era.shape(route.tool(), result);
+            output.shape(route.tool(), result);
         }
-        Ok(Called::Now(outcome))
+        Ok(outcome)
     }
 
     pub(super) fn list_prompts(&self, params: Params) -> Result<ListPromptsResult, McpError> {
@@ -154,9 +158,11 @@ impl Server {
         Ok(result)
     }
 
+    /// `prompts/get`, as the era fulfils it.
     pub(super) async fn get_prompt(
         &self,
-        ctx: RequestContext,
+        era: &Era,
+        ctx: &RequestContext,
         params: Params,
     ) -> Result<Outcome<GetPromptResult>, McpError> {
         let params: GetPromptParams = parse_params(params)?;
@@ -165,15 +171,16 @@ impl Server {
             .prompts
             .get(&params.name)
             .ok_or_else(|| McpError::invalid_params(format!("Unknown prompt: {}", params.name)))?;
-        let arguments = Value::Object(params.arguments.unwrap_or_default());
-        let rounds = Rounds {
-            arguments,
-            input_responses: params.input_responses,
-            request_state: params.request_state,
-        };
-        let rounds_of = route.requirements().takes_part_in_rounds();
-        let (invocation, guard) = self.guard(ctx, &params.name, rounds, rounds_of).await?;
-        guard.run(route.get(invocation)).await
+        let rounds = Rounds::new(
+            Value::Object(params.arguments.unwrap_or_default()),
+            params.input_responses,
+            params.request_state,
+        );
+        era.fulfil(self, ctx, rounds, async |rounds| {
+            let (invocation, guard) = self.guard(ctx.clone(), &**route, rounds).await?;
+            guard.run(route.get(invocation)).await
+        })
+        .await
     }
 
     pub(super) fn list_resources(&self, params: Params) -> Result<ListResourcesResult, McpError> {
@@ -210,9 +217,11 @@ impl Server {
         Ok(result)
     }
 
+    /// `resources/read`, as the era fulfils it.
     pub(super) async fn read_resource(
         &self,
-        ctx: RequestContext,
+        era: &Era,
+        ctx: &RequestContext,
         params: Params,
     ) -> Result<Outcome<ReadResourceResult>, McpError> {
         let params: ReadResourceParams = parse_params(params)?;
@@ -225,42 +234,57 @@ impl Server {
         } else {
             return Err(McpError::resource_not_found(&params.uri));
         };
-        let rounds = Rounds {
-            arguments: Value::Object(Map::new()),
-            input_responses: params.input_responses,
-            request_state: params.request_state,
+        let rounds = Rounds::new(
+            Value::Object(Map::new()),
+            params.input_responses,
+            params.request_state,
+        );
+        let uri = params.uri.as_str();
+        let target = Target {
+            name: uri,
+            takes_part_in_rounds: match &route {
+                ReadRoute::Static(route) => route.requirements().takes_part_in_rounds(),
+                ReadRoute::Template(route) => route.requirements().takes_part_in_rounds(),
+            },
         };
-        let rounds_of = match &route {
-            ReadRoute::Static(route) => route.requirements().takes_part_in_rounds(),
-            ReadRoute::Template(route) => route.requirements().takes_part_in_rounds(),
+        era.fulfil(self, ctx, rounds, async |rounds| {
+            let (mut invocation, guard) = self.guard(ctx.clone(), target, rounds).await?;
+            invocation.uri = Some(uri.to_owned());
+            invocation.uri_params = uri_params.clone();
+            guard.run(self.read(&route, uri, invocation)).await
+        })
+        .await
+    }
+
+    /// Reads `uri` through its route: contents with their MIME types and the read caching
+    /// hints; empty contents are "not found".
+    async fn read(
+        &self,
+        route: &ReadRoute<'_>,
+        uri: &str,
+        invocation: crate::handler::Invocation,
+    ) -> Result<Outcome<ReadResourceResult>, McpError> {
+        let (mut outcome, declared) = match route {
+            ReadRoute::Static(route) => (
+                route.read(invocation).await?,
+                route.resource().mime_type.as_deref(),
+            ),
+            ReadRoute::Template(route) => (
+                route.read(invocation).await?,
+                route.resource_template().mime_type.as_deref(),
+            ),
         };
-        let (mut invocation, guard) = self.guard(ctx, &params.uri, rounds, rounds_of).await?;
-        invocation.uri = Some(params.uri.clone());
-        invocation.uri_params = uri_params;
-        let read = async {
-            let (mut outcome, declared) = match &route {
-                ReadRoute::Static(route) => (
-                    route.read(invocation).await?,
-                    route.resource().mime_type.as_deref(),
-                ),
-                ReadRoute::Template(route) => (
-                    route.read(invocation).await?,
-                    route.resource_template().mime_type.as_deref(),
-                ),
-            };
-            if let Outcome::Complete(result) = &mut outcome {
-                if result.contents.is_empty() {
-                    // An existing resource never reads as empty contents: "not found".
-                    return Err(McpError::resource_not_found(&params.uri));
-                }
-                fill_mime_types(result, declared);
-                let cache = self.config().read_cache;
-                result.ttl_ms = cache.ttl_ms();
-                result.cache_scope = cache.scope();
+        if let Outcome::Complete(result) = &mut outcome {
+            if result.contents.is_empty() {
+                // An existing resource never reads as empty contents: "not found".
+                return Err(McpError::resource_not_found(uri));
             }
-            Ok(outcome)
-        };
-        guard.run(read).await
+            fill_mime_types(result, declared);
+            let cache = self.config().read_cache;
+            result.ttl_ms = cache.ttl_ms();
+            result.cache_scope = cache.scope();
+        }
+        Ok(outcome)
     }
 
     pub(super) async fn complete(
@@ -309,7 +333,7 @@ impl Server {
         let completion = AssertUnwindSafe(completing)
             .catch_unwind()
             .await
-            .map_err(|_| McpError::internal("Internal error"))??;
+            .map_err(|_| internal_error!("a completion handler panicked"))??;
         let mut result = CompleteResult::default();
         result.completion = completion;
         Ok(result)

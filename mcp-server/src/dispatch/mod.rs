@@ -1,30 +1,24 @@
-//! The transport-independent dispatcher: validates a request as the specification
-//! requires, routes it to the method's implementation, and serializes the response.
+//! The transport-independent dispatcher: serves a request whose era is decided
+//! ([`era`]), by its method, and serializes the response.
 //!
-//! Validation order (pinned by the conformance suite): per-request `_meta` (`-32602`), then
-//! transport headers (`-32020`, HTTP only, done by the transport between the two calls),
-//! then protocol version (`-32022`), then method (`-32601`), then the handler.
-//!
-//! Before that, [`route`] decides the era of each request: 2026-07-28 (stateless, as above),
-//! or a session of the 2025-11-25 era ([`legacy`], [`session`]). Transports reach the
-//! dispatcher only through the MCP service (`crate::service`). Around every handler that may
-//! take part in a multi-round request runs one guard ([`guard`]). A call that becomes a task,
-//! and `tasks/*`, are [`tasks`]'s (the store and the runner are `crate::tasks`). A reply says
-//! what it reports ([`Outcome`]); mapping that onto an HTTP status is the HTTP transport's
+//! The era's checks come first ([`Server::era_of`], called by each transport as it hands the
+//! request to the service); the method (`-32601` when the era or the server offers none
+//! such) and the handler come here. Around every handler that may take part in a
+//! multi-round request runs one guard ([`guard`]). A call that becomes a task, and
+//! `tasks/*`, are [`tasks`]'s (the store and the runner are `crate::tasks`). A reply says
+//! what it reports ([`Verdict`]); mapping that onto an HTTP status is the HTTP transport's
 //! business.
 
+mod era;
 mod gate;
 mod guard;
-mod legacy;
 mod listen;
 mod meta;
 mod methods;
 mod outgoing;
 mod page;
-mod push;
-mod route;
+mod response;
 mod session;
-mod stamp;
 mod task_watch;
 mod tasks;
 
@@ -32,28 +26,27 @@ use std::panic::AssertUnwindSafe;
 
 use bytes::Bytes;
 use futures_util::FutureExt;
-use serde::Serialize;
 use tokio_util::sync::CancellationToken;
-use typemcp_core::jsonrpc::{ErrorResponse, IncomingRequest, ResultResponse};
-use typemcp_core::protocol::{
-    HasMeta, ProtocolVersion, RequestMeta, TASKS_EXTENSION, methods as m, task_methods,
-};
+use typemcp_core::jsonrpc::{ErrorResponse, IncomingRequest};
+use typemcp_core::protocol::{TASKS_EXTENSION, methods as m, task_methods};
 use typemcp_core::{ErrorCode, McpError, RequestId};
 
+use crate::Server;
 use crate::context::{Outbound, TransportInfo};
-use crate::registry::Era;
-use crate::{RequestContext, Server};
 
-pub(crate) use meta::take_meta;
 #[cfg(feature = "http")]
-pub(crate) use route::SessionHeader;
-pub(crate) use route::{Routed, Scope};
+pub(crate) use era::SessionHeader;
+pub(crate) use era::Era;
+#[cfg(any(feature = "stdio", feature = "http"))]
+pub(crate) use era::Scope;
+pub(crate) use meta::take_meta;
+pub use response::McpResponse;
 pub(crate) use session::Session;
 
 /// What a reply reports, for a transport that maps it onto its own framing (the HTTP
 /// transport turns it into a status: see `transport::http::status`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Outcome {
+pub(crate) enum Verdict {
     /// A result (or nothing to send).
     Answered,
     /// A JSON-RPC error with this code.
@@ -61,7 +54,8 @@ pub(crate) enum Outcome {
     /// Refused before any method ran, because the message itself is wrong: invalid `_meta`,
     /// a missing session id, or a session header naming a revision the session does not serve.
     Malformed,
-    /// The request names a session that does not exist (any more).
+    /// The request names a session that does not exist (any more): HTTP's `Mcp-Session-Id`.
+    #[cfg(feature = "http")]
     UnknownSession,
 }
 
@@ -69,8 +63,7 @@ pub(crate) enum Outcome {
 #[derive(Debug, Clone)]
 pub(crate) struct Reply {
     pub(crate) body: Bytes,
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // Read by the HTTP transport.
-    pub(crate) outcome: Outcome,
+    pub(crate) verdict: Verdict,
 }
 
 impl Reply {
@@ -78,119 +71,82 @@ impl Reply {
     pub(crate) fn answered(body: Bytes) -> Self {
         Self {
             body,
-            outcome: Outcome::Answered,
+            verdict: Verdict::Answered,
         }
     }
 
     /// An error response.
     pub(crate) fn error(id: Option<RequestId>, error: McpError) -> Self {
-        let outcome = Outcome::Error(error.code);
-        Self::error_as(id, error, outcome)
+        let verdict = Verdict::Error(error.code);
+        Self::error_as(id, error, verdict)
     }
 
-    /// An error response reporting `outcome` (invalid `_meta` is `-32602`, and malformed).
-    pub(crate) fn error_as(id: Option<RequestId>, error: McpError, outcome: Outcome) -> Self {
+    /// An error response reporting `verdict` (invalid `_meta` is `-32602`, and malformed).
+    pub(crate) fn error_as(id: Option<RequestId>, error: McpError, verdict: Verdict) -> Self {
         let body = serde_json::to_vec(&ErrorResponse::new(id, error)).unwrap_or_else(|_| {
             br#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}"#.to_vec()
         });
         Self {
             body: Bytes::from(body),
-            outcome,
+            verdict,
         }
     }
-}
-
-/// A request whose `_meta` has been read and checked.
-#[derive(Debug)]
-pub(crate) struct CheckedRequest {
-    pub(crate) request: IncomingRequest,
-    pub(crate) meta: RequestMeta,
 }
 
 impl Server {
-    /// Reads the request's `_meta`. On failure, the reply to send (malformed).
-    pub(crate) fn check_meta(&self, mut request: IncomingRequest) -> Result<CheckedRequest, Reply> {
-        match take_meta(&mut request.params) {
-            Ok(meta) => Ok(CheckedRequest { request, meta }),
-            Err(error) => Err(Reply::error_as(Some(request.id), error, Outcome::Malformed)),
-        }
-    }
-
-    /// Checks the version and method, then runs the method.
+    /// Serves `request` in its era: `initialize` opens a session (which the answer carries
+    /// to the transport), a session answers its own methods, and every other method runs in
+    /// the era's context. A handler's panic becomes `-32603`.
     pub(crate) async fn dispatch(
         &self,
-        checked: CheckedRequest,
+        mut era: Era,
+        mut request: IncomingRequest,
         transport: TransportInfo,
         outbound: Outbound,
         cancellation: CancellationToken,
-    ) -> Reply {
-        let CheckedRequest { request, meta } = checked;
+    ) -> McpResponse {
         let id = request.id.clone();
-        if !ProtocolVersion::is_supported(&meta.protocol_version) {
-            return Reply::error(
-                Some(id),
-                McpError::unsupported_protocol_version(
-                    ProtocolVersion::SUPPORTED,
-                    &meta.protocol_version,
-                ),
-            );
+        if let Era::Opening(sink) = era {
+            return self.initialize(request, sink);
         }
-        let context = RequestContext::new(
-            id.clone(),
-            request.method.clone(),
-            meta,
-            cancellation,
-            outbound,
-            transport,
-            self.clone(),
-        );
-        self.run_guarded(context, request).await
-    }
-
-    /// Runs the method; a handler's panic becomes `-32603`.
-    async fn run_guarded(&self, context: RequestContext, request: IncomingRequest) -> Reply {
-        let id = request.id.clone();
-        let run = AssertUnwindSafe(self.run_method(context, request)).catch_unwind();
+        if let Era::Session(session) = &era
+            && let Some(answered) =
+                self.serve_on_session(session, &id, &request.method, &mut request.params)
+        {
+            return McpResponse::from_result(id, answered);
+        }
+        let (context, _tracked) =
+            era.context(self, &mut request, transport, outbound, cancellation);
+        let run = AssertUnwindSafe(self.run_method(&era, context, request)).catch_unwind();
         match run.await {
-            Ok(Ok(body)) => Reply::answered(body),
-            Ok(Err(error)) => Reply::error(Some(id), error),
+            Ok(answered) => McpResponse::from_result(id, answered),
             Err(_) => {
-                tracing::error!(request_id = %id, "a handler panicked");
-                Reply::error(Some(id), McpError::internal("Internal error"))
+                let error = internal_error!(request_id = %id, "a handler panicked");
+                McpResponse::error(id, error)
             }
         }
     }
 
+    /// The method table.
     async fn run_method(
         &self,
-        ctx: RequestContext,
+        era: &Era,
+        ctx: crate::RequestContext,
         request: IncomingRequest,
     ) -> Result<Bytes, McpError> {
         let caps = self.caps();
         let IncomingRequest { id, method, params } = request;
-        let legacy = ctx.is_legacy_session();
+        if !era.offers(&method) {
+            return Err(McpError::method_not_found(&method));
+        }
         match method.as_str() {
-            m::DISCOVER if !legacy => self.respond(&id, legacy, self.discover(&caps)),
-            m::TOOLS_LIST if caps.tools.is_some() => self.respond(
-                &id,
-                legacy,
-                self.list_tools(params, Era::of_session(legacy))?,
-            ),
-            m::TOOLS_CALL if caps.tools.is_some() && legacy => {
-                let pushed = self.run_pushed(ctx, params, async |server, ctx, params| {
-                    server.call_tool(ctx, params).await
-                });
-                legacy::serialize(&id, &pushed.await?)
+            m::DISCOVER => era.spell(self, &id, self.discover(&caps)),
+            m::TOOLS_LIST if caps.tools.is_some() => {
+                era.spell(self, &id, self.list_tools(params, era.output())?)
             }
-            m::TOOLS_CALL if caps.tools.is_some() => {
-                match self.call_tool_or_task(ctx, params).await? {
-                    tasks::Called::Now(outcome) => self.respond(&id, legacy, outcome),
-                    tasks::Called::Task(task) => self.respond(&id, legacy, task),
-                }
-            }
+            m::TOOLS_CALL if caps.tools.is_some() => self.call_tool(era, &id, ctx, params).await,
             method
-                if !legacy
-                    && task_methods::is_task_request(method)
+                if task_methods::is_task_request(method)
                     && caps
                         .extensions
                         .as_ref()
@@ -203,87 +159,40 @@ impl Server {
                     return Err(tasks::tasks_required());
                 }
                 match method {
-                    task_methods::GET => {
-                        self.respond(&id, legacy, self.get_task(&ctx, params).await?)
-                    }
+                    task_methods::GET => era.spell(self, &id, self.get_task(&ctx, params).await?),
                     task_methods::UPDATE => {
-                        self.respond(&id, legacy, self.update_task(&ctx, params).await?)
+                        era.spell(self, &id, self.update_task(&ctx, params).await?)
                     }
-                    _ => self.respond(&id, legacy, self.cancel_task(&ctx, params).await?),
+                    _ => era.spell(self, &id, self.cancel_task(&ctx, params).await?),
                 }
             }
             m::PROMPTS_LIST if caps.prompts.is_some() => {
-                self.respond(&id, legacy, self.list_prompts(params)?)
-            }
-            m::PROMPTS_GET if caps.prompts.is_some() && legacy => {
-                let pushed = self.run_pushed(ctx, params, async |server, ctx, params| {
-                    server.get_prompt(ctx, params).await
-                });
-                legacy::serialize(&id, &pushed.await?)
+                era.spell(self, &id, self.list_prompts(params)?)
             }
             m::PROMPTS_GET if caps.prompts.is_some() => {
-                self.respond(&id, legacy, self.get_prompt(ctx, params).await?)
+                let prompt = self.get_prompt(era, &ctx, params).await?;
+                era.spell(self, &id, prompt)
             }
             m::RESOURCES_LIST if caps.resources.is_some() => {
-                self.respond(&id, legacy, self.list_resources(params)?)
+                era.spell(self, &id, self.list_resources(params)?)
             }
             m::RESOURCES_TEMPLATES_LIST if caps.resources.is_some() => {
-                self.respond(&id, legacy, self.list_resource_templates(params)?)
-            }
-            m::RESOURCES_READ if caps.resources.is_some() && legacy => {
-                let pushed = self.run_pushed(ctx, params, async |server, ctx, params| {
-                    server.read_resource(ctx, params).await
-                });
-                legacy::serialize(&id, &pushed.await?)
+                era.spell(self, &id, self.list_resource_templates(params)?)
             }
             m::RESOURCES_READ if caps.resources.is_some() => {
-                self.respond(&id, legacy, self.read_resource(ctx, params).await?)
+                let read = self.read_resource(era, &ctx, params).await?;
+                era.spell(self, &id, read)
             }
             m::COMPLETION_COMPLETE if caps.completions.is_some() => {
-                self.respond(&id, legacy, self.complete(ctx, params).await?)
+                era.spell(self, &id, self.complete(ctx, params).await?)
             }
-            m::SUBSCRIPTIONS_LISTEN if !legacy => {
-                self.respond(&id, legacy, self.listen(ctx, params, &caps).await?)
+            m::SUBSCRIPTIONS_LISTEN => {
+                era.spell(self, &id, self.listen(ctx, params, &caps).await?)
             }
             _ => Err(McpError::method_not_found(&method)),
         }
     }
-
-    /// Stamps `serverInfo` into the result's `_meta` and serializes the response. For a
-    /// session of the 2025-11-25 era, the result is spelled as that era does instead.
-    fn respond<R: Serialize + HasMeta>(
-        &self,
-        id: &RequestId,
-        legacy: bool,
-        mut result: R,
-    ) -> Result<Bytes, McpError> {
-        if legacy {
-            let value = legacy::legacy_result(&result)?;
-            return serde_json::to_vec(&ResultResponse::new(id.clone(), value))
-                .map(Bytes::from)
-                .map_err(|_| McpError::internal("Internal error"));
-        }
-        let server_info = self
-            .info_json()
-            .filter(|_| self.config().server_info_in_results);
-        // Most responses fit: one allocation instead of growing from serde_json's 128 bytes.
-        let mut body = Vec::with_capacity(RESPONSE_CAPACITY);
-        let written = if let Some(server_info) = server_info {
-            let mut own = None;
-            let stamped = stamp::Stamped::new(&mut result, &mut own, server_info);
-            serde_json::to_writer(&mut body, &ResultResponse::new(id.clone(), stamped))
-        } else {
-            serde_json::to_writer(&mut body, &ResultResponse::new(id.clone(), result))
-        };
-        written.map(|()| Bytes::from(body)).map_err(|err| {
-            tracing::error!(error = %err, "a result could not be serialized");
-            McpError::internal("Internal error")
-        })
-    }
 }
-
-/// The room a response body is serialized into at first.
-const RESPONSE_CAPACITY: usize = 512;
 
 /// Parses method params (with `_meta` already removed) into their typed form.
 pub(crate) fn parse_params<T: serde::de::DeserializeOwned>(

@@ -61,7 +61,6 @@ impl Server {
         ctx: RequestContext,
         route: &ToolRoute,
         params: CallToolParams,
-        rounds_of: bool,
     ) -> Result<Called, McpError> {
         let cancellation = CancellationToken::new();
         let request = ctx.cancellation().clone();
@@ -74,14 +73,12 @@ impl Server {
         // A later round consumes its (single-use) state before the handler runs: such a call
         // is never refused once it started, since its retry would be refused as a replay.
         let resumes_a_flow = params.request_state.is_some();
-        let rounds = Rounds {
-            arguments: call.arguments.clone(),
-            input_responses: params.input_responses,
-            request_state: params.request_state,
-        };
-        let (invocation, guard) = self
-            .guard(ctx.clone(), &params.name, rounds, rounds_of)
-            .await?;
+        let rounds = Rounds::new(
+            call.arguments.clone(),
+            params.input_responses,
+            params.request_state,
+        );
+        let (invocation, guard) = self.guard(ctx.clone(), route, rounds).await?;
         if let Err(message) = checked {
             return Ok(Called::Now(Outcome::Complete(CallToolResult::error(
                 message,
@@ -258,8 +255,7 @@ impl Server {
             return Err(McpError::internal("The task's tool is no longer served"));
         };
         let Some(call) = record.call.as_deref() else {
-            tracing::error!(task = %record.id, "a live task has no stored call");
-            return Err(McpError::internal("Internal error"));
+            return Err(internal_error!(task = %record.id, "a live task has no stored call"));
         };
         let call = StoredCall::from_raw(call)?;
         let ctx = RequestContext::new(
@@ -272,13 +268,12 @@ impl Server {
             self.clone(),
         );
         ctx.attach_task(&record.id);
-        let rounds = Rounds {
-            arguments: call.arguments,
-            input_responses: Some(Value::Object(answers)),
+        let rounds = Rounds::new(
+            call.arguments,
+            Some(Value::Object(answers)),
             request_state,
-        };
-        let rounds_of = route.requirements().takes_part_in_rounds();
-        let (invocation, guard) = self.guard(ctx, &record.tool, rounds, rounds_of).await?;
+        );
+        let (invocation, guard) = self.guard(ctx, &**route, rounds).await?;
         Ok(Box::pin(guard.run(route.call(invocation))))
     }
 

@@ -25,7 +25,7 @@ pub use schema::STANDARD_FORMATS;
 pub use tool::ToolRoute;
 
 pub(crate) use completion::Completions;
-pub(crate) use output_eras::Era;
+pub(crate) use output_eras::OutputEra;
 pub(crate) use resource::fill_mime_types;
 
 /// A boxed, sendable future.

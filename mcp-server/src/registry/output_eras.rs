@@ -12,9 +12,9 @@ use typemcp_core::protocol::{CallToolResult, ContentBlock, Tool};
 
 use super::schema;
 
-/// The protocol era a request is served in.
+/// What the protocol era a request is served in gives of structured output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Era {
+pub(crate) enum OutputEra {
     /// 2026-07-28: every request describes itself in `_meta`.
     Current,
     /// 2025-11-25 and earlier: a session opened by `initialize`.
@@ -41,12 +41,7 @@ const LEGACY: OutputRow = OutputRow {
     takes_value: Value::is_object,
 };
 
-impl Era {
-    /// The era of a request served on a session of the 2025-11-25 era (`legacy`) or not.
-    pub(crate) fn of_session(legacy: bool) -> Self {
-        if legacy { Self::Legacy } else { Self::Current }
-    }
-
+impl OutputEra {
     fn output(self) -> &'static OutputRow {
         match self {
             Self::Current => &CURRENT,
@@ -106,11 +101,11 @@ mod tests {
     #[test]
     fn an_array_schema_is_listed_to_the_current_era_only() {
         let tool = tool_with_output(json!({"type": "array", "items": {"type": "string"}}));
-        assert_eq!(Era::Current.listed(&tool), tool);
-        assert_eq!(Era::Legacy.listed(&tool).output_schema, None);
+        assert_eq!(OutputEra::Current.listed(&tool), tool);
+        assert_eq!(OutputEra::Legacy.listed(&tool).output_schema, None);
 
         let object = tool_with_output(json!({"type": "object"}));
-        assert_eq!(Era::Legacy.listed(&object), object);
+        assert_eq!(OutputEra::Legacy.listed(&object), object);
     }
 
     #[test]
@@ -118,11 +113,11 @@ mod tests {
         let tool = tool_with_output(json!({"type": "array"}));
         let value = json!(["a", "b"]);
         let mut current = CallToolResult::structured(value.clone());
-        Era::Current.shape(&tool, &mut current);
+        OutputEra::Current.shape(&tool, &mut current);
         assert_eq!(current, CallToolResult::structured(value.clone()));
 
         let mut legacy = CallToolResult::structured(value.clone());
-        Era::Legacy.shape(&tool, &mut legacy);
+        OutputEra::Legacy.shape(&tool, &mut legacy);
         assert_eq!(legacy.structured_content, None);
         assert_eq!(legacy.content.len(), 1, "the text is not repeated");
         assert_eq!(legacy.content[0].as_text(), Some(r#"["a","b"]"#));
@@ -130,7 +125,7 @@ mod tests {
         // A hand-built result without the text block gets one; one without a schema too.
         let mut bare = CallToolResult::success(Vec::new());
         bare.structured_content = Some(json!(7));
-        Era::Legacy.shape(&Tool::new("t"), &mut bare);
+        OutputEra::Legacy.shape(&Tool::new("t"), &mut bare);
         assert_eq!(bare.structured_content, None);
         assert_eq!(bare.content[0].as_text(), Some("7"));
     }
@@ -139,7 +134,7 @@ mod tests {
     fn an_object_value_of_an_object_schema_reaches_both_eras() {
         let tool = tool_with_output(json!({"type": "object"}));
         let mut legacy = CallToolResult::structured(json!({"celsius": 21.5}));
-        Era::Legacy.shape(&tool, &mut legacy);
+        OutputEra::Legacy.shape(&tool, &mut legacy);
         assert_eq!(legacy.structured_content, Some(json!({"celsius": 21.5})));
     }
 }

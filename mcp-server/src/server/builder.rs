@@ -10,7 +10,8 @@ use super::{CachePolicy, Catalog, Server, ServerConfig, Shared};
 use crate::registry::{
     AnyResourceRoute, IntoPromptRoute, IntoResourceRoute, IntoToolRoute, Registry,
 };
-use crate::service::{BoxError, BoxMcpService, McpRequest, McpResponse};
+use super::WeakServer;
+use crate::service::{BoxError, BoxMcpService, Innermost, McpRequest, McpResponse};
 
 /// Why a server could not be built, or a route could not be added to a running one: a
 /// configuration mistake, found once at start-up instead of failing every call.
@@ -126,8 +127,19 @@ pub struct ServerBuilder {
     state: http::Extensions,
     config: ServerConfig,
     unsigned_state: bool,
-    service: Option<BoxMcpService>,
+    layers: Layers,
     task_store: Option<TaskStoreSlot>,
+}
+
+/// The user's layers, innermost first, each waiting for the service it wraps: applied once,
+/// when the server is built, around the server's own service.
+#[derive(Default)]
+struct Layers(Vec<Box<dyn FnOnce(BoxMcpService) -> BoxMcpService + Send>>);
+
+impl std::fmt::Debug for Layers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} layers", self.0.len())
+    }
 }
 
 /// The task store chosen on the builder.
@@ -492,13 +504,14 @@ impl ServerBuilder {
     #[must_use]
     pub fn layer<L>(mut self, layer: L) -> Self
     where
-        L: Layer<BoxMcpService>,
-        L::Service: Service<McpRequest, Response = McpResponse> + Clone + Send + 'static,
+        L: Layer<BoxMcpService> + Send + 'static,
+        L::Service: Service<McpRequest, Response = McpResponse> + Clone + Send + Sync + 'static,
         <L::Service as Service<McpRequest>>::Error: Into<BoxError>,
         <L::Service as Service<McpRequest>>::Future: Send + 'static,
     {
-        let inner = self.service.take().unwrap_or_default();
-        self.service = Some(BoxMcpService::new(layer.layer(inner)));
+        self.layers
+            .0
+            .push(Box::new(move |inner| BoxMcpService::new(layer.layer(inner))));
         self
     }
 
@@ -517,8 +530,15 @@ impl ServerBuilder {
             None => Arc::new(crate::tasks::MemoryTaskStore::new()),
         };
         let tasks = crate::tasks::Tasks::new(task_store, self.config.tasks);
-        Ok(Server {
-            shared: Arc::new(Shared {
+        let Layers(layers) = self.layers;
+        let shared = Arc::new_cyclic(|shared| {
+            let stack = (!layers.is_empty()).then(|| {
+                let innermost = Innermost::new(WeakServer(shared.clone()));
+                layers
+                    .into_iter()
+                    .fold(BoxMcpService::new(innermost), |inner, wrap| wrap(inner))
+            });
+            Shared {
                 info: self.info,
                 info_json,
                 instructions: self.instructions,
@@ -526,10 +546,11 @@ impl ServerBuilder {
                 state: self.state,
                 config: self.config,
                 lifecycle: Arc::new(super::Lifecycle::new()),
-                service: self.service,
+                layers: stack,
                 tasks,
-            }),
-        })
+            }
+        });
+        Ok(Server { shared })
     }
 
     fn registry(&self) -> Result<Registry, BuildError> {

@@ -58,6 +58,18 @@ pub struct Server {
     shared: Arc<Shared>,
 }
 
+/// A [`Server`] that does not keep it alive: what the innermost service of the server's own
+/// stack holds, since the server holds the stack.
+#[derive(Debug, Clone)]
+pub(crate) struct WeakServer(std::sync::Weak<Shared>);
+
+impl WeakServer {
+    /// The server, unless every handle to it was dropped.
+    pub(crate) fn upgrade(&self) -> Option<Server> {
+        self.0.upgrade().map(|shared| Server { shared })
+    }
+}
+
 #[derive(Debug)]
 struct Shared {
     info: Implementation,
@@ -69,8 +81,8 @@ struct Shared {
     config: ServerConfig,
     /// Requests in flight, draining and stopping.
     lifecycle: Arc<Lifecycle>,
-    /// The user's layers around the MCP service; `None` without any.
-    service: Option<crate::service::BoxMcpService>,
+    /// The user's layers around the MCP service, boxed once; `None` without any.
+    layers: Option<crate::service::BoxMcpService>,
     /// Tasks (the tasks extension): the store, and those running here.
     tasks: crate::tasks::Tasks,
 }
@@ -87,8 +99,8 @@ impl Server {
     }
 
     /// The user's layers around the MCP service, if any were registered.
-    pub(crate) fn service(&self) -> Option<&crate::service::BoxMcpService> {
-        self.shared.service.as_ref()
+    pub(crate) fn layers(&self) -> Option<&crate::service::BoxMcpService> {
+        self.shared.layers.as_ref()
     }
 
     /// The server's self-description.

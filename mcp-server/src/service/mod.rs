@@ -63,7 +63,6 @@
 
 mod boxed;
 mod request;
-mod response;
 mod span;
 
 use std::convert::Infallible;
@@ -73,52 +72,102 @@ use std::task::{Context, Poll};
 
 pub use boxed::BoxMcpService;
 pub use request::McpRequest;
-pub use response::McpResponse;
+pub use crate::dispatch::McpResponse;
+
+use crate::server::WeakServer;
 
 /// The error type layers may return; see the module documentation for how it is answered.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-/// The innermost MCP service: serves one request of either era, never fails.
+/// The innermost MCP service of a server: serves one request of either era, never fails.
 ///
-/// It is the service your layers wrap ([`ServerBuilder::layer`](crate::ServerBuilder::layer));
-/// it needs no state of its own, since each [`McpRequest`] carries the server it is for.
+/// [`ServerBuilder::layer`](crate::ServerBuilder::layer) wraps the server's own around your
+/// layers; make one with [`McpService::new`] to build a stack by hand (in a test, say).
 ///
 /// ```
+/// use typemcp_server::Server;
 /// use typemcp_server::service::{McpRequest, McpResponse, McpService};
 ///
 /// fn assert_service<S: tower::Service<McpRequest, Response = McpResponse>>(_: S) {}
-/// assert_service(McpService);
+/// let server = Server::builder().build().unwrap();
+/// assert_service(McpService::new(&server));
 /// ```
-#[derive(Debug, Clone, Copy, Default)]
-pub struct McpService;
+#[derive(Debug, Clone)]
+pub struct McpService {
+    server: crate::Server,
+}
+
+impl McpService {
+    /// The service that serves `server`'s requests.
+    pub fn new(server: &crate::Server) -> Self {
+        Self {
+            server: server.clone(),
+        }
+    }
+}
+
+type ServeFuture = Pin<Box<dyn Future<Output = Result<McpResponse, Infallible>> + Send>>;
 
 impl tower::Service<McpRequest> for McpService {
     type Response = McpResponse;
     type Error = Infallible;
-    type Future = Pin<Box<dyn Future<Output = Result<McpResponse, Infallible>> + Send>>;
+    type Future = ServeFuture;
 
     fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         Poll::Ready(Ok(()))
     }
 
     fn call(&mut self, request: McpRequest) -> Self::Future {
-        Box::pin(async move { Ok(request.serve().await) })
+        let server = self.server.clone();
+        Box::pin(async move { Ok(request.serve(&server).await) })
+    }
+}
+
+/// The innermost service of the stack a server keeps: the server's own [`McpService`], but
+/// holding the server weakly, since the server holds the stack (no cycle keeps a dropped
+/// server alive).
+#[derive(Debug, Clone)]
+pub(crate) struct Innermost {
+    server: WeakServer,
+}
+
+impl Innermost {
+    pub(crate) fn new(server: WeakServer) -> Self {
+        Self { server }
+    }
+}
+
+impl tower::Service<McpRequest> for Innermost {
+    type Response = McpResponse;
+    type Error = Infallible;
+    type Future = ServeFuture;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: McpRequest) -> Self::Future {
+        let server = self.server.upgrade();
+        Box::pin(async move {
+            Ok(match server {
+                Some(server) => request.serve(&server).await,
+                // Never while a transport serves: it holds the server.
+                None => McpResponse::error(
+                    request.id().clone(),
+                    internal_error!("a request reached a server that was dropped"),
+                ),
+            })
+        })
     }
 }
 
 impl crate::Server {
-    /// Hands a routed request to the service stack: the user's layers, then [`McpService`].
-    /// Every transport serves its requests through here.
-    #[cfg_attr(not(any(feature = "stdio", feature = "http")), allow(dead_code))] // Used by the stdio and HTTP transports.
-    pub(crate) async fn call_service(
-        &self,
-        routed: crate::dispatch::Routed,
-        transport: crate::TransportInfo,
-        outbound: crate::context::Outbound,
-        cancellation: tokio_util::sync::CancellationToken,
-    ) -> McpResponse {
+    /// Hands a request to the service stack, in the request's span, until the server
+    /// stops: every transport serves its requests through here (the in-process one without
+    /// the shutdown, which it does not take part in).
+    #[cfg(any(feature = "stdio", feature = "http"))]
+    pub(crate) async fn call_service(&self, request: McpRequest) -> McpResponse {
         let _serving = self.lifecycle().serving();
-        let request = McpRequest::new(self.clone(), routed, transport, outbound, cancellation);
         let id = request.id().clone();
         // The server stopped (the grace period of a shutdown over, or `Server::shutdown`):
         // the handler is dropped, and the client told why.
@@ -128,8 +177,8 @@ impl crate::Server {
         let stopped = self.shutdown_token().cancelled();
         tokio::pin!(serve, stopped);
         let served = std::future::poll_fn(|cx| match serve.as_mut().poll(cx) {
-            std::task::Poll::Ready(response) => std::task::Poll::Ready(Some(response)),
-            std::task::Poll::Pending => stopped.as_mut().poll(cx).map(|()| None),
+            Poll::Ready(response) => Poll::Ready(Some(response)),
+            Poll::Pending => stopped.as_mut().poll(cx).map(|()| None),
         });
         served.await.unwrap_or_else(|| {
             McpResponse::error(
@@ -139,25 +188,21 @@ impl crate::Server {
         })
     }
 
-    /// Hands a built request to the service stack, in the request's span
-    /// ([`span::RequestSpan`]): every transport's requests come through here.
+    /// Hands a request to the service stack (the user's layers, then the dispatcher), in
+    /// the request's span ([`span::RequestSpan`]).
     pub(crate) async fn call_request(&self, request: McpRequest) -> McpResponse {
         let span = span::RequestSpan::of(&request);
         // Boxed here, once: the dispatch's future is several kilobytes, and every future
         // around it (the transports box theirs, and move them) would otherwise be as large
         // and be copied whole each time. Polled inside the span.
-        let mut serve = Box::pin(self.serve_through_stack(request));
+        let mut serve: Pin<Box<dyn Future<Output = McpResponse> + Send + '_>> =
+            match self.layers() {
+                Some(stack) => stack.serve(request),
+                None => Box::pin(request.serve(self)),
+            };
         let response =
             std::future::poll_fn(|cx| span.span().in_scope(|| serve.as_mut().poll(cx))).await;
         span.finish(&response);
         response
-    }
-
-    /// The user's layers, if any, then the request's own service.
-    async fn serve_through_stack(&self, request: McpRequest) -> McpResponse {
-        match self.service() {
-            Some(stack) => stack.serve(request).await,
-            None => request.serve().await,
-        }
     }
 }

@@ -9,9 +9,11 @@ use typemcp_core::{McpError, RequestId};
 use super::McpResponse;
 use crate::Server;
 use crate::context::{AuthIdentity, Outbound, TransportInfo};
-use crate::dispatch::{Reply, Routed, Scope};
+use crate::dispatch::{Era, Reply};
 
-/// A request on its way to the [`McpService`](super::McpService), as a transport built it.
+/// A request on its way to the [`McpService`](super::McpService), as a transport built it:
+/// the JSON-RPC request, the era it is served in (decided, and checked, before it is made),
+/// and what the transport knows of its caller. Plain data: the service serves it.
 ///
 /// Layers read it to decide (the method, the tool, the caller) and pass it on unchanged.
 ///
@@ -27,8 +29,8 @@ use crate::dispatch::{Reply, Routed, Scope};
 /// ```
 #[derive(Debug)]
 pub struct McpRequest {
-    server: Server,
-    routed: Routed,
+    request: IncomingRequest,
+    era: Era,
     transport: TransportInfo,
     outbound: Outbound,
     cancellation: CancellationToken,
@@ -36,15 +38,15 @@ pub struct McpRequest {
 
 impl McpRequest {
     pub(crate) fn new(
-        server: Server,
-        routed: Routed,
+        request: IncomingRequest,
+        era: Era,
         transport: TransportInfo,
         outbound: Outbound,
         cancellation: CancellationToken,
     ) -> Self {
         Self {
-            server,
-            routed,
+            request,
+            era,
             transport,
             outbound,
             cancellation,
@@ -77,7 +79,7 @@ impl McpRequest {
     ///
     /// let stack = tower::ServiceBuilder::new()
     ///     .concurrency_limit(8)
-    ///     .service(McpService);
+    ///     .service(McpService::new(&server));
     /// let response = stack.oneshot(request).await.unwrap();
     /// let json: serde_json::Value = serde_json::from_slice(response.body()).unwrap();
     /// assert_eq!(json["result"]["content"][0]["text"], "hello");
@@ -115,15 +117,15 @@ impl McpRequest {
     /// A parsed request for `server` on the stateless wire (the in-process transport).
     pub(crate) fn stateless(
         server: &Server,
-        request: IncomingRequest,
+        mut request: IncomingRequest,
         transport: TransportInfo,
     ) -> Result<Self, McpResponse> {
-        let routed = server
-            .route(request, Scope::Stateless)
+        let era = server
+            .modern_era(&mut request)
             .map_err(McpResponse::from_reply)?;
         Ok(Self::new(
-            server.clone(),
-            routed,
+            request,
+            era,
             transport,
             Outbound::Discard,
             CancellationToken::new(),
@@ -131,7 +133,7 @@ impl McpRequest {
     }
 
     fn request(&self) -> &IncomingRequest {
-        self.routed.request()
+        &self.request
     }
 
     /// The JSON-RPC request id.
@@ -161,21 +163,13 @@ impl McpRequest {
     /// 2026-07-28 wire, the session's negotiated one on the 2025-11-25 era, and for
     /// `initialize` the revision the client asks for (empty if it names none).
     pub fn protocol_version(&self) -> &str {
-        match &self.routed {
-            Routed::Modern(checked) => &checked.meta.protocol_version,
-            Routed::Legacy(_, session) => session.version(),
-            Routed::Initialize(request, _) => request
-                .params
-                .get("protocolVersion")
-                .and_then(Value::as_str)
-                .unwrap_or_default(),
-        }
+        self.era.protocol_version(&self.request)
     }
 
     /// Whether the request belongs to an `initialize`d session of the 2025-11-25 era rather
     /// than to the stateless 2026-07-28 wire.
     pub fn is_legacy_session(&self) -> bool {
-        matches!(self.routed, Routed::Legacy(..))
+        matches!(self.era, Era::Session(_))
     }
 
     /// What the transport knows of the request.
@@ -193,22 +187,17 @@ impl McpRequest {
         &self.cancellation
     }
 
-    /// The server the request is for.
-    pub fn server(&self) -> &Server {
-        &self.server
-    }
-
-    /// Serves the request (what [`McpService`](super::McpService) does).
-    pub(crate) async fn serve(self) -> McpResponse {
+    /// Serves the request for `server` (what [`McpService`](super::McpService) does).
+    pub(crate) async fn serve(self, server: &Server) -> McpResponse {
         let Self {
-            server,
-            routed,
+            request,
+            era,
             transport,
             outbound,
             cancellation,
         } = self;
         server
-            .serve(routed, transport, outbound, cancellation)
+            .dispatch(era, request, transport, outbound, cancellation)
             .await
     }
 }

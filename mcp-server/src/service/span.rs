@@ -12,7 +12,7 @@ use typemcp_core::protocol::methods;
 
 use super::{McpRequest, McpResponse};
 use crate::TransportKind;
-use crate::dispatch::Outcome;
+use crate::dispatch::Verdict;
 
 /// The target of the request spans and of their closing events.
 pub(crate) const TARGET: &str = "typemcp_server::request";
@@ -85,17 +85,18 @@ impl RequestSpan {
         if self.span.is_disabled() {
             return;
         }
-        let outcome = match response.outcome() {
+        let outcome = match response.verdict() {
             _ if response.body().is_empty() => "cancelled".to_owned(),
-            Outcome::Answered => "ok".to_owned(),
-            Outcome::Error(code) => {
+            Verdict::Answered => "ok".to_owned(),
+            Verdict::Error(code) => {
                 let code = code.0.to_string();
                 self.span.record("error.type", code.as_str());
                 self.span.record("rpc.response.status_code", code.as_str());
                 format!("error {code}")
             }
-            Outcome::Malformed => "malformed".to_owned(),
-            Outcome::UnknownSession => "unknown session".to_owned(),
+            Verdict::Malformed => "malformed".to_owned(),
+            #[cfg(feature = "http")]
+            Verdict::UnknownSession => "unknown session".to_owned(),
         };
         let duration: Duration = self.started.elapsed();
         self.span.in_scope(|| {

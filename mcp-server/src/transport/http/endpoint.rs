@@ -40,10 +40,11 @@ use typemcp_core::protocol::{CancelledParams, meta_keys, methods};
 use super::in_flight::{self, Held, InFlight, Place};
 use super::origin;
 use super::sessions::{Full, InUse, Limits, Sessions};
-use super::{HttpConfig, headers, negotiate, param_headers, resume, status, stream};
+use super::{HttpConfig, negotiate, resume, status, stream};
 use crate::Server;
 use crate::context::{AuthIdentity, Caller, Outbound, TransportInfo};
-use crate::dispatch::{Outcome, Reply, Routed, Scope, Session, SessionHeader};
+use crate::dispatch::{Era, Reply, Scope, Session, SessionHeader, Verdict};
+use crate::service::McpRequest;
 
 /// The session header of the 2025-11-25 Streamable HTTP transport.
 const SESSION_ID: &str = "mcp-session-id";
@@ -124,7 +125,7 @@ fn refuse(status: StatusCode, message: &'static str) -> Response {
 fn session_not_found(id: Option<typemcp_core::RequestId>) -> Response {
     let error =
         McpError::invalid_request("Session not found: it ended or expired; send initialize again");
-    stream::json(Reply::error_as(id, error, Outcome::UnknownSession))
+    stream::json(Reply::error_as(id, error, Verdict::UnknownSession))
 }
 
 /// The refusal of a request beyond its caller's share of requests in flight.
@@ -434,7 +435,7 @@ impl Endpoint {
     async fn request(
         &self,
         parts: http::request::Parts,
-        request: IncomingRequest,
+        mut request: IncomingRequest,
         accepts: negotiate::Accepts,
         place: Place,
     ) -> Response {
@@ -444,27 +445,20 @@ impl Endpoint {
             Some(Some(live)) => SessionHeader::Live(&live.session),
             Some(None) => SessionHeader::Unknown,
         };
-        let version = parts
-            .headers
-            .get("mcp-protocol-version")
-            .and_then(|v| v.to_str().ok())
-            .map(str::trim);
-        let routed = match self.server.route(request, Scope::Http { session, version }) {
+        let scope = Scope::Http {
+            session,
+            headers: &parts.headers,
+        };
+        let era = match self.server.era_of(&mut request, scope) {
             // Boxed: this rare branch (2.5 KB) would otherwise double every request's future,
             // which is copied whole each time it is boxed (twice per request).
-            Ok(routed @ Routed::Initialize(..)) => {
-                return Box::pin(self.initialize(parts, routed, place)).await;
+            Ok(era @ Era::Opening(_)) => {
+                return Box::pin(self.initialize(parts, request, era, place)).await;
             }
-            Ok(routed) => routed,
+            Ok(era) => era,
             Err(reply) => return stream::json(reply),
         };
-        if let Routed::Modern(checked) = &routed
-            && let Err(error) = headers::check(&parts.headers, checked)
-                .and_then(|()| param_headers::check(&parts.headers, checked, &self.server))
-        {
-            return stream::json(Reply::error(Some(checked.request.id.clone()), error));
-        }
-        let id = routed.request().id.clone();
+        let id = request.id.clone();
         let token = CancellationToken::new();
         let cancel_on_drop = token.clone().drop_guard();
         let (outbound, notifications) = if accepts.sse {
@@ -475,10 +469,10 @@ impl Endpoint {
         };
         let server = self.server.clone();
         let mut transport = TransportInfo::http(parts);
-        let legacy = matches!(routed, Routed::Legacy(..));
+        let on_session = matches!(era, Era::Session(_));
         // A session's stream is resumable, and its handler may close it (polling).
         let resumable = match (&named, &outbound) {
-            (Some(Some(live)), Outbound::Channel(tx)) if legacy => {
+            (Some(Some(live)), Outbound::Channel(tx)) if on_session => {
                 let (stream, control) = live.streams.prepare(tx);
                 if let Some(control) = control {
                     transport = transport.with_sse_control(control);
@@ -489,7 +483,7 @@ impl Endpoint {
         };
         let held = Held::serving(place, named.flatten(), self.server.lifecycle().serving());
         let held_by_reply = Arc::clone(&held);
-        let status = if legacy {
+        let status = if on_session {
             status::on_session
         } else {
             status::of
@@ -497,12 +491,10 @@ impl Endpoint {
         let cancelled = token.clone();
         let reply = Box::pin(async move {
             let _held = held_by_reply;
-            let mut reply = server
-                .call_service(routed, transport, outbound, token)
-                .await
-                .into_reply();
+            let request = McpRequest::new(request, era, transport, outbound, token);
+            let mut reply = server.call_service(request).await.into_reply();
             // Cancelled by the client's `notifications/cancelled`: no response is sent.
-            if legacy && cancelled.is_cancelled() {
+            if on_session && cancelled.is_cancelled() {
                 reply.body = Bytes::new();
             }
             reply
@@ -542,20 +534,20 @@ impl Endpoint {
     async fn initialize(
         &self,
         parts: http::request::Parts,
-        routed: Routed,
+        request: IncomingRequest,
+        era: Era,
         place: Place,
     ) -> Response {
-        let id = routed.request().id.clone();
+        let id = request.id.clone();
         let owner = owner(&parts).map(str::to_owned);
-        let response = self
-            .server
-            .call_service(
-                routed,
-                TransportInfo::http(parts),
-                Outbound::Discard,
-                CancellationToken::new(),
-            )
-            .await;
+        let request = McpRequest::new(
+            request,
+            era,
+            TransportInfo::http(parts),
+            Outbound::Discard,
+            CancellationToken::new(),
+        );
+        let response = self.server.call_service(request).await;
         let (reply, session) = match response.into_parts() {
             (reply, Some(session)) => (reply, session),
             // Refused (by a layer, or for malformed params): no session.

@@ -33,11 +33,9 @@
 pub mod auth;
 mod config;
 mod endpoint;
-mod headers;
 mod in_flight;
 mod negotiate;
 mod origin;
-mod param_headers;
 mod resume;
 mod serve;
 mod sessions;

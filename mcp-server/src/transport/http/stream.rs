@@ -21,11 +21,11 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use typemcp_core::{McpError, RequestId};
 
 use super::status;
-use crate::dispatch::{Outcome, Reply};
+use crate::dispatch::{Verdict, Reply};
 
 /// A reply as a JSON response, its status following what it reports.
 pub(crate) fn json(reply: Reply) -> Response {
-    let status = status::of(reply.outcome);
+    let status = status::of(reply.verdict);
     json_with(reply.body, status)
 }
 
@@ -40,11 +40,11 @@ pub(crate) fn json_with(body: Bytes, status: StatusCode) -> Response {
 
 /// A reply as a JSON response; an empty body (a request the client cancelled, which gets no
 /// response) as `202 Accepted` without one.
-pub(crate) fn json_or_nothing(reply: Reply, status: fn(Outcome) -> StatusCode) -> Response {
+pub(crate) fn json_or_nothing(reply: Reply, status: fn(Verdict) -> StatusCode) -> Response {
     if reply.body.is_empty() {
         StatusCode::ACCEPTED.into_response()
     } else {
-        json_with(reply.body, status(reply.outcome))
+        json_with(reply.body, status(reply.verdict))
     }
 }
 
@@ -54,7 +54,7 @@ type ReplyFuture = Pin<Box<dyn Future<Output = Reply> + Send>>;
 /// `status` of what the reply reports.
 pub(crate) async fn respond(
     mut reply: ReplyFuture,
-    status: fn(Outcome) -> StatusCode,
+    status: fn(Verdict) -> StatusCode,
     notifications: Option<mpsc::Receiver<Bytes>>,
     json_allowed: bool,
     id: RequestId,

@@ -46,7 +46,8 @@ use process::StdinLines;
 
 use crate::Server;
 use crate::context::{Outbound, TransportInfo};
-use crate::dispatch::{Reply, Routed, Scope, Session};
+use crate::dispatch::{Era, Reply, Scope, Session};
+use crate::service::McpRequest;
 use crate::transport::Signals;
 use crate::transport::budget::Budget;
 
@@ -249,7 +250,7 @@ impl Connection {
         }
     }
 
-    async fn on_request(&mut self, request: IncomingRequest) {
+    async fn on_request(&mut self, mut request: IncomingRequest) {
         let id = request.id.clone();
         if self.server.is_draining() {
             tracing::debug!(method = %request.method, "refused a request: shutting down");
@@ -268,13 +269,13 @@ impl Connection {
             session: self.session.as_ref(),
             sink: &self.out,
         };
-        let routed = match self.server.route(request, scope) {
-            Ok(routed @ Routed::Initialize(..)) => return self.initialize(routed).await,
-            Ok(routed) => routed,
+        let era = match self.server.era_of(&mut request, scope) {
+            Ok(era @ Era::Opening(_)) => return self.initialize(request, era).await,
+            Ok(era) => era,
             Err(reply) => return self.send(reply.body).await,
         };
-        let is_listen = matches!(&routed, Routed::Modern(checked)
-            if checked.request.method == methods::SUBSCRIPTIONS_LISTEN);
+        let is_listen = matches!(era, Era::Modern(_))
+            && request.method == methods::SUBSCRIPTIONS_LISTEN;
         let token = if is_listen {
             self.listens.child_token()
         } else {
@@ -299,10 +300,8 @@ impl Connection {
         // The place is held until the answer is handed to the writer, so that a client that
         // does not read holds back its own requests.
         let serve = self.budget.run(place, async move {
-            let reply = server
-                .call_service(routed, TransportInfo::stdio(), outbound, task_token)
-                .await
-                .into_reply();
+            let request = McpRequest::new(request, era, TransportInfo::stdio(), outbound, task_token);
+            let reply = server.call_service(request).await.into_reply();
             // A cancelled request was removed from the map: nothing more is written for it.
             let still_wanted = lock(&in_flight).remove(&task_id).is_some();
             if still_wanted {
@@ -329,9 +328,8 @@ impl Connection {
             Ok(false) => {}
             Err(_) => {
                 drop(serve);
-                tracing::error!(request_id = %id, "serving a request panicked");
+                let error = internal_error!(request_id = %id, "serving a request panicked");
                 if lock(&self.in_flight).remove(&id).is_some() {
-                    let error = McpError::internal("Internal error");
                     self.send(Reply::error(Some(id), error).body).await;
                 }
                 return;
@@ -346,17 +344,16 @@ impl Connection {
 
     /// `initialize`, through the service like every request, but awaited here rather than
     /// spawned: the next line must find the session it opens.
-    async fn initialize(&mut self, routed: Routed) {
+    async fn initialize(&mut self, request: IncomingRequest, era: Era) {
         let outbound = Outbound::Channel(self.out.clone());
-        let response = self
-            .server
-            .call_service(
-                routed,
-                TransportInfo::stdio(),
-                outbound,
-                CancellationToken::new(),
-            )
-            .await;
+        let request = McpRequest::new(
+            request,
+            era,
+            TransportInfo::stdio(),
+            outbound,
+            CancellationToken::new(),
+        );
+        let response = self.server.call_service(request).await;
         let (reply, opened) = response.into_parts();
         if let Some(session) = opened {
             self.session = Some(session);

@@ -63,7 +63,7 @@ use typemcp_core::RequestId;
 
 use super::HttpConfig;
 use crate::context::SseControl;
-use crate::dispatch::{Outcome, Reply, Session};
+use crate::dispatch::{Verdict, Reply, Session};
 use budget::ByteBudget;
 pub(crate) use event_id::BadEventId;
 use event_id::{EventId, Tag};
@@ -248,7 +248,7 @@ type ReplyFuture = Pin<Box<dyn Future<Output = Reply> + Send>>;
 pub(crate) struct Request {
     pub(crate) stream: Arc<Stream>,
     pub(crate) reply: ReplyFuture,
-    pub(crate) status: fn(Outcome) -> StatusCode,
+    pub(crate) status: fn(Verdict) -> StatusCode,
     pub(crate) notifications: mpsc::Receiver<Bytes>,
     pub(crate) json_allowed: bool,
     pub(crate) id: RequestId,

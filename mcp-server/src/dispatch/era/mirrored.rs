@@ -2,7 +2,7 @@
 //! `Mcp-Name` (the tool or prompt name, the resource URI, or the task id of `tasks/*`) must be
 //! present and agree with the body (`-32020` otherwise). The tool arguments mirrored into
 //! `Mcp-Param-*` headers are checked by [`super::param_headers`], which reads values the same
-//! way ([`value`]).
+//! way ([`value`]). Only the HTTP transport mirrors anything.
 
 use std::borrow::Cow;
 
@@ -13,19 +13,24 @@ use serde_json::Value;
 use typemcp_core::McpError;
 use typemcp_core::protocol::{methods, task_methods};
 
-use crate::dispatch::CheckedRequest;
+use typemcp_core::jsonrpc::IncomingRequest;
+use typemcp_core::protocol::RequestMeta;
 
 /// Checks the mirrored headers against the request body.
-pub(crate) fn check(headers: &HeaderMap, checked: &CheckedRequest) -> Result<(), McpError> {
+pub(super) fn check(
+    headers: &HeaderMap,
+    request: &IncomingRequest,
+    meta: &RequestMeta,
+) -> Result<(), McpError> {
     let version = required(headers, "MCP-Protocol-Version")?;
     compare(
         "MCP-Protocol-Version",
         &version,
-        &checked.meta.protocol_version,
+        &meta.protocol_version,
     )?;
     let method = required(headers, "Mcp-Method")?;
-    compare("Mcp-Method", &method, &checked.request.method)?;
-    let name_param = match checked.request.method.as_str() {
+    compare("Mcp-Method", &method, &request.method)?;
+    let name_param = match request.method.as_str() {
         methods::TOOLS_CALL | methods::PROMPTS_GET => Some("name"),
         methods::RESOURCES_READ => Some("uri"),
         // The tasks extension routes `tasks/*` by task id.
@@ -34,7 +39,7 @@ pub(crate) fn check(headers: &HeaderMap, checked: &CheckedRequest) -> Result<(),
     };
     if let Some(param) = name_param {
         let header = required(headers, "Mcp-Name")?;
-        if let Some(Value::String(body)) = checked.request.params.get(param) {
+        if let Some(Value::String(body)) = request.params.get(param) {
             compare("Mcp-Name", &header, body)?;
         }
     }

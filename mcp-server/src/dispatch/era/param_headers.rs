@@ -13,21 +13,22 @@ use serde_json::{Number, Value};
 use typemcp_core::McpError;
 use typemcp_core::protocol::methods;
 
-use super::headers;
+use typemcp_core::jsonrpc::IncomingRequest;
+
+use super::mirrored as headers;
 use crate::Server;
-use crate::dispatch::CheckedRequest;
 use crate::registry::param_headers::ParamHeaders;
 
 /// Checks the `Mcp-Param-*` headers of a `tools/call` against its arguments.
 pub(super) fn check(
     headers: &HeaderMap,
-    checked: &CheckedRequest,
+    request: &IncomingRequest,
     server: &Server,
 ) -> Result<(), McpError> {
-    if checked.request.method != methods::TOOLS_CALL {
+    if request.method != methods::TOOLS_CALL {
         return Ok(());
     }
-    let params = &checked.request.params;
+    let params = &request.params;
     let Some(Value::String(name)) = params.get("name") else {
         return Ok(());
     };

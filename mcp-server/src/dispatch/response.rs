@@ -8,7 +8,7 @@ use typemcp_core::{McpError, RequestId};
 
 use crate::dispatch::{Reply, Session};
 
-/// The serialized JSON-RPC response to one [`McpRequest`](super::McpRequest). Its HTTP status,
+/// The serialized JSON-RPC response to one [`McpRequest`](crate::service::McpRequest). Its HTTP status,
 /// if any, is the HTTP transport's business.
 ///
 /// A layer can answer by itself, without calling the service it wraps:
@@ -36,6 +36,14 @@ pub struct McpResponse {
 }
 
 impl McpResponse {
+    /// The answer to request `id`: its serialized result, or the error.
+    pub(crate) fn from_result(id: RequestId, answered: Result<Bytes, McpError>) -> Self {
+        Self::from_reply(match answered {
+            Ok(body) => Reply::answered(body),
+            Err(error) => Reply::error(Some(id), error),
+        })
+    }
+
     pub(crate) fn from_reply(reply: Reply) -> Self {
         Self {
             reply,
@@ -63,8 +71,8 @@ impl McpResponse {
     }
 
     /// What the reply reports (a result, or an error and its code).
-    pub(crate) fn outcome(&self) -> crate::dispatch::Outcome {
-        self.reply.outcome
+    pub(crate) fn verdict(&self) -> crate::dispatch::Verdict {
+        self.reply.verdict
     }
 
     /// A JSON-RPC error response to the request `id`.

@@ -2,13 +2,45 @@
 //! self-description is serialized once, when the server is built, and written out as it is
 //! beside the result's own `_meta` entries, instead of being copied into every result.
 
+use bytes::Bytes;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::value::RawValue;
+use typemcp_core::jsonrpc::ResultResponse;
 use typemcp_core::protocol::{HasMeta, Meta, meta_keys};
+use typemcp_core::{McpError, RequestId};
+
+use crate::Server;
+
+/// The room a response body is serialized into at first: most responses fit, in one
+/// allocation instead of growing from serde_json's 128 bytes.
+const RESPONSE_CAPACITY: usize = 512;
+
+/// Serializes the response, with `serverInfo` stamped into the result's `_meta` unless the
+/// server is configured not to.
+pub(super) fn respond<R: Serialize + HasMeta>(
+    server: &Server,
+    id: &RequestId,
+    mut result: R,
+) -> Result<Bytes, McpError> {
+    let server_info = server
+        .info_json()
+        .filter(|_| server.config().server_info_in_results);
+    let mut body = Vec::with_capacity(RESPONSE_CAPACITY);
+    let written = if let Some(server_info) = server_info {
+        let mut own = None;
+        let stamped = Stamped::new(&mut result, &mut own, server_info);
+        serde_json::to_writer(&mut body, &ResultResponse::new(id.clone(), stamped))
+    } else {
+        serde_json::to_writer(&mut body, &ResultResponse::new(id.clone(), result))
+    };
+    written
+        .map(|()| Bytes::from(body))
+        .map_err(|err| internal_error!(error = %err, "a result could not be serialized"))
+}
 
 /// `result`, with its `_meta` taken out and written back with the server's self-description.
 #[derive(serde::Serialize)]
-pub(super) struct Stamped<'a, R> {
+struct Stamped<'a, R> {
     #[serde(flatten)]
     result: &'a R,
     #[serde(rename = "_meta")]
@@ -17,7 +49,7 @@ pub(super) struct Stamped<'a, R> {
 
 impl<'a, R: HasMeta> Stamped<'a, R> {
     /// Takes `result`'s own `_meta` out into `own`, and stamps `server_info` beside it.
-    pub(super) fn new(
+    fn new(
         result: &'a mut R,
         own: &'a mut Option<Meta>,
         server_info: &'a RawValue,

@@ -1,0 +1,379 @@
+//! The protocol era of a request, decided once: [`Server::era_of`] turns a decoded request into
+//! [`Era::Modern`] (served statelessly under 2026-07-28, its `_meta` checked),
+//! [`Era::Session`] (a request of an open 2025-11-25 session) or [`Era::Opening`]
+//! (`initialize`, which opens one). Every transport calls it with what it knows of sessions
+//! ([`Scope`]), as the first step of handing a request to the service (`crate::service`).
+//!
+//! The value then owns the three behaviours that differ between the eras, so that nothing
+//! below it asks which era it serves:
+//! - building the handler's context ([`Era::context`]): per-request `_meta`, or what
+//!   `initialize` negotiated;
+//! - fulfilling an `input_required` outcome ([`Era::fulfil`]): returned to a modern client,
+//!   which retries; pushed to a session's client as requests of the server's own, the same
+//!   handler run again with the answers ([`push`]);
+//! - spelling the result ([`Era::spell`]): `serverInfo` stamped into `_meta`, or the 2026
+//!   fields removed.
+//!
+//! The methods each era offers besides the common ones are a table ([`SESSION_ONLY`],
+//! [`MODERN_ONLY`]); the session's own methods are served in [`session_methods`].
+//!
+//! The order of the decision follows the recommended dispatch of a dual-era server (spec
+//! notes §4.3), so that a modern client never falls back by mistake:
+//! 1. HTTP: an `Mcp-Session-Id` naming a live session routes to that session (an
+//!    `MCP-Protocol-Version` header naming a revision it does not serve is 400). One naming no
+//!    live session is `404` (the client must start again), unless the request carries modern
+//!    `_meta`, which a modern server serves and ignores the header for.
+//! 2. stdio: once `initialize` has been served, a request without modern `_meta` belongs to
+//!    the process's session; one with it is still served statelessly.
+//! 3. `initialize` without modern `_meta` and without a modern `MCP-Protocol-Version` header
+//!    (absent, or a date up to 2025-11-25) opens a session, where the transport can keep one.
+//!    With either, it is a modern request, answered `-32601` like every removed method.
+//! 4. HTTP: a request that names a legacy `MCP-Protocol-Version` but no session, and has no
+//!    modern `_meta`, is `400` (the session id is missing).
+//! 5. Everything else is modern, checked in the order the conformance suite pins: its
+//!    `_meta` (`-32602`, 400), then over HTTP the mirrored headers ([`mirrored`],
+//!    [`param_headers`]: `-32020`), then the protocol version (`-32022`). The method
+//!    (`-32601`) is the dispatcher's.
+
+#[cfg(feature = "http")]
+mod mirrored;
+#[cfg(feature = "http")]
+mod param_headers;
+mod push;
+mod session_methods;
+mod stamp;
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use typemcp_core::McpError;
+use typemcp_core::jsonrpc::IncomingRequest;
+use typemcp_core::protocol::{
+    HasMeta, Outcome, ProtocolVersion, RequestMeta, legacy_methods, meta_keys,
+    methods, task_methods,
+};
+
+#[cfg(feature = "http")]
+use typemcp_core::protocol::LegacyVersion;
+
+use super::guard::Rounds;
+use super::session::Tracked;
+use super::{Reply, Session, Verdict, take_meta};
+use crate::context::{Outbound, TransportInfo};
+use crate::registry::OutputEra;
+use crate::{RequestContext, Server};
+
+/// What a transport that keeps sessions knows of them for one request (in process, none
+/// can be kept: every request is modern, [`Server::modern_era`]).
+#[cfg(any(feature = "stdio", feature = "http"))]
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Scope<'a> {
+    /// stdio: the process's session, once `initialize` has been served, and where a new
+    /// session's notifications outside any request go (stdout).
+    #[cfg(feature = "stdio")]
+    Process {
+        session: Option<&'a Arc<Session>>,
+        sink: &'a mpsc::Sender<Bytes>,
+    },
+    /// Streamable HTTP: what `Mcp-Session-Id` names, and the request's headers (the
+    /// `MCP-Protocol-Version` header, and those a modern request mirrors).
+    #[cfg(feature = "http")]
+    Http {
+        session: SessionHeader<'a>,
+        headers: &'a http::HeaderMap,
+    },
+}
+
+/// What an HTTP request's `Mcp-Session-Id` header names.
+#[cfg(feature = "http")]
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum SessionHeader<'a> {
+    /// No header.
+    Absent,
+    /// A live session.
+    Live(&'a Arc<Session>),
+    /// A session that does not exist (any more).
+    Unknown,
+}
+
+/// The era a request is served in, and what that era knows of it.
+#[derive(Debug)]
+pub(crate) enum Era {
+    /// Served statelessly under 2026-07-28: the request's `_meta`, checked.
+    Modern(Box<RequestMeta>),
+    /// A request of an open 2025-11-25 session.
+    Session(Arc<Session>),
+    /// `initialize`: opens a session whose notifications outside any request go to the sink
+    /// (stdio's output), and which the transport keeps.
+    Opening(Option<mpsc::Sender<Bytes>>),
+}
+
+/// Methods only a session offers: answered from the session itself.
+const SESSION_ONLY: [&str; 5] = [
+    legacy_methods::PING,
+    legacy_methods::SET_LEVEL,
+    legacy_methods::SUBSCRIBE,
+    legacy_methods::UNSUBSCRIBE,
+    legacy_methods::INITIALIZE,
+];
+
+/// Methods only the 2026-07-28 wire offers (the tasks extension's `tasks/*` too).
+const MODERN_ONLY: [&str; 2] = [methods::DISCOVER, methods::SUBSCRIPTIONS_LISTEN];
+
+/// Whether the params carry modern per-request `_meta` (a protocol version in it).
+#[cfg(any(feature = "stdio", feature = "http"))]
+fn has_modern_meta(request: &IncomingRequest) -> bool {
+    match request.params.get("_meta") {
+        Some(Value::Object(meta)) => meta.contains_key(meta_keys::PROTOCOL_VERSION),
+        _ => false,
+    }
+}
+
+impl Server {
+    /// Decides the era of `request` and checks what that era requires of it (see the module
+    /// documentation). A modern request's `_meta` is taken out of its params. On refusal,
+    /// the reply to send.
+    #[cfg(any(feature = "stdio", feature = "http"))]
+    pub(crate) fn era_of(
+        &self,
+        request: &mut IncomingRequest,
+        scope: Scope<'_>,
+    ) -> Result<Era, Reply> {
+        let modern_meta = has_modern_meta(request);
+        match scope {
+            #[cfg(feature = "stdio")]
+            Scope::Process { session, sink } => match session {
+                Some(session) if !modern_meta => Ok(Era::Session(Arc::clone(session))),
+                _ if request.method == legacy_methods::INITIALIZE && !modern_meta => {
+                    Ok(Era::Opening(Some(sink.clone())))
+                }
+                _ => modern(request, |_, _| Ok(())),
+            },
+            #[cfg(feature = "http")]
+            Scope::Http { session, headers } => {
+                let version = headers
+                    .get("mcp-protocol-version")
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::trim);
+                match session {
+                    SessionHeader::Live(session) => {
+                        return match version {
+                            Some(version) if !LegacyVersion::SUPPORTED.contains(&version) => {
+                                Err(Reply::malformed(
+                                    request,
+                                    McpError::invalid_request(format!(
+                                        "Bad Request: unsupported MCP-Protocol-Version {version} \
+                                         on a session (supported: {})",
+                                        LegacyVersion::SUPPORTED.join(", ")
+                                    )),
+                                ))
+                            }
+                            _ => Ok(Era::Session(Arc::clone(session))),
+                        };
+                    }
+                    SessionHeader::Unknown if !modern_meta => {
+                        return Err(Reply::error_as(
+                            Some(request.id.clone()),
+                            McpError::invalid_request(
+                                "Session not found: it ended or expired; send initialize again",
+                            ),
+                            Verdict::UnknownSession,
+                        ));
+                    }
+                    SessionHeader::Absent | SessionHeader::Unknown => {}
+                }
+                let legacy_header = version.is_none_or(LegacyVersion::is_legacy);
+                if request.method == legacy_methods::INITIALIZE && !modern_meta && legacy_header {
+                    return Ok(Era::Opening(None));
+                }
+                if let (SessionHeader::Absent, Some(version)) = (session, version)
+                    && LegacyVersion::is_legacy(version)
+                    && !modern_meta
+                {
+                    return Err(Reply::malformed(
+                        request,
+                        McpError::invalid_request(
+                            "Bad Request: Mcp-Session-Id header is required (send initialize \
+                             first)",
+                        ),
+                    ));
+                }
+                modern(request, |request, meta| {
+                    mirrored::check(headers, request, meta)
+                        .and_then(|()| param_headers::check(headers, request, self))
+                })
+            }
+        }
+    }
+}
+
+impl Server {
+    /// The era of a request where no session can be kept (in process): modern, its `_meta`
+    /// and version checked. On refusal, the reply to send.
+    pub(crate) fn modern_era(&self, request: &mut IncomingRequest) -> Result<Era, Reply> {
+        modern(request, |_, _| Ok(()))
+    }
+}
+
+/// A modern request: its `_meta` (taken out of the params), then what the transport mirrors
+/// of it, then its protocol version.
+fn modern(
+    request: &mut IncomingRequest,
+    check_mirrored: impl FnOnce(&IncomingRequest, &RequestMeta) -> Result<(), McpError>,
+) -> Result<Era, Reply> {
+    let meta = take_meta(&mut request.params).map_err(|e| Reply::malformed(request, e))?;
+    check_mirrored(request, &meta).map_err(|e| Reply::error(Some(request.id.clone()), e))?;
+    if !ProtocolVersion::is_supported(&meta.protocol_version) {
+        return Err(Reply::error(
+            Some(request.id.clone()),
+            McpError::unsupported_protocol_version(
+                ProtocolVersion::SUPPORTED,
+                &meta.protocol_version,
+            ),
+        ));
+    }
+    Ok(Era::Modern(Box::new(meta)))
+}
+
+impl Era {
+    /// The revision the request is served under: its `_meta` version, the session's
+    /// negotiated one, and for `initialize` the one the client asks for (empty if none).
+    pub(crate) fn protocol_version<'r>(&'r self, request: &'r IncomingRequest) -> &'r str {
+        match self {
+            Self::Modern(meta) => &meta.protocol_version,
+            Self::Session(session) => session.version(),
+            Self::Opening(_) => request
+                .params
+                .get("protocolVersion")
+                .and_then(Value::as_str)
+                .unwrap_or_default(),
+        }
+    }
+
+    /// Whether this era offers `method` (the common ones, and its own).
+    pub(super) fn offers(&self, method: &str) -> bool {
+        match self {
+            Self::Session(_) => {
+                !MODERN_ONLY.contains(&method) && !task_methods::is_task_request(method)
+            }
+            Self::Modern(_) | Self::Opening(_) => !SESSION_ONLY.contains(&method),
+        }
+    }
+
+    /// Whether a call may become a task (the tasks extension is a 2026-07-28 one).
+    pub(super) fn runs_tasks(&self) -> bool {
+        matches!(self, Self::Modern(_))
+    }
+
+    /// What this era's clients may be given of a tool's structured output.
+    pub(super) fn output(&self) -> OutputEra {
+        match self {
+            Self::Session(_) => OutputEra::Legacy,
+            Self::Modern(_) | Self::Opening(_) => OutputEra::Current,
+        }
+    }
+
+    /// The handler's context: the request's `_meta`, or, on a session, what `initialize`
+    /// negotiated (with the progress token of the request's own `_meta`). A session's
+    /// request is tracked while the guard lives, so that `notifications/cancelled` POSTed
+    /// over HTTP finds it. A modern request's `_meta` moves into the context (what the era
+    /// keeps of it is its variant).
+    pub(super) fn context(
+        &mut self,
+        server: &Server,
+        request: &mut IncomingRequest,
+        transport: TransportInfo,
+        outbound: Outbound,
+        cancellation: CancellationToken,
+    ) -> (RequestContext, Option<Tracked>) {
+        let meta = match self {
+            Self::Modern(meta) => std::mem::take(&mut **meta),
+            Self::Session(session) => session_meta(session, request),
+            // Never: `initialize` is answered before any context is built.
+            Self::Opening(_) => RequestMeta::default(),
+        };
+        let context = RequestContext::new(
+            request.id.clone(),
+            request.method.clone(),
+            meta,
+            cancellation,
+            outbound,
+            transport,
+            server.clone(),
+        );
+        match self {
+            Self::Session(session) => {
+                let tracked = session.track(request.id.clone(), context.cancellation().clone());
+                (context.with_session(Arc::clone(session)), Some(tracked))
+            }
+            Self::Modern(_) | Self::Opening(_) => (context, None),
+        }
+    }
+
+    /// Runs a multi-round method to the outcome this era's client is given: on the
+    /// 2026-07-28 wire, the first outcome (an `input_required` one is the client's to retry);
+    /// on a session, the input requests are pushed to the client and `run` called again with
+    /// the answers until it completes ([`push`]).
+    pub(super) async fn fulfil<T, F, Fut>(
+        &self,
+        server: &Server,
+        ctx: &RequestContext,
+        rounds: Rounds,
+        mut run: F,
+    ) -> Result<Outcome<T>, McpError>
+    where
+        F: FnMut(Rounds) -> Fut,
+        Fut: Future<Output = Result<Outcome<T>, McpError>>,
+    {
+        match self {
+            Self::Session(session) => push::fulfil(server, session, ctx, rounds, run).await,
+            Self::Modern(_) | Self::Opening(_) => run(rounds).await,
+        }
+    }
+
+    /// Serializes the response as this era spells it: on the 2026-07-28 wire, with
+    /// `serverInfo` stamped into the result's `_meta` (unless configured off); on a session,
+    /// without the 2026 fields (an `input_required` result cannot be given there).
+    pub(super) fn spell<R: Serialize + HasMeta>(
+        &self,
+        server: &Server,
+        id: &typemcp_core::RequestId,
+        result: R,
+    ) -> Result<Bytes, McpError> {
+        match self {
+            Self::Session(_) => session_methods::serialize(id, &session_methods::legacy_result(&result)?),
+            Self::Modern(_) | Self::Opening(_) => stamp::respond(server, id, result),
+        }
+    }
+}
+
+/// What stands for per-request `_meta` on a session: the revision and the client's
+/// description from `initialize`, and the progress token of the request's own `_meta`.
+fn session_meta(session: &Session, request: &mut IncomingRequest) -> RequestMeta {
+    let progress_token = match request.params.swap_remove("_meta") {
+        Some(Value::Object(meta)) => meta
+            .get(meta_keys::PROGRESS_TOKEN)
+            .and_then(|token| serde_json::from_value(token.clone()).ok()),
+        _ => None,
+    };
+    RequestMeta {
+        protocol_version: session.version().to_owned(),
+        client_capabilities: session.client_capabilities().clone(),
+        client_info: Some(session.client_info().clone()),
+        log_level: None,
+        progress_token,
+    }
+}
+
+impl Reply {
+    /// The reply to a request refused before any method ran, because the message itself is
+    /// wrong (invalid `_meta`, a missing session id, a session header naming a revision the
+    /// session does not serve).
+    fn malformed(request: &IncomingRequest, error: McpError) -> Self {
+        Self::error_as(Some(request.id.clone()), error, Verdict::Malformed)
+    }
+}
