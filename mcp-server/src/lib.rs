@@ -50,21 +50,27 @@ extern crate self as typemcp_server;
 #[macro_use]
 mod error;
 
+mod budget;
+mod builder;
+mod caller;
 pub mod context;
 mod dispatch;
 pub mod handler;
 #[cfg(feature = "logging")]
 pub mod logging;
 mod macro_support;
+mod outbound;
 #[cfg(feature = "redis")]
 mod redis_link;
 pub mod registry;
 pub mod server;
 pub mod service;
+mod session;
 pub mod state;
 pub mod tasks;
 pub mod transport;
 
+pub use builder::ServerBuilder;
 pub use context::{AuthIdentity, RequestContext, TransportInfo, TransportKind};
 pub use handler::{
     Arguments, FromInvocation, Handler, IntoPromptResult, IntoResourceResult, IntoToolResult,
@@ -74,7 +80,7 @@ pub use registry::{
     CompletionRequest, IntoCompletion, IntoPromptRoute, IntoResourceRoute, IntoToolRoute,
     PromptRoute, ResourceRoute, ResourceTemplateRoute, ToolRoute,
 };
-pub use server::{BuildError, CachePolicy, Server, ServerBuilder};
+pub use server::{BuildError, CachePolicy, Server};
 pub use tokio_util::sync::CancellationToken;
 pub use typemcp_core;
 /// The `chrono` crate of date form fields (feature `chrono`): no separate dependency needed.

@@ -1,8 +1,6 @@
 //! The request context handed to handlers: who is asking, with which capabilities, and
 //! the channels a handler uses while it works (progress, logs, cancellation).
 
-mod caller;
-mod outbound;
 mod polling;
 mod transport;
 
@@ -17,10 +15,9 @@ use typemcp_core::protocol::{
 use typemcp_core::{McpError, RequestId};
 
 use crate::Server;
-use crate::dispatch::Session;
+use crate::outbound::Outbound;
+use crate::session::Session;
 
-pub(crate) use caller::Caller;
-pub use outbound::Outbound;
 #[cfg(feature = "http")] // The HTTP transport makes them.
 pub(crate) use polling::SseControl;
 pub use transport::{AuthIdentity, TransportInfo, TransportKind};

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::caller::Caller;
 use super::polling::SseControl;
+use crate::caller::Caller;
 
 /// The transport a request arrived on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -175,9 +175,9 @@ impl TransportInfo {
     /// Whom the request counts against for per-caller quotas (see [`Caller`]).
     pub(crate) fn caller(&self) -> Caller {
         #[cfg(feature = "http")]
-        let peer = self.http.as_deref().and_then(super::caller::peer_of);
+        let peer = self.http.as_deref().and_then(crate::caller::peer_of);
         #[cfg(not(feature = "http"))]
         let peer = None;
-        Caller::of(self.auth.as_ref(), peer)
+        Caller::of(self.auth.as_ref().map(AuthIdentity::subject), peer)
     }
 }

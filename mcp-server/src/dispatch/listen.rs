@@ -16,17 +16,14 @@ use typemcp_core::protocol::{
 
 use super::parse_params;
 use super::task_watch::{TaskWatch, undeclared};
-use crate::context::Outbound;
+use crate::outbound::Outbound;
 use crate::server::Change;
+use crate::session::{MAX_SUBSCRIPTION_URI_BYTES, covers};
 use crate::{RequestContext, Server};
 
 /// The most resources one `subscriptions/listen` watches (each change is matched against
 /// every one of them).
 pub(crate) const MAX_LISTEN_RESOURCES: usize = 256;
-
-/// The longest resource URI a subscription names (a listen's, or a 2025-11-25 session's
-/// `resources/subscribe`).
-pub(crate) const MAX_SUBSCRIPTION_URI_BYTES: usize = 2048;
 
 impl Server {
     pub(super) async fn listen(
@@ -240,13 +237,6 @@ fn subscribed(filter: &SubscriptionFilter, uri: &str) -> bool {
         .iter()
         .flatten()
         .any(|sub| covers(sub, uri))
-}
-
-/// Whether a subscription to `sub` covers a change to `uri`: the same URI, or `sub` is a
-/// parent of it.
-pub(super) fn covers(sub: &str, uri: &str) -> bool {
-    uri == sub
-        || (uri.starts_with(sub) && (sub.ends_with('/') || uri[sub.len()..].starts_with('/')))
 }
 
 #[cfg(test)]

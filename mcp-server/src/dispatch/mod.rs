@@ -15,10 +15,8 @@ mod guard;
 mod listen;
 mod meta;
 mod methods;
-mod outgoing;
 mod page;
 mod response;
-mod session;
 mod task_watch;
 mod tasks;
 
@@ -32,16 +30,16 @@ use typemcp_core::protocol::{TASKS_EXTENSION, methods as m, task_methods};
 use typemcp_core::{ErrorCode, McpError, RequestId};
 
 use crate::Server;
-use crate::context::{Outbound, TransportInfo};
+use crate::context::TransportInfo;
+use crate::outbound::Outbound;
 
-#[cfg(feature = "http")]
-pub(crate) use era::SessionHeader;
 pub(crate) use era::Era;
 #[cfg(any(feature = "stdio", feature = "http"))]
 pub(crate) use era::Scope;
+#[cfg(feature = "http")]
+pub(crate) use era::SessionHeader;
 pub(crate) use meta::take_meta;
 pub use response::McpResponse;
-pub(crate) use session::Session;
 
 /// What a reply reports, for a transport that maps it onto its own framing (the HTTP
 /// transport turns it into a status: see `transport::http::status`).
@@ -186,9 +184,7 @@ impl Server {
             m::COMPLETION_COMPLETE if caps.completions.is_some() => {
                 era.spell(self, &id, self.complete(ctx, params).await?)
             }
-            m::SUBSCRIPTIONS_LISTEN => {
-                era.spell(self, &id, self.listen(ctx, params, &caps).await?)
-            }
+            m::SUBSCRIPTIONS_LISTEN => era.spell(self, &id, self.listen(ctx, params, &caps).await?),
             _ => Err(McpError::method_not_found(&method)),
         }
     }

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use bytes::Bytes;
 use typemcp_core::{McpError, RequestId};
 
-use crate::dispatch::{Reply, Session};
+use crate::dispatch::Reply;
+use crate::session::Session;
 
 /// The serialized JSON-RPC response to one [`McpRequest`](crate::service::McpRequest). Its HTTP status,
 /// if any, is the HTTP transport's business.

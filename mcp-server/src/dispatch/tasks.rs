@@ -29,7 +29,8 @@ use typemcp_core::protocol::{
 
 use super::guard::Rounds;
 use super::parse_params;
-use crate::context::{Outbound, TransportInfo};
+use crate::context::TransportInfo;
+use crate::outbound::Outbound;
 use crate::registry::ToolRoute;
 use crate::tasks::runner::{Driver, Next, RunEnd, TaskRun};
 use crate::tasks::{
@@ -268,11 +269,7 @@ impl Server {
             self.clone(),
         );
         ctx.attach_task(&record.id);
-        let rounds = Rounds::new(
-            call.arguments,
-            Some(Value::Object(answers)),
-            request_state,
-        );
+        let rounds = Rounds::new(call.arguments, Some(Value::Object(answers)), request_state);
         let (invocation, guard) = self.guard(ctx, &**route, rounds).await?;
         Ok(Box::pin(guard.run(route.call(invocation))))
     }

@@ -3,18 +3,20 @@
 //! - who it is (`info`, `instructions`), and the settings fixed when it is built (`config`);
 //! - what it offers, which can change while it runs, with the capabilities derived from it
 //!   and the hub announcing each change (`catalog`);
-//! - the user's tower layers around the MCP service (`crate::service`);
+//! - the user's tower layers around the MCP service (built by `crate::builder`, typed by
+//!   `crate::service`, both above this module: kept here as an opaque slot);
 //! - its lifecycle: requests in flight, and the phases of a graceful shutdown (`shutdown`).
 //!
 //! Serving a request is not its job: that is the dispatcher's (`crate::dispatch`), reached
 //! through the MCP service.
 
-mod builder;
 mod catalog;
 mod changes;
+mod checks;
 mod config;
 mod shutdown;
 
+use std::any::Any;
 use std::sync::Arc;
 
 use tokio::sync::broadcast;
@@ -29,9 +31,10 @@ use crate::registry::{
     AnyResourceRoute, IntoPromptRoute, IntoResourceRoute, IntoToolRoute, Registry,
 };
 
-pub use builder::{BuildError, ServerBuilder};
 pub(crate) use catalog::Catalog;
 pub(crate) use changes::Change;
+pub use checks::BuildError;
+pub(crate) use checks::{Checks, warn_on_unusual_name};
 pub use config::CachePolicy;
 pub(crate) use config::ServerConfig;
 
@@ -81,16 +84,49 @@ struct Shared {
     config: ServerConfig,
     /// Requests in flight, draining and stopping.
     lifecycle: Arc<Lifecycle>,
-    /// The user's layers around the MCP service, boxed once; `None` without any.
-    layers: Option<crate::service::BoxMcpService>,
+    /// The user's layers around the MCP service, boxed once; `None` without any. Opaque
+    /// here: the service module, which types it, is above this one.
+    layers: Option<Box<dyn Any + Send + Sync>>,
     /// Tasks (the tasks extension): the store, and those running here.
     tasks: crate::tasks::Tasks,
 }
 
+/// What a server is made of, as the builder checked it.
+pub(crate) struct Parts {
+    pub(crate) info: Implementation,
+    pub(crate) instructions: Option<String>,
+    pub(crate) registry: Registry,
+    pub(crate) state: http::Extensions,
+    pub(crate) config: ServerConfig,
+    pub(crate) tasks: crate::tasks::Tasks,
+}
+
 impl Server {
-    /// Starts building a server.
-    pub fn builder() -> ServerBuilder {
-        ServerBuilder::new()
+    /// Puts a server together from its parts and the stack of layers `layers` builds
+    /// around the server's own service (which holds the server weakly: see [`WeakServer`]).
+    pub(crate) fn assemble(
+        parts: Parts,
+        layers: impl FnOnce(WeakServer) -> Option<Box<dyn Any + Send + Sync>>,
+    ) -> Self {
+        // A self-description of strings always serializes; if it ever did not, results
+        // would go out without it rather than the server failing to build.
+        let info_json = serde_json::value::to_raw_value(&parts.info).ok();
+        let shared = Arc::new_cyclic(|shared| Shared {
+            info_json,
+            catalog: Catalog::new(
+                parts.registry,
+                parts.config.enabled.clone(),
+                parts.config.logging,
+            ),
+            info: parts.info,
+            instructions: parts.instructions,
+            state: parts.state,
+            config: parts.config,
+            lifecycle: Arc::new(Lifecycle::new()),
+            layers: layers(WeakServer(shared.clone())),
+            tasks: parts.tasks,
+        });
+        Self { shared }
     }
 
     /// The server's tasks.
@@ -98,9 +134,10 @@ impl Server {
         &self.shared.tasks
     }
 
-    /// The user's layers around the MCP service, if any were registered.
-    pub(crate) fn layers(&self) -> Option<&crate::service::BoxMcpService> {
-        self.shared.layers.as_ref()
+    /// The user's layers around the MCP service, if any were registered (typed by the
+    /// service module).
+    pub(crate) fn layers_slot(&self) -> Option<&(dyn Any + Send + Sync)> {
+        self.shared.layers.as_deref()
     }
 
     /// The server's self-description.
@@ -189,8 +226,8 @@ impl Server {
     }
 
     /// What a route added while the server runs is checked against.
-    fn checks(&self) -> builder::Checks<'_> {
-        builder::Checks {
+    fn checks(&self) -> Checks<'_> {
+        Checks {
             states: &self.shared.state,
             has_signer: self.shared.config.state_signer.is_some(),
         }

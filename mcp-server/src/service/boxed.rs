@@ -9,8 +9,8 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use futures_util::FutureExt;
-use tower::util::{BoxCloneSyncService, ServiceExt};
 use tower::Service;
+use tower::util::{BoxCloneSyncService, ServiceExt};
 use typemcp_core::RequestId;
 
 use super::{BoxError, McpRequest, McpResponse};

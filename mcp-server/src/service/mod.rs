@@ -70,9 +70,9 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+pub use crate::dispatch::McpResponse;
 pub use boxed::BoxMcpService;
 pub use request::McpRequest;
-pub use crate::dispatch::McpResponse;
 
 use crate::server::WeakServer;
 
@@ -188,6 +188,12 @@ impl crate::Server {
         })
     }
 
+    /// The user's layers around the MCP service, if any were registered.
+    fn layers(&self) -> Option<&BoxMcpService> {
+        self.layers_slot()
+            .and_then(|slot| slot.downcast_ref::<BoxMcpService>())
+    }
+
     /// Hands a request to the service stack (the user's layers, then the dispatcher), in
     /// the request's span ([`span::RequestSpan`]).
     pub(crate) async fn call_request(&self, request: McpRequest) -> McpResponse {
@@ -195,11 +201,11 @@ impl crate::Server {
         // Boxed here, once: the dispatch's future is several kilobytes, and every future
         // around it (the transports box theirs, and move them) would otherwise be as large
         // and be copied whole each time. Polled inside the span.
-        let mut serve: Pin<Box<dyn Future<Output = McpResponse> + Send + '_>> =
-            match self.layers() {
-                Some(stack) => stack.serve(request),
-                None => Box::pin(request.serve(self)),
-            };
+        let mut serve: Pin<Box<dyn Future<Output = McpResponse> + Send + '_>> = match self.layers()
+        {
+            Some(stack) => stack.serve(request),
+            None => Box::pin(request.serve(self)),
+        };
         let response =
             std::future::poll_fn(|cx| span.span().in_scope(|| serve.as_mut().poll(cx))).await;
         span.finish(&response);

@@ -8,8 +8,9 @@ use typemcp_core::{McpError, RequestId};
 
 use super::McpResponse;
 use crate::Server;
-use crate::context::{AuthIdentity, Outbound, TransportInfo};
+use crate::context::{AuthIdentity, TransportInfo};
 use crate::dispatch::{Era, Reply};
+use crate::outbound::Outbound;
 
 /// A request on its way to the [`McpService`](super::McpService), as a transport built it:
 /// the JSON-RPC request, the era it is served in (decided, and checked, before it is made),

@@ -3,7 +3,7 @@
 
 use typemcp_core::{ErrorCode, McpError};
 
-use crate::context::Caller;
+use crate::caller::Caller;
 
 /// The code of the error a caller gets when it has as many live tasks (working or waiting
 /// for input) as [`max_live_tasks_per_caller`](crate::ServerBuilder::max_live_tasks_per_caller)

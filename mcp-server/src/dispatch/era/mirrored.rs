@@ -23,11 +23,7 @@ pub(super) fn check(
     meta: &RequestMeta,
 ) -> Result<(), McpError> {
     let version = required(headers, "MCP-Protocol-Version")?;
-    compare(
-        "MCP-Protocol-Version",
-        &version,
-        &meta.protocol_version,
-    )?;
+    compare("MCP-Protocol-Version", &version, &meta.protocol_version)?;
     let method = required(headers, "Mcp-Method")?;
     compare("Mcp-Method", &method, &request.method)?;
     let name_param = match request.method.as_str() {

@@ -53,18 +53,19 @@ use tokio_util::sync::CancellationToken;
 use typemcp_core::McpError;
 use typemcp_core::jsonrpc::IncomingRequest;
 use typemcp_core::protocol::{
-    HasMeta, Outcome, ProtocolVersion, RequestMeta, legacy_methods, meta_keys,
-    methods, task_methods,
+    HasMeta, Outcome, ProtocolVersion, RequestMeta, legacy_methods, meta_keys, methods,
+    task_methods,
 };
 
 #[cfg(feature = "http")]
 use typemcp_core::protocol::LegacyVersion;
 
 use super::guard::Rounds;
-use super::session::Tracked;
-use super::{Reply, Session, Verdict, take_meta};
-use crate::context::{Outbound, TransportInfo};
+use super::{Reply, Verdict, take_meta};
+use crate::context::TransportInfo;
+use crate::outbound::Outbound;
 use crate::registry::OutputEra;
+use crate::session::{Session, Tracked};
 use crate::{RequestContext, Server};
 
 /// What a transport that keeps sessions knows of them for one request (in process, none
@@ -345,7 +346,9 @@ impl Era {
         result: R,
     ) -> Result<Bytes, McpError> {
         match self {
-            Self::Session(_) => session_methods::serialize(id, &session_methods::legacy_result(&result)?),
+            Self::Session(_) => {
+                session_methods::serialize(id, &session_methods::legacy_result(&result)?)
+            }
             Self::Modern(_) | Self::Opening(_) => stamp::respond(server, id, result),
         }
     }

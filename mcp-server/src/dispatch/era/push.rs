@@ -27,8 +27,8 @@ use typemcp_core::protocol::{
     ElicitRequestParams, InputRequest, InputRequests, Outcome, legacy_push_request,
 };
 
-use crate::dispatch::Session;
 use crate::dispatch::guard::Rounds;
+use crate::session::Session;
 use crate::{RequestContext, Server};
 
 type Params = Map<String, Value>;
@@ -106,13 +106,14 @@ async fn push_all(
     let timeout = server.config().pushed_answer_timeout;
     let mut answers = Map::new();
     for (key, request) in requests {
-        let pushed = legacy_push_request(&request, session.version(), &session.mint_id())
-            .map_err(|why| {
+        let pushed = legacy_push_request(&request, session.version(), &session.mint_id()).map_err(
+            |why| {
                 McpError::internal(format!(
                     "This request needs input that cannot be asked on a {} session: {why}",
                     session.version()
                 ))
-            })?;
+            },
+        )?;
         let answer = session
             .request(
                 ctx.outbound(),

@@ -16,19 +16,24 @@
 //! - A multi-round handler that answers input-required on such a session is fulfilled by
 //!   pushing: see [`super::push`].
 
+use std::sync::Arc;
+
 use bytes::Bytes;
 use serde_json::{Map, Value, json};
-use tokio::sync::mpsc;
+use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::{broadcast, mpsc};
 use typemcp_core::jsonrpc::{IncomingRequest, ResultResponse};
 use typemcp_core::protocol::{
-    InitializeParams, InitializeResult, SetLevelParams, SubscribeParams,
-    legacy_methods,
+    InitializeParams, InitializeResult, ResourceUpdatedParams, SetLevelParams, SubscribeParams,
+    legacy_methods, methods,
 };
 use typemcp_core::{McpError, RequestId};
 
 use crate::Server;
-use crate::dispatch::{Reply, Session, parse_params};
-use crate::service::McpResponse;
+use crate::dispatch::McpResponse;
+use crate::dispatch::{Reply, parse_params};
+use crate::server::Change;
+use crate::session::Session;
 
 /// The 2026 fields a result of the older era must not carry.
 const MODERN_RESULT_FIELDS: [&str; 3] = ["resultType", "ttlMs", "cacheScope"];
@@ -48,13 +53,16 @@ impl Server {
         sink: Option<mpsc::Sender<Bytes>>,
     ) -> McpResponse {
         let IncomingRequest { id, params, .. } = request;
-        let params: InitializeParams = match parse_params(params).and_then(|params| {
-            crate::dispatch::session::check_client_description(&params).map(|()| params)
-        }) {
+        let params: InitializeParams = match parse_params(params)
+            .and_then(|params| crate::session::check_client_description(&params).map(|()| params))
+        {
             Ok(params) => params,
             Err(error) => return McpResponse::from_reply(Reply::error(Some(id), error)),
         };
-        let session = Session::open(self, params, sink);
+        let session = Session::new(params, sink);
+        // Subscribed before the task first runs, so no change after `initialize` is lost.
+        let changes = self.subscribe_changes();
+        tokio::spawn(forward_changes(self.clone(), changes, Arc::clone(&session)));
         let result = InitializeResult {
             protocol_version: session.version().to_owned(),
             capabilities: self.capabilities(),
@@ -100,6 +108,58 @@ impl Server {
             _ => return None,
         };
         Some(answered.and_then(|()| serialize(id, &json!({}))))
+    }
+}
+
+/// Forwards the server's changes to a session until it ends or the server shuts down:
+/// `notifications/*/list_changed` for the lists the server declared, and
+/// `notifications/resources/updated` for subscribed resources (or a parent of them).
+async fn forward_changes(
+    server: Server,
+    mut changes: broadcast::Receiver<Change>,
+    session: Arc<Session>,
+) {
+    loop {
+        let change = tokio::select! {
+            () = session.closed().cancelled() => return,
+            // Ending the session also ends its GET stream, so a graceful shutdown can finish.
+            () = server.shutdown_token().cancelled() => return session.close(),
+            change = changes.recv() => change,
+        };
+        let caps = server.caps();
+        let changes_now = match change {
+            Ok(change) => vec![change],
+            Err(RecvError::Lagged(_)) => vec![
+                Change::ToolsListChanged,
+                Change::PromptsListChanged,
+                Change::ResourcesListChanged,
+            ],
+            Err(RecvError::Closed) => return,
+        };
+        for change in changes_now {
+            match change {
+                Change::ToolsListChanged if caps.tools.is_some() => {
+                    session.notify(methods::TOOLS_LIST_CHANGED, json!({})).await;
+                }
+                Change::PromptsListChanged if caps.prompts.is_some() => {
+                    session
+                        .notify(methods::PROMPTS_LIST_CHANGED, json!({}))
+                        .await;
+                }
+                Change::ResourcesListChanged if caps.resources.is_some() => {
+                    session
+                        .notify(methods::RESOURCES_LIST_CHANGED, json!({}))
+                        .await;
+                }
+                Change::ResourceUpdated(uri) if session.is_subscribed(&uri) => {
+                    let params = ResourceUpdatedParams { uri, meta: None };
+                    if let Ok(params) = serde_json::to_value(params) {
+                        session.notify(methods::RESOURCES_UPDATED, params).await;
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 }
 

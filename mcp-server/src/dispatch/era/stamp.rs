@@ -49,11 +49,7 @@ struct Stamped<'a, R> {
 
 impl<'a, R: HasMeta> Stamped<'a, R> {
     /// Takes `result`'s own `_meta` out into `own`, and stamps `server_info` beside it.
-    fn new(
-        result: &'a mut R,
-        own: &'a mut Option<Meta>,
-        server_info: &'a RawValue,
-    ) -> Self {
+    fn new(result: &'a mut R, own: &'a mut Option<Meta>, server_info: &'a RawValue) -> Self {
         *own = result.take_meta();
         Self {
             result,

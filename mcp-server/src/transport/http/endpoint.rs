@@ -42,9 +42,12 @@ use super::origin;
 use super::sessions::{Full, InUse, Limits, Sessions};
 use super::{HttpConfig, negotiate, resume, status, stream};
 use crate::Server;
-use crate::context::{AuthIdentity, Caller, Outbound, TransportInfo};
-use crate::dispatch::{Era, Reply, Scope, Session, SessionHeader, Verdict};
+use crate::caller::Caller;
+use crate::context::{AuthIdentity, TransportInfo};
+use crate::dispatch::{Era, Reply, Scope, SessionHeader, Verdict};
+use crate::outbound::Outbound;
 use crate::service::McpRequest;
+use crate::session::Session;
 
 /// The session header of the 2025-11-25 Streamable HTTP transport.
 const SESSION_ID: &str = "mcp-session-id";
@@ -193,7 +196,7 @@ async fn handle(endpoint: Arc<Endpoint>, request: Request) -> Response {
         refused.log(&parts.headers);
         return refuse(refused.status(), refused.message());
     }
-    let caller = Caller::of_http(&parts);
+    let caller = caller_of(&parts);
     // Read before it is written: a write on every request would bounce the flag's cache line
     // between the cores serving them.
     if caller == Caller::Anonymous
@@ -213,7 +216,7 @@ async fn handle(endpoint: Arc<Endpoint>, request: Request) -> Response {
     let Some(place) = endpoint.in_flight.enter(caller) else {
         let limit = endpoint.in_flight.limit();
         tracing::debug!(
-            caller = %Caller::of_http(&parts),
+            caller = %caller_of(&parts),
             limit,
             "refused a request beyond its caller's share of requests in flight"
         );
@@ -302,6 +305,16 @@ async fn handle(endpoint: Arc<Endpoint>, request: Request) -> Response {
             endpoint.request(parts, request, accepts, place).await
         }
     }
+}
+
+/// The caller of an HTTP request, from what its extensions carry (the authentication
+/// layer's identity, the connection's peer address).
+fn caller_of(parts: &http::request::Parts) -> Caller {
+    let subject = parts
+        .extensions
+        .get::<AuthIdentity>()
+        .map(AuthIdentity::subject);
+    Caller::of(subject, crate::caller::peer_of(parts))
 }
 
 /// A notification POSTed on a session: `notifications/cancelled` cancels the request it

@@ -21,7 +21,7 @@ use bytes::Bytes;
 use hyper::body::{Frame, SizeHint};
 
 use super::sessions::InUse;
-use crate::context::Caller;
+use crate::caller::Caller;
 use crate::server::Serving;
 
 /// The places in flight of every caller.

@@ -34,8 +34,8 @@ use std::time::Duration;
 use typemcp_core::protocol::new_session_id;
 
 use super::resume::{self, Streams};
-use crate::context::Caller;
-use crate::dispatch::Session;
+use crate::caller::Caller;
+use crate::session::Session;
 
 /// Why a session could not be stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

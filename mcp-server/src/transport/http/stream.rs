@@ -21,7 +21,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use typemcp_core::{McpError, RequestId};
 
 use super::status;
-use crate::dispatch::{Verdict, Reply};
+use crate::dispatch::{Reply, Verdict};
 
 /// A reply as a JSON response, its status following what it reports.
 pub(crate) fn json(reply: Reply) -> Response {

@@ -45,11 +45,13 @@ use framing::{AsyncLines, Line};
 use process::StdinLines;
 
 use crate::Server;
-use crate::context::{Outbound, TransportInfo};
-use crate::dispatch::{Era, Reply, Scope, Session};
+use crate::budget::Budget;
+use crate::context::TransportInfo;
+use crate::dispatch::{Era, Reply, Scope};
+use crate::outbound::Outbound;
 use crate::service::McpRequest;
+use crate::session::Session;
 use crate::transport::Signals;
-use crate::transport::budget::Budget;
 
 type InFlight = Arc<Mutex<HashMap<RequestId, (CancellationToken, Option<AbortHandle>)>>>;
 
@@ -274,8 +276,8 @@ impl Connection {
             Ok(era) => era,
             Err(reply) => return self.send(reply.body).await,
         };
-        let is_listen = matches!(era, Era::Modern(_))
-            && request.method == methods::SUBSCRIPTIONS_LISTEN;
+        let is_listen =
+            matches!(era, Era::Modern(_)) && request.method == methods::SUBSCRIPTIONS_LISTEN;
         let token = if is_listen {
             self.listens.child_token()
         } else {
@@ -300,7 +302,8 @@ impl Connection {
         // The place is held until the answer is handed to the writer, so that a client that
         // does not read holds back its own requests.
         let serve = self.budget.run(place, async move {
-            let request = McpRequest::new(request, era, TransportInfo::stdio(), outbound, task_token);
+            let request =
+                McpRequest::new(request, era, TransportInfo::stdio(), outbound, task_token);
             let reply = server.call_service(request).await.into_reply();
             // A cancelled request was removed from the map: nothing more is written for it.
             let still_wanted = lock(&in_flight).remove(&task_id).is_some();

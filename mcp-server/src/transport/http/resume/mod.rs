@@ -63,7 +63,8 @@ use typemcp_core::RequestId;
 
 use super::HttpConfig;
 use crate::context::SseControl;
-use crate::dispatch::{Verdict, Reply, Session};
+use crate::dispatch::{Reply, Verdict};
+use crate::session::Session;
 use budget::ByteBudget;
 pub(crate) use event_id::BadEventId;
 use event_id::{EventId, Tag};

@@ -14,6 +14,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+/// How many stdio requests are served at once by default.
+pub const DEFAULT_MAX_IN_FLIGHT: usize = 1024;
+
+/// The largest stdio message accepted by default, in bytes (4 MiB).
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
+
 tokio::task_local! {
     /// The place of the request the current task serves, if its transport has a budget.
     static PLACE: Place;

@@ -1,4 +1,6 @@
-//! Building a server: identity, what it offers, and settings.
+//! Building a server: identity, what it offers, settings, and the user's tower layers,
+//! put together once around the server's own service (the composition root: it sits above
+//! the service it assembles).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -6,98 +8,11 @@ use std::time::Duration;
 use tower::{Layer, Service};
 use typemcp_core::protocol::{CacheScope, Implementation};
 
-use super::{CachePolicy, Catalog, Server, ServerConfig, Shared};
 use crate::registry::{
     AnyResourceRoute, IntoPromptRoute, IntoResourceRoute, IntoToolRoute, Registry,
 };
-use super::WeakServer;
+use crate::server::{BuildError, CachePolicy, Checks, Parts, Server, ServerConfig};
 use crate::service::{BoxError, BoxMcpService, Innermost, McpRequest, McpResponse};
-
-/// Why a server could not be built, or a route could not be added to a running one: a
-/// configuration mistake, found once at start-up instead of failing every call.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum BuildError {
-    /// Two tools share a name.
-    #[error("duplicate tool name {0:?}")]
-    DuplicateTool(String),
-    /// Two prompts share a name.
-    #[error("duplicate prompt name {0:?}")]
-    DuplicatePrompt(String),
-    /// Two resources share a URI, or two templates share a template.
-    #[error("duplicate resource {0:?}")]
-    DuplicateResource(String),
-    /// A resource template is malformed.
-    #[error("resource template {template:?} is malformed: {source}")]
-    InvalidUriTemplate {
-        /// The template as written.
-        template: String,
-        /// What is wrong with it.
-        source: typemcp_core::uri_template::UriTemplateError,
-    },
-    /// No request-state key could be generated.
-    #[error("request-state signer: {0}")]
-    StateKey(#[from] typemcp_core::state::KeyError),
-    /// A tool's schema is unusable.
-    #[error("{0}")]
-    InvalidSchema(String),
-    /// A tool's `x-mcp-header` annotation breaks the rules of SEP-2243 (clients would drop
-    /// the tool from `tools/list`): see [`ToolRoute::input_schema`](crate::ToolRoute::input_schema).
-    #[error("tool {tool:?} mirrors property {property:?} into a header it cannot have: {reason}")]
-    InvalidParamHeader {
-        /// The tool.
-        tool: String,
-        /// The annotated property (`region`, `location.region`), or the JSON pointer of a
-        /// schema that is not a property reached through `properties` alone.
-        property: String,
-        /// The rule it breaks.
-        reason: String,
-    },
-    /// A handler takes `State<T>`, and no `T` was registered.
-    #[error(
-        "{handler} takes `State<{state}>`, but no `{state}` was registered with `ServerBuilder::state`"
-    )]
-    MissingState {
-        /// The handler, as `tool "name"`, `prompt "name"` or `resource "uri"`.
-        handler: String,
-        /// The state's type.
-        state: &'static str,
-    },
-    /// A handler takes `Round<S>` (or another extractor that signs `requestState`) on a server
-    /// built without a request-state signer.
-    #[error(
-        "{handler} takes `{extractor}`, which needs a request-state signer, but the server was built with `without_request_state_signer()`"
-    )]
-    MissingSigner {
-        /// The handler, as `tool "name"`, `prompt "name"` or `resource "uri"`.
-        handler: String,
-        /// The extractor's type.
-        extractor: &'static str,
-    },
-}
-
-impl BuildError {
-    /// Checks a handler's needs against what the server has.
-    pub(crate) fn check_requirements(
-        handler: impl FnOnce() -> String,
-        requirements: &crate::handler::Requirements,
-        states: &http::Extensions,
-        has_signer: bool,
-    ) -> Result<(), Self> {
-        use crate::handler::Unmet;
-        match requirements.check(states, has_signer) {
-            Ok(()) => Ok(()),
-            Err(Unmet::State(state)) => Err(Self::MissingState {
-                handler: handler(),
-                state,
-            }),
-            Err(Unmet::Signer(extractor)) => Err(Self::MissingSigner {
-                handler: handler(),
-                extractor,
-            }),
-        }
-    }
-}
 
 /// Builds a [`Server`].
 ///
@@ -148,6 +63,13 @@ struct TaskStoreSlot(Arc<dyn crate::tasks::TaskStore>);
 impl std::fmt::Debug for TaskStoreSlot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("TaskStore")
+    }
+}
+
+impl Server {
+    /// Starts building a server.
+    pub fn builder() -> ServerBuilder {
+        ServerBuilder::new()
     }
 }
 
@@ -509,9 +431,9 @@ impl ServerBuilder {
         <L::Service as Service<McpRequest>>::Error: Into<BoxError>,
         <L::Service as Service<McpRequest>>::Future: Send + 'static,
     {
-        self.layers
-            .0
-            .push(Box::new(move |inner| BoxMcpService::new(layer.layer(inner))));
+        self.layers.0.push(Box::new(move |inner| {
+            BoxMcpService::new(layer.layer(inner))
+        }));
         self
     }
 
@@ -522,35 +444,30 @@ impl ServerBuilder {
             self.config.state_signer = Some(std::sync::Arc::new(signer));
         }
         let registry = self.registry()?;
-        // A self-description of strings always serializes; if it ever did not, results
-        // would go out without it rather than the server failing to build.
-        let info_json = serde_json::value::to_raw_value(&self.info).ok();
         let task_store = match self.task_store {
             Some(TaskStoreSlot(store)) => store,
             None => Arc::new(crate::tasks::MemoryTaskStore::new()),
         };
         let tasks = crate::tasks::Tasks::new(task_store, self.config.tasks);
+        let parts = Parts {
+            info: self.info,
+            instructions: self.instructions,
+            registry,
+            state: self.state,
+            config: self.config,
+            tasks,
+        };
         let Layers(layers) = self.layers;
-        let shared = Arc::new_cyclic(|shared| {
-            let stack = (!layers.is_empty()).then(|| {
-                let innermost = Innermost::new(WeakServer(shared.clone()));
-                layers
-                    .into_iter()
-                    .fold(BoxMcpService::new(innermost), |inner, wrap| wrap(inner))
-            });
-            Shared {
-                info: self.info,
-                info_json,
-                instructions: self.instructions,
-                catalog: Catalog::new(registry, self.config.enabled.clone(), self.config.logging),
-                state: self.state,
-                config: self.config,
-                lifecycle: Arc::new(super::Lifecycle::new()),
-                layers: stack,
-                tasks,
+        Ok(Server::assemble(parts, |server| {
+            if layers.is_empty() {
+                return None;
             }
-        });
-        Ok(Server { shared })
+            let innermost = BoxMcpService::new(Innermost::new(server));
+            let stack = layers
+                .into_iter()
+                .fold(innermost, |inner, wrap| wrap(inner));
+            Some(Box::new(stack))
+        }))
     }
 
     fn registry(&self) -> Result<Registry, BuildError> {
@@ -565,7 +482,7 @@ impl ServerBuilder {
                 return Err(BuildError::DuplicateTool(name.clone()));
             }
             let tool = checks.tool(tool)?;
-            warn_on_unusual_name(name);
+            crate::server::warn_on_unusual_name(name);
             registry.tools.insert(name.clone(), Arc::new(tool));
         }
         for prompt in &self.prompts {
@@ -604,80 +521,5 @@ impl ServerBuilder {
             }
         }
         Ok(registry)
-    }
-}
-
-/// The checks every route passes before it is registered: its schema, its template, and
-/// what its handler needs from the server.
-pub(crate) struct Checks<'a> {
-    pub(crate) states: &'a http::Extensions,
-    pub(crate) has_signer: bool,
-}
-
-impl Checks<'_> {
-    /// Checks a tool; the route as registered.
-    pub(crate) fn tool(&self, tool: &crate::ToolRoute) -> Result<crate::ToolRoute, BuildError> {
-        let name = &tool.tool().name;
-        let prepared = tool.prepare()?;
-        BuildError::check_requirements(
-            || format!("tool {name:?}"),
-            tool.requirements(),
-            self.states,
-            self.has_signer,
-        )?;
-        Ok(prepared)
-    }
-
-    pub(crate) fn prompt(&self, prompt: &crate::PromptRoute) -> Result<(), BuildError> {
-        let name = &prompt.prompt().name;
-        BuildError::check_requirements(
-            || format!("prompt {name:?}"),
-            prompt.requirements(),
-            self.states,
-            self.has_signer,
-        )
-    }
-
-    pub(crate) fn resource(&self, resource: &AnyResourceRoute) -> Result<(), BuildError> {
-        match resource {
-            AnyResourceRoute::Static(route) => {
-                let uri = &route.resource().uri;
-                BuildError::check_requirements(
-                    || format!("resource {uri:?}"),
-                    route.requirements(),
-                    self.states,
-                    self.has_signer,
-                )
-            }
-            AnyResourceRoute::Template(route) => {
-                let template = &route.resource_template().uri_template;
-                route
-                    .check()
-                    .map_err(|source| BuildError::InvalidUriTemplate {
-                        template: template.clone(),
-                        source,
-                    })?;
-                BuildError::check_requirements(
-                    || format!("resource template {template:?}"),
-                    route.requirements(),
-                    self.states,
-                    self.has_signer,
-                )
-            }
-        }
-    }
-}
-
-/// Tool names SHOULD be 1–128 characters of `[A-Za-z0-9_.-]`; clients may hide others.
-fn warn_on_unusual_name(name: &str) {
-    let ok = (1..=128).contains(&name.len())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
-    if !ok {
-        tracing::warn!(
-            tool = name,
-            "tool names should be 1-128 characters of [A-Za-z0-9_.-]"
-        );
     }
 }

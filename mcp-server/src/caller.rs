@@ -15,8 +15,6 @@
 use std::fmt;
 use std::net::IpAddr;
 
-use super::transport::AuthIdentity;
-
 /// The key a request's per-caller quotas are counted under.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum Caller {
@@ -29,20 +27,14 @@ pub(crate) enum Caller {
 }
 
 impl Caller {
-    /// The caller of a request with this identity, received from `peer` (if known).
-    pub(crate) fn of(auth: Option<&AuthIdentity>, peer: Option<IpAddr>) -> Self {
-        match (auth, peer) {
-            (Some(auth), _) => Self::Subject(auth.subject().to_owned()),
+    /// The caller of a request by this authenticated subject, received from `peer` (if
+    /// known).
+    pub(crate) fn of(subject: Option<&str>, peer: Option<IpAddr>) -> Self {
+        match (subject, peer) {
+            (Some(subject), _) => Self::Subject(subject.to_owned()),
             (None, Some(peer)) => Self::Address(masked(peer)),
             (None, None) => Self::Anonymous,
         }
-    }
-
-    /// The caller of an HTTP request, from what its extensions carry (the authentication
-    /// layer's identity, the connection's peer address).
-    #[cfg(feature = "http")]
-    pub(crate) fn of_http(parts: &http::request::Parts) -> Self {
-        Self::of(parts.extensions.get::<AuthIdentity>(), peer_of(parts))
     }
 }
 
@@ -90,10 +82,9 @@ mod tests {
 
     #[test]
     fn the_subject_wins_over_the_address() {
-        let auth = AuthIdentity::new("alice");
         let ip = IpAddr::from([127, 0, 0, 1]);
         assert_eq!(
-            Caller::of(Some(&auth), Some(ip)),
+            Caller::of(Some("alice"), Some(ip)),
             Caller::Subject("alice".into())
         );
         assert_eq!(Caller::of(None, Some(ip)), Caller::Address(ip));

@@ -3,36 +3,31 @@
 //! `logging/setLevel` chose, the resources `resources/subscribe` watches, and where
 //! notifications that belong to no request go (stdout on stdio, the GET stream over HTTP).
 //!
-//! A forwarding task, started with the session and ended with it, turns the server's change
-//! events into `notifications/*/list_changed` (for the lists the server declared) and
-//! `notifications/resources/updated` (for subscribed resources, or a parent of them).
-//!
 //! The session also keeps the server's requests to the client awaiting an answer
-//! ([`super::outgoing`]) and the client's requests being served (so that a
-//! `notifications/cancelled` POSTed over HTTP reaches them).
+//! ([`outgoing`]) and the client's requests being served (so that a
+//! `notifications/cancelled` POSTed over HTTP reaches them). The dispatcher opens it and
+//! forwards the server's changes to it while it lives.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use serde_json::json;
-use tokio::sync::broadcast;
-use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use typemcp_core::jsonrpc::Notification;
 use typemcp_core::protocol::{
     ClientCapabilities, Implementation, InitializeParams, LegacyVersion, LoggingLevel,
-    ResourceUpdatedParams, methods,
 };
 use typemcp_core::{McpError, RequestId};
 
-use super::listen::{MAX_SUBSCRIPTION_URI_BYTES, covers};
-use super::outgoing::{Outgoing, PushError};
-use crate::Server;
-use crate::context::Outbound;
-use crate::server::Change;
+mod outgoing;
+
+pub(crate) use outgoing::PushError;
+
+use outgoing::Outgoing;
+
+use crate::outbound::Outbound;
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
@@ -41,6 +36,17 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// The most bytes of JSON a session keeps of the client's `capabilities` and `clientInfo`
 /// (together) for its life: a larger `initialize` is refused with `-32602`.
 pub(crate) const MAX_CLIENT_DESCRIPTION_BYTES: usize = 64 * 1024;
+
+/// The longest resource URI a subscription names (a listen's, or a 2025-11-25 session's
+/// `resources/subscribe`).
+pub(crate) const MAX_SUBSCRIPTION_URI_BYTES: usize = 2048;
+
+/// Whether a subscription to `sub` covers a change to `uri`: the same URI, or `sub` is a
+/// parent of it.
+pub(crate) fn covers(sub: &str, uri: &str) -> bool {
+    uri == sub
+        || (uri.starts_with(sub) && (sub.ends_with('/') || uri[sub.len()..].starts_with('/')))
+}
 
 /// The most resources one session subscribes to at once (`resources/subscribe`).
 pub(crate) const MAX_SUBSCRIPTIONS: usize = 1024;
@@ -80,13 +86,10 @@ pub(crate) struct Session {
 }
 
 impl Session {
-    /// A session for these `initialize` params, with its forwarding task started.
-    pub(crate) fn open(
-        server: &Server,
-        params: InitializeParams,
-        sink: Option<mpsc::Sender<Bytes>>,
-    ) -> Arc<Self> {
-        let session = Arc::new(Self {
+    /// A session for these `initialize` params, whose notifications outside any request go
+    /// to `sink` (until a GET stream takes its place, over HTTP).
+    pub(crate) fn new(params: InitializeParams, sink: Option<mpsc::Sender<Bytes>>) -> Arc<Self> {
+        Arc::new(Self {
             version: LegacyVersion::negotiate(&params.protocol_version),
             client_capabilities: params.capabilities,
             client_info: params.client_info,
@@ -97,15 +100,7 @@ impl Session {
             closed: CancellationToken::new(),
             outgoing: Arc::default(),
             in_flight: Mutex::default(),
-        });
-        // Subscribed before the task first runs, so no change after `initialize` is lost.
-        let changes = server.subscribe_changes();
-        tokio::spawn(forward_changes(
-            server.clone(),
-            changes,
-            Arc::clone(&session),
-        ));
-        session
+        })
     }
 
     /// The negotiated revision.
@@ -154,7 +149,7 @@ impl Session {
         lock(&self.subscriptions).remove(uri);
     }
 
-    fn is_subscribed(&self, uri: &str) -> bool {
+    pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
         lock(&self.subscriptions).iter().any(|sub| covers(sub, uri))
     }
 
@@ -196,8 +191,8 @@ impl Session {
         cancellation: &CancellationToken,
     ) -> Result<serde_json::Value, PushError> {
         // The answer comes in on the transport's input: the request's place in the
-        // transport's budget is given back while it waits (see `transport::budget`).
-        crate::transport::budget::waiting_for_client(self.outgoing.request(
+        // transport's budget is given back while it waits (see `crate::budget`).
+        crate::budget::waiting_for_client(self.outgoing.request(
             outbound,
             method,
             params,
@@ -238,13 +233,12 @@ impl Session {
     }
 
     /// Fires when the session ends.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // Used by the HTTP transport.
     pub(crate) fn closed(&self) -> &CancellationToken {
         &self.closed
     }
 
     /// Sends a notification outside any request, if someone listens.
-    async fn notify(&self, method: &str, params: serde_json::Value) {
+    pub(crate) async fn notify(&self, method: &str, params: serde_json::Value) {
         let sink = lock(&self.sink).clone();
         let Some(sink) = sink else { return };
         match serde_json::to_vec(&Notification::new(method, &params)) {
@@ -273,55 +267,5 @@ pub(crate) struct Tracked {
 impl Drop for Tracked {
     fn drop(&mut self) {
         lock(&self.session.in_flight).remove(&self.id);
-    }
-}
-
-/// Forwards the server's changes to the session until it ends or the server shuts down.
-async fn forward_changes(
-    server: Server,
-    mut changes: broadcast::Receiver<Change>,
-    session: Arc<Session>,
-) {
-    loop {
-        let change = tokio::select! {
-            () = session.closed.cancelled() => return,
-            // Ending the session also ends its GET stream, so a graceful shutdown can finish.
-            () = server.shutdown_token().cancelled() => return session.close(),
-            change = changes.recv() => change,
-        };
-        let caps = server.caps();
-        let changes_now = match change {
-            Ok(change) => vec![change],
-            Err(RecvError::Lagged(_)) => vec![
-                Change::ToolsListChanged,
-                Change::PromptsListChanged,
-                Change::ResourcesListChanged,
-            ],
-            Err(RecvError::Closed) => return,
-        };
-        for change in changes_now {
-            match change {
-                Change::ToolsListChanged if caps.tools.is_some() => {
-                    session.notify(methods::TOOLS_LIST_CHANGED, json!({})).await;
-                }
-                Change::PromptsListChanged if caps.prompts.is_some() => {
-                    session
-                        .notify(methods::PROMPTS_LIST_CHANGED, json!({}))
-                        .await;
-                }
-                Change::ResourcesListChanged if caps.resources.is_some() => {
-                    session
-                        .notify(methods::RESOURCES_LIST_CHANGED, json!({}))
-                        .await;
-                }
-                Change::ResourceUpdated(uri) if session.is_subscribed(&uri) => {
-                    let params = ResourceUpdatedParams { uri, meta: None };
-                    if let Ok(params) = serde_json::to_value(params) {
-                        session.notify(methods::RESOURCES_UPDATED, params).await;
-                    }
-                }
-                _ => {}
-            }
-        }
     }
 }

@@ -23,7 +23,7 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 use typemcp_core::{McpError, RequestId};
 
-use crate::context::Outbound;
+use crate::outbound::Outbound;
 
 /// The prefix of the ids of server-to-client requests.
 const ID_PREFIX: &str = "mcp-server-";

@@ -9,7 +9,7 @@ use typemcp_core::jsonrpc::Notification;
 
 /// The sink for notifications tied to one request.
 #[derive(Debug, Clone)]
-pub enum Outbound {
+pub(crate) enum Outbound {
     /// Serialized notifications go to this channel.
     Channel(mpsc::Sender<Bytes>),
     /// Notifications are dropped (the client accepts no stream for this request).

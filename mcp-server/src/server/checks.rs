@@ -1,0 +1,165 @@
+//! What a server refuses to be built with (or a running server to add): [`BuildError`], and
+//! the checks every route passes before it is registered.
+
+use crate::registry::AnyResourceRoute;
+
+/// Why a server could not be built, or a route could not be added to a running one: a
+/// configuration mistake, found once at start-up instead of failing every call.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// Two tools share a name.
+    #[error("duplicate tool name {0:?}")]
+    DuplicateTool(String),
+    /// Two prompts share a name.
+    #[error("duplicate prompt name {0:?}")]
+    DuplicatePrompt(String),
+    /// Two resources share a URI, or two templates share a template.
+    #[error("duplicate resource {0:?}")]
+    DuplicateResource(String),
+    /// A resource template is malformed.
+    #[error("resource template {template:?} is malformed: {source}")]
+    InvalidUriTemplate {
+        /// The template as written.
+        template: String,
+        /// What is wrong with it.
+        source: typemcp_core::uri_template::UriTemplateError,
+    },
+    /// No request-state key could be generated.
+    #[error("request-state signer: {0}")]
+    StateKey(#[from] typemcp_core::state::KeyError),
+    /// A tool's schema is unusable.
+    #[error("{0}")]
+    InvalidSchema(String),
+    /// A tool's `x-mcp-header` annotation breaks the rules of SEP-2243 (clients would drop
+    /// the tool from `tools/list`): see [`ToolRoute::input_schema`](crate::ToolRoute::input_schema).
+    #[error("tool {tool:?} mirrors property {property:?} into a header it cannot have: {reason}")]
+    InvalidParamHeader {
+        /// The tool.
+        tool: String,
+        /// The annotated property (`region`, `location.region`), or the JSON pointer of a
+        /// schema that is not a property reached through `properties` alone.
+        property: String,
+        /// The rule it breaks.
+        reason: String,
+    },
+    /// A handler takes `State<T>`, and no `T` was registered.
+    #[error(
+        "{handler} takes `State<{state}>`, but no `{state}` was registered with `ServerBuilder::state`"
+    )]
+    MissingState {
+        /// The handler, as `tool "name"`, `prompt "name"` or `resource "uri"`.
+        handler: String,
+        /// The state's type.
+        state: &'static str,
+    },
+    /// A handler takes `Round<S>` (or another extractor that signs `requestState`) on a server
+    /// built without a request-state signer.
+    #[error(
+        "{handler} takes `{extractor}`, which needs a request-state signer, but the server was built with `without_request_state_signer()`"
+    )]
+    MissingSigner {
+        /// The handler, as `tool "name"`, `prompt "name"` or `resource "uri"`.
+        handler: String,
+        /// The extractor's type.
+        extractor: &'static str,
+    },
+}
+
+impl BuildError {
+    /// Checks a handler's needs against what the server has.
+    pub(crate) fn check_requirements(
+        handler: impl FnOnce() -> String,
+        requirements: &crate::handler::Requirements,
+        states: &http::Extensions,
+        has_signer: bool,
+    ) -> Result<(), Self> {
+        use crate::handler::Unmet;
+        match requirements.check(states, has_signer) {
+            Ok(()) => Ok(()),
+            Err(Unmet::State(state)) => Err(Self::MissingState {
+                handler: handler(),
+                state,
+            }),
+            Err(Unmet::Signer(extractor)) => Err(Self::MissingSigner {
+                handler: handler(),
+                extractor,
+            }),
+        }
+    }
+}
+
+/// The checks every route passes before it is registered: its schema, its template, and
+/// what its handler needs from the server.
+pub(crate) struct Checks<'a> {
+    pub(crate) states: &'a http::Extensions,
+    pub(crate) has_signer: bool,
+}
+
+impl Checks<'_> {
+    /// Checks a tool; the route as registered.
+    pub(crate) fn tool(&self, tool: &crate::ToolRoute) -> Result<crate::ToolRoute, BuildError> {
+        let name = &tool.tool().name;
+        let prepared = tool.prepare()?;
+        BuildError::check_requirements(
+            || format!("tool {name:?}"),
+            tool.requirements(),
+            self.states,
+            self.has_signer,
+        )?;
+        Ok(prepared)
+    }
+
+    pub(crate) fn prompt(&self, prompt: &crate::PromptRoute) -> Result<(), BuildError> {
+        let name = &prompt.prompt().name;
+        BuildError::check_requirements(
+            || format!("prompt {name:?}"),
+            prompt.requirements(),
+            self.states,
+            self.has_signer,
+        )
+    }
+
+    pub(crate) fn resource(&self, resource: &AnyResourceRoute) -> Result<(), BuildError> {
+        match resource {
+            AnyResourceRoute::Static(route) => {
+                let uri = &route.resource().uri;
+                BuildError::check_requirements(
+                    || format!("resource {uri:?}"),
+                    route.requirements(),
+                    self.states,
+                    self.has_signer,
+                )
+            }
+            AnyResourceRoute::Template(route) => {
+                let template = &route.resource_template().uri_template;
+                route
+                    .check()
+                    .map_err(|source| BuildError::InvalidUriTemplate {
+                        template: template.clone(),
+                        source,
+                    })?;
+                BuildError::check_requirements(
+                    || format!("resource template {template:?}"),
+                    route.requirements(),
+                    self.states,
+                    self.has_signer,
+                )
+            }
+        }
+    }
+}
+
+/// Tool names SHOULD be 1–128 characters of `[A-Za-z0-9_.-]`; clients may hide others.
+pub(crate) fn warn_on_unusual_name(name: &str) {
+    let ok = (1..=128).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+    if !ok {
+        tracing::warn!(
+            tool = name,
+            "tool names should be 1-128 characters of [A-Za-z0-9_.-]"
+        );
+    }
+}
