@@ -226,7 +226,10 @@ pub fn uri_variable<T: DeserializeOwned>(
     name: &'static str,
 ) -> Result<T, Rejection> {
     let Some((_, raw)) = invocation.uri_params.iter().find(|(k, _)| k == name) else {
-        return Err(Rejection::Error(McpError::internal("Internal error")));
+        return Err(Rejection::Error(internal_error!(
+            variable = name,
+            "a resource template handler reads a variable its URI template does not have"
+        )));
     };
     T::deserialize(Value::String(raw.clone()))
         .or_else(|_| serde_json::from_str::<T>(raw))

@@ -410,7 +410,8 @@ impl AskError {
             Self::StateTooLarge { len, max } => McpError::internal(format!(
                 "Internal error: the request state outgrew its cap ({len} bytes, {max} allowed)"
             )),
-            Self::Question { .. } | Self::Serialize(_) => McpError::internal("Internal error"),
+            // Logged by the caller, at the level it chooses (`Round::ask`, `Inputs::ask`).
+            Self::Question { .. } | Self::Serialize(_) => crate::error::hidden(),
         }
     }
 }

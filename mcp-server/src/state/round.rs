@@ -193,10 +193,9 @@ impl<S: Continuation> FromInvocation for Round<S> {
 
     fn from_invocation(invocation: &Invocation) -> Result<Self, Rejection> {
         let Some(context) = invocation.state.clone() else {
-            tracing::error!(
+            return Err(Rejection::Error(internal_error!(
                 "a handler takes Round<S>, but the server was built without a request-state signer"
-            );
-            return Err(Rejection::Error(McpError::internal("Internal error")));
+            )));
         };
         let responses = match &invocation.input_responses {
             Some(Value::Object(map)) => map.clone(),
@@ -289,8 +288,10 @@ fn reask<S: Continuation>(
         match request {
             Ok(request) => result = result.with_request(question.key, request),
             Err(err) => {
-                tracing::error!(error = %err, "a question of a verified state cannot be asked again");
-                return Rejection::Error(McpError::internal("Internal error"));
+                return Rejection::Error(internal_error!(
+                    error = %err,
+                    "a question of a verified state cannot be asked again"
+                ));
             }
         }
     }
@@ -298,8 +299,10 @@ fn reask<S: Continuation>(
         match seal(context, envelope) {
             Ok(token) => result = result.with_state(token),
             Err(err) => {
-                tracing::error!(error = %err, "a verified state cannot be signed again");
-                return Rejection::Error(McpError::internal("Internal error"));
+                return Rejection::Error(internal_error!(
+                    error = %err,
+                    "a verified state cannot be signed again"
+                ));
             }
         }
     } else if let Some(token) = token {
