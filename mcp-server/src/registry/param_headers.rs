@@ -13,6 +13,7 @@
 //!   `oneOf`/`anyOf`/`allOf`/`not`, `if`/`then`/`else`, `$ref` or `$defs` on the way).
 
 use std::fmt;
+#[cfg(feature = "http")]
 use std::sync::Arc;
 
 use http::HeaderName;
@@ -45,7 +46,7 @@ pub(crate) struct ParamHeader {
 
 impl ParamHeader {
     /// The argument's value in `arguments`, if present (null included).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // Read by the HTTP transport.
+    #[cfg(feature = "http")] // Read by the HTTP transport.
     pub(crate) fn value_in<'a>(&self, arguments: &'a Value) -> Option<&'a Value> {
         self.path
             .iter()
@@ -53,29 +54,37 @@ impl ParamHeader {
     }
 }
 
-/// The mirrored arguments of one tool (usually none).
+/// Reads and checks every `x-mcp-header` annotation of an input schema: done whatever the
+/// transports, since clients drop a tool whose annotations break the rules.
+pub(crate) fn scan(schema: &Map<String, Value>) -> Result<Vec<ParamHeader>, InvalidAnnotation> {
+    let mut found = Vec::new();
+    let mut pointer = String::new();
+    walk(schema, &mut pointer, Some(&[]), &mut found)?;
+    names_are_unique(&found)?;
+    Ok(found)
+}
+
+/// The mirrored arguments of one tool (usually none), kept for the HTTP transport.
+#[cfg(feature = "http")]
 #[derive(Debug, Clone, Default)]
-#[cfg_attr(not(feature = "http"), allow(dead_code))] // Read by the HTTP transport.
 pub(crate) struct ParamHeaders(Arc<[ParamHeader]>);
 
-impl ParamHeaders {
-    /// Reads and checks every `x-mcp-header` annotation of an input schema.
-    pub(crate) fn scan(schema: &Map<String, Value>) -> Result<Self, InvalidAnnotation> {
-        let mut found = Vec::new();
-        let mut pointer = String::new();
-        walk(schema, &mut pointer, Some(&[]), &mut found)?;
-        names_are_unique(&found)?;
-        Ok(Self(found.into()))
+#[cfg(feature = "http")]
+impl From<Vec<ParamHeader>> for ParamHeaders {
+    /// The annotations [`scan`] found.
+    fn from(found: Vec<ParamHeader>) -> Self {
+        Self(found.into())
     }
+}
 
+#[cfg(feature = "http")]
+impl ParamHeaders {
     /// The mirrored arguments.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // Read by the HTTP transport.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &ParamHeader> {
         self.0.iter()
     }
 
     /// Whether the tool mirrors no argument.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // Read by the HTTP transport.
     pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -347,9 +356,9 @@ mod tests {
 
     use super::*;
 
-    fn scan(schema: Value) -> Result<ParamHeaders, InvalidAnnotation> {
+    fn scan(schema: Value) -> Result<Vec<ParamHeader>, InvalidAnnotation> {
         match schema {
-            Value::Object(map) => ParamHeaders::scan(&map),
+            Value::Object(map) => super::scan(&map),
             _ => unreachable!("test schemas are objects"),
         }
     }
@@ -387,10 +396,24 @@ mod tests {
                 ("mcp-param-dry-run", "where.dry".to_owned()),
             ]
         );
+    }
+
+    #[cfg(feature = "http")]
+    #[test]
+    fn values_are_found_at_their_paths() {
+        let headers = scan(json!({
+            "type": "object",
+            "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"},
+                "where": {"type": "object", "properties": {
+                    "zone": {"type": "integer", "x-mcp-header": "Zone"},
+                }},
+            },
+        }))
+        .unwrap();
         let arguments = json!({"where": {"zone": 3}});
-        let zone = headers.iter().nth(1).unwrap();
-        assert_eq!(zone.value_in(&arguments), Some(&json!(3)));
-        assert_eq!(headers.iter().next().unwrap().value_in(&arguments), None);
+        assert_eq!(headers[1].value_in(&arguments), Some(&json!(3)));
+        assert_eq!(headers[0].value_in(&arguments), None);
     }
 
     #[test]

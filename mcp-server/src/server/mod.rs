@@ -244,7 +244,7 @@ impl Server {
     }
 
     /// Whether the server is shutting down and refuses new requests.
-    #[cfg_attr(not(any(feature = "stdio", feature = "http")), allow(dead_code))] // Read by the transports.
+    #[cfg(any(feature = "stdio", feature = "http"))] // Read by the transports.
     pub(crate) fn is_draining(&self) -> bool {
         self.shared.lifecycle.draining().is_cancelled()
     }
