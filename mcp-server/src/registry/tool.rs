@@ -83,7 +83,8 @@ impl ToolRoute {
     }
 
     /// A tool from its description and a call that extracts parameters (`Err(Rejection)`)
-    /// and converts the handler's output. Used by the `#[tool]` macro.
+    /// and converts the handler's output, erased into the route's call. Only
+    /// [`new`](Self::new) calls it: the `#[tool]` macro builds its route with `new` too.
     pub(crate) fn from_parts<F, Fut>(tool: Tool, call: F) -> Self
     where
         F: Fn(Invocation) -> Fut + Send + Sync + 'static,

@@ -6,8 +6,9 @@
 //!    streams end gracefully at once.
 //! 2. **Grace**: in-flight calls have [`ServerBuilder::shutdown_grace`] to finish
 //!    ([`Lifecycle::drained`] resolves as soon as none is left).
-//! 3. **Stopped** (`Server::shutdown`): whatever is still running is cancelled, sessions
-//!    end, and the transport returns.
+//! 3. **Stopped** (`Server::shutdown`): the service answers each request still in flight
+//!    with an error and drops its handler (the request's own cancellation token is not
+//!    cancelled), running tasks fail, sessions end, and the transport returns.
 //!
 //! [`ServerBuilder::shutdown_grace`]: super::ServerBuilder::shutdown_grace
 
