@@ -1,6 +1,6 @@
 //! Where a request's notifications (and, on a 2025-11-25 session, the server's requests to
-//! the client) go: the request's own stream (HTTP SSE), the shared
-//! stdio channel, or nowhere (when the client cannot receive a stream).
+//! the client) go: the request's own stream (HTTP SSE), the shared stdio channel, or nowhere
+//! (when the client cannot receive a stream, and for in-process calls).
 
 use bytes::Bytes;
 use serde::Serialize;

@@ -1,6 +1,7 @@
 //! Custom parameter headers (SEP-2243): the `x-mcp-header` annotations of a tool's input
-//! schema, checked once when the tool is registered and kept as a map from header name to
-//! the argument it mirrors.
+//! schema, checked once when the tool is registered (whatever the transports) and, with the
+//! `http` feature, kept on the route as the list of mirrored arguments, each with its header
+//! name and its path in the arguments.
 //!
 //! A client calling the tool over Streamable HTTP sends each annotated argument that is
 //! present and not null as `Mcp-Param-{Name}`; clients **must** drop a tool whose annotations
