@@ -20,7 +20,7 @@ use crate::Server;
 use crate::dispatch::Session;
 
 pub(crate) use caller::Caller;
-pub use outbound::Outbound;
+pub(crate) use outbound::Outbound;
 #[cfg(feature = "http")] // The HTTP transport makes them.
 pub(crate) use polling::SseControl;
 pub use transport::{AuthIdentity, TransportInfo, TransportKind};
