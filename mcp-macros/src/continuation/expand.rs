@@ -55,7 +55,7 @@ pub(super) fn expand(model: &Model<'_>) -> TokenStream {
     let askable = model.variants.iter().flat_map(|v| &v.awaits).map(|a| {
         let ty = &a.ty;
         quote_spanned! {ty.span()=>
-            #root::state::derive_support::Probe::<#ty>::new().askable(());
+            #root::state::derive_support::AwaitedProbe::<#ty>::new().askable(());
         }
     });
     let bounds = awaitable_bounds(model);

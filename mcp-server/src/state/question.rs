@@ -425,15 +425,15 @@ pub mod derive_support {
 
     /// Stands for an awaited type, so a method can be chosen by type.
     #[derive(Debug)]
-    pub struct Probe<T>(PhantomData<fn() -> T>);
+    pub struct AwaitedProbe<T>(PhantomData<fn() -> T>);
 
-    impl<T> Default for Probe<T> {
+    impl<T> Default for AwaitedProbe<T> {
         fn default() -> Self {
             Self::new()
         }
     }
 
-    impl<T> Probe<T> {
+    impl<T> AwaitedProbe<T> {
         /// A probe for `T`.
         pub const fn new() -> Self {
             Self(PhantomData)
@@ -446,12 +446,12 @@ pub mod derive_support {
         fn askable(&self, _: ()) {}
     }
 
-    impl<T> Askable for Probe<T> {}
+    impl<T> Askable for AwaitedProbe<T> {}
 
     /// `UrlElicitation` is a form to `typemcp-core` (its schema is empty) but a URL question to
     /// the user: awaited, it would send an empty form. The inherent method shadows the
     /// trait's for that one type, and its argument's bound fails with the message below.
-    impl Probe<UrlElicitation> {
+    impl AwaitedProbe<UrlElicitation> {
         /// Refuses the type.
         pub fn askable(&self, _: impl UrlElicitationIsNotAwaitable) {}
     }
