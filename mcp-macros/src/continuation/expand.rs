@@ -45,7 +45,9 @@ pub(super) fn expand(model: &Model<'_>) -> TokenStream {
         let state = pattern(v);
         let prompts = v.awaits.iter().map(|a| {
             let key = &a.key;
-            quote_spanned!(a.ty.span()=> ::core::convert::Into::<#root::state::Prompt>::into(#key))
+            quote_spanned! {a.ty.span()=>
+                ::core::convert::Into::<#root::state::QuestionPrompt>::into(#key)
+            }
         });
         quote! {
             #asking_ident::#name { #(#fields,)* #(#keys,)* } => (#state, ::std::vec![#(#prompts),*])
@@ -86,7 +88,7 @@ pub(super) fn expand(model: &Model<'_>) -> TokenStream {
 
             fn split(
                 asking: #asking_ident,
-            ) -> (Self, ::std::vec::Vec<#root::state::Prompt>) {
+            ) -> (Self, ::std::vec::Vec<#root::state::QuestionPrompt>) {
                 match asking { #(#split,)* }
             }
 

@@ -34,7 +34,7 @@ pub use kinds::{
 pub use policy::{BindingContext, RequestStateSigner};
 #[doc(hidden)]
 pub use question::derive_support;
-pub use question::{AskError, Awaitable, Message, Prompt, Question, Reply};
+pub use question::{AskError, Awaitable, Message, Question, QuestionPrompt, Reply};
 pub use round::{Continuation, Round, Step};
 pub use typemcp_macros::Continuation;
 
