@@ -31,13 +31,13 @@ struct Place {
 }
 
 /// How many requests may be served at once.
+#[cfg(feature = "stdio")] // Used by the stdio transport.
 #[derive(Debug, Clone)]
-#[cfg_attr(not(feature = "stdio"), allow(dead_code))] // Used by the stdio transport.
 pub(crate) struct Budget {
     places: Arc<Semaphore>,
 }
 
-#[cfg_attr(not(feature = "stdio"), allow(dead_code))] // Used by the stdio transport.
+#[cfg(feature = "stdio")]
 impl Budget {
     pub(crate) fn new(places: usize) -> Self {
         Self {
@@ -97,6 +97,7 @@ pub(crate) async fn waiting_for_client<T>(wait: impl Future<Output = T>) -> T {
 mod tests {
     use super::*;
 
+    #[cfg(feature = "stdio")]
     #[tokio::test]
     async fn a_wait_for_the_client_frees_the_place_and_takes_one_again() {
         let budget = Budget::new(1);

@@ -185,8 +185,9 @@ impl ServerBuilder {
         self
     }
 
-    /// The largest stdio message accepted, in bytes (default 4 MiB). Longer lines are
-    /// answered `-32600` and skipped.
+    /// The largest stdio message accepted, in bytes (default
+    /// [`DEFAULT_MAX_MESSAGE_BYTES`](crate::transport::DEFAULT_MAX_MESSAGE_BYTES), 4 MiB).
+    /// Longer lines are answered `-32600` and skipped.
     #[must_use]
     pub fn max_message_bytes(mut self, bytes: usize) -> Self {
         self.config.max_message_bytes = bytes.max(1);
@@ -197,7 +198,8 @@ impl ServerBuilder {
     /// (default 10 s): on SIGTERM or Ctrl-C ([`Server::serve_stdio`], [`Server::serve_http`])
     /// or when the signal of [`Server::serve_http_on`] resolves. Meanwhile new requests are
     /// refused (HTTP: 503; stdio: a JSON-RPC error), listens end, and calls in flight go on,
-    /// pushed rounds of 2025-11-25 sessions included; after it, what is left is cancelled
+    /// pushed rounds of 2025-11-25 sessions included; after it, the server stops
+    /// ([`Server::shutdown`]: what is left is answered with an error and its handler dropped)
     /// and the transport returns `Ok`.
     ///
     /// ```
@@ -214,9 +216,10 @@ impl ServerBuilder {
         self
     }
 
-    /// How many stdio requests are served at once (default 1024). With every place taken,
-    /// the server stops reading until one is free, so a client that writes without reading
-    /// holds back its own writes instead of growing the server. A request waiting for the
+    /// How many stdio requests are served at once (default
+    /// [`DEFAULT_MAX_IN_FLIGHT`](crate::transport::DEFAULT_MAX_IN_FLIGHT), 1024). With every
+    /// place taken, the server stops reading until one is free, so a client that writes
+    /// without reading holds back its own writes instead of growing the server. A request waiting for the
     /// client's answer to a pushed request gives its place back while it waits. Over HTTP,
     /// bound concurrency with a layer ([`ServerBuilder::layer`] and
     /// `tower::limit::ConcurrencyLimitLayer`).

@@ -1,6 +1,6 @@
 //! The one internal error a client is shown: `-32603` with the fixed message
 //! `Internal error`, whatever went wrong. The reason goes to the log only
-//! ([`internal_error!`]), so that nothing the server keeps (a state, a store's error, a
+//! (`internal_error!`), so that nothing the server keeps (a state, a store's error, a
 //! handler's bug) leaks to the caller.
 
 use typemcp_core::McpError;
@@ -21,7 +21,7 @@ macro_rules! internal_error {
     }};
 }
 
-/// The error of [`internal_error!`], for a reason logged already (such as a panic caught
+/// The error of `internal_error!`, for a reason logged already (such as a panic caught
 /// at the edge, whose payload is reported where it is caught).
 pub(crate) fn hidden() -> McpError {
     McpError::internal(INTERNAL_ERROR)

@@ -46,20 +46,21 @@ use crate::registry::schema;
 
 /// Selects, by trait, how a handler parameter of type `T` is filled: the whole arguments
 /// object for `Arguments<T>`, an extractor when `T: FromInvocation`, otherwise a named
-/// argument (`T: ToolArgument`). Generated code calls `(&&&Probe::<T>::new()).extract(..)`;
-/// method resolution tries `&&Probe<T>` ([`ViaArguments`]), then `&Probe<T>`
-/// ([`ViaExtractor`]), then `Probe<T>` ([`ViaArgument`]).
+/// argument (`T: ToolArgument`). Generated code calls
+/// `(&&&ParamProbe::<T>::new()).extract(..)`; method resolution tries `&&ParamProbe<T>`
+/// ([`ViaArguments`]), then `&ParamProbe<T>` ([`ViaExtractor`]), then `ParamProbe<T>`
+/// ([`ViaArgument`]).
 #[derive(Debug)]
-pub struct Probe<T>(PhantomData<fn() -> T>);
+pub struct ParamProbe<T>(PhantomData<fn() -> T>);
 
-impl<T> Probe<T> {
+impl<T> ParamProbe<T> {
     /// A probe for `T`.
     pub const fn new() -> Self {
         Self(PhantomData)
     }
 }
 
-impl<T> Default for Probe<T> {
+impl<T> Default for ParamProbe<T> {
     fn default() -> Self {
         Self::new()
     }
@@ -92,7 +93,7 @@ pub trait ViaArguments<T> {
     fn require(&self, _requirements: &mut Requirements) {}
 }
 
-impl<T> ViaArguments<T> for &&Probe<Arguments<T>> {
+impl<T> ViaArguments<T> for &&ParamProbe<Arguments<T>> {
     fn extract(
         &self,
         invocation: &Invocation,
@@ -122,7 +123,7 @@ pub trait ViaExtractor<T> {
     fn require(&self, requirements: &mut Requirements);
 }
 
-impl<T: FromInvocation> ViaExtractor<T> for &Probe<T> {
+impl<T: FromInvocation> ViaExtractor<T> for &ParamProbe<T> {
     fn extract(&self, invocation: &Invocation, _name: &'static str) -> Result<T, Rejection> {
         T::from_invocation(invocation)
     }
@@ -150,7 +151,7 @@ pub trait ViaArgument<T> {
     fn require(&self, _requirements: &mut Requirements) {}
 }
 
-impl<T> ViaArgument<T> for Probe<T> {
+impl<T> ViaArgument<T> for ParamProbe<T> {
     fn extract(&self, invocation: &Invocation, name: &'static str) -> Result<T, Rejection>
     where
         T: ToolArgument,
@@ -226,7 +227,10 @@ pub fn uri_variable<T: DeserializeOwned>(
     name: &'static str,
 ) -> Result<T, Rejection> {
     let Some((_, raw)) = invocation.uri_params.iter().find(|(k, _)| k == name) else {
-        return Err(Rejection::Error(McpError::internal("Internal error")));
+        return Err(Rejection::Error(internal_error!(
+            variable = name,
+            "a resource template handler reads a variable its URI template does not have"
+        )));
     };
     T::deserialize(Value::String(raw.clone()))
         .or_else(|_| serde_json::from_str::<T>(raw))

@@ -17,8 +17,8 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use typemcp_server::state::{
-    Answers, AskError, Continuation, DynamicForm, InputResponses, Message, OneOf, Prompt, Question,
-    RawInputResponses, Reply, RequestStateSigner, Round, Step, UrlVisit,
+    Answers, AskError, Continuation, DynamicForm, InputResponses, Message, OneOf, Question,
+    QuestionPrompt, RawInputResponses, Reply, RequestStateSigner, Round, Step, UrlVisit,
 };
 use typemcp_server::typemcp_core::form::form_request;
 use typemcp_server::typemcp_core::protocol::{
@@ -237,7 +237,7 @@ struct ByHand;
 
 impl Continuation for ByHand {
     type Answered = Reply<OneOf<u8>>;
-    type Asking = Vec<Prompt>;
+    type Asking = Vec<QuestionPrompt>;
 
     const VERSION: &'static str = "by-hand";
 
@@ -245,7 +245,7 @@ impl Continuation for ByHand {
         vec![Question::of::<OneOf<u8>>("replicas")]
     }
 
-    fn split(prompts: Vec<Prompt>) -> (Self, Vec<Prompt>) {
+    fn split(prompts: Vec<QuestionPrompt>) -> (Self, Vec<QuestionPrompt>) {
         (Self, prompts)
     }
 
@@ -260,7 +260,7 @@ async fn by_hand(kind: String, round: Round<ByHand>) -> Step<ByHand, String> {
     if let Some(reply) = round.resume() {
         return Step::done(format!("{reply:?}"));
     }
-    let prompts: Vec<Prompt> = match kind.as_str() {
+    let prompts: Vec<QuestionPrompt> = match kind.as_str() {
         "options" => vec![OneOf::prompt("How many?", [1u8, 2]).into()],
         "message" => vec![Message::from("How many?").into()],
         "options-of-the-wrong-type" => vec![OneOf::prompt("How many?", [1u16, 2]).into()],

@@ -45,7 +45,9 @@ pub(super) fn expand(model: &Model<'_>) -> TokenStream {
         let state = pattern(v);
         let prompts = v.awaits.iter().map(|a| {
             let key = &a.key;
-            quote_spanned!(a.ty.span()=> ::core::convert::Into::<#root::state::Prompt>::into(#key))
+            quote_spanned! {a.ty.span()=>
+                ::core::convert::Into::<#root::state::QuestionPrompt>::into(#key)
+            }
         });
         quote! {
             #asking_ident::#name { #(#fields,)* #(#keys,)* } => (#state, ::std::vec![#(#prompts),*])
@@ -55,7 +57,7 @@ pub(super) fn expand(model: &Model<'_>) -> TokenStream {
     let askable = model.variants.iter().flat_map(|v| &v.awaits).map(|a| {
         let ty = &a.ty;
         quote_spanned! {ty.span()=>
-            #root::state::derive_support::Probe::<#ty>::new().askable(());
+            #root::state::derive_support::AwaitedProbe::<#ty>::new().askable(());
         }
     });
     let bounds = awaitable_bounds(model);
@@ -86,7 +88,7 @@ pub(super) fn expand(model: &Model<'_>) -> TokenStream {
 
             fn split(
                 asking: #asking_ident,
-            ) -> (Self, ::std::vec::Vec<#root::state::Prompt>) {
+            ) -> (Self, ::std::vec::Vec<#root::state::QuestionPrompt>) {
                 match asking { #(#split,)* }
             }
 

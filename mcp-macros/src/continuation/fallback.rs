@@ -57,7 +57,7 @@ pub(super) fn expand(model: &Model<'_>) -> TokenStream {
 
             fn split(
                 _: #asking_ident #ty_generics,
-            ) -> (Self, ::std::vec::Vec<#root::state::Prompt>) {
+            ) -> (Self, ::std::vec::Vec<#root::state::QuestionPrompt>) {
                 ::core::unreachable!("the Continuation derive has compile errors")
             }
 

@@ -2,10 +2,10 @@
 //! invocation, what it adds to the arguments schema, and what it needs from the server.
 //!
 //! Parameters are classified by trait, never by the spelling of their type. Generated code
-//! calls `(&&&Probe::<T>::new()).method(..)`: method resolution picks `Arguments<T>`, then an
-//! extractor, then a named argument (see `typemcp_server::__private_v0_1::Probe`). Each
-//! expression is spanned on the parameter's type, so a type that fits nowhere is reported
-//! there.
+//! calls `(&&&ParamProbe::<T>::new()).method(..)`: method resolution picks `Arguments<T>`,
+//! then an extractor, then a named argument (see
+//! `typemcp_server::__private_v0_1::ParamProbe`). Each expression is spanned on the
+//! parameter's type, so a type that fits nowhere is reported there.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -77,12 +77,12 @@ fn bindings<'f>(
         .enumerate()
         .map(|(i, p)| {
             let ty = &p.ty;
-            let probe = quote_spanned!(ty.span()=> (&&&#private::Probe::<#ty>::new()));
+            let probe = quote_spanned!(ty.span()=> (&&&#private::ParamProbe::<#ty>::new()));
             let doc = match p.doc.as_deref() {
                 Some(text) => quote!(::core::option::Option::Some(#text)),
                 None => quote!(::core::option::Option::None),
             };
-            // `Probe::require` never fails to resolve: a type that is no extractor falls
+            // `ParamProbe::require` never fails to resolve: a type that is no extractor falls
             // through to the argument case, which needs nothing (its error is reported
             // once, by the extraction).
             let require = quote_spanned!(ty.span()=> #probe.require(requirements););

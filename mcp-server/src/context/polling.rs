@@ -14,7 +14,7 @@ type Close = dyn Fn() -> BoxFuture<'static, bool> + Send + Sync;
 pub(crate) struct SseControl(Arc<Close>);
 
 impl SseControl {
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // Made by the HTTP transport.
+    #[cfg(feature = "http")] // Made by the HTTP transport.
     pub(crate) fn new(
         close: impl Fn() -> BoxFuture<'static, bool> + Send + Sync + 'static,
     ) -> Self {

@@ -147,7 +147,7 @@ impl TransportInfo {
     }
 
     /// Lets the handler close the connection of the request's resumable SSE stream.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // Used by the HTTP transport.
+    #[cfg(feature = "http")] // Used by the HTTP transport.
     pub(crate) fn with_sse_control(mut self, control: SseControl) -> Self {
         self.sse = Some(control);
         self

@@ -199,11 +199,10 @@ impl<T: Clone + Send + Sync + 'static> FromInvocation for State<T> {
             .state::<T>()
             .map(State)
             .ok_or_else(|| {
-                tracing::error!(
+                Rejection::Error(internal_error!(
                     state = std::any::type_name::<T>(),
                     "a handler asked for state that was never registered with ServerBuilder::state"
-                );
-                Rejection::Error(McpError::internal("Internal error"))
+                ))
             })
     }
 

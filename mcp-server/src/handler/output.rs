@@ -44,10 +44,8 @@ fn as_protocol_error<E: Any>(err: &E) -> Option<McpError> {
 /// The error a prompt or resource handler returned, as answered: an [`McpError`] as it is,
 /// anything else logged and answered with a fixed internal error.
 fn handler_error<E: Display + Any>(kind: &'static str, err: E) -> McpError {
-    as_protocol_error(&err).unwrap_or_else(|| {
-        tracing::error!(handler = kind, error = %err, "a handler failed");
-        McpError::internal("Internal error")
-    })
+    as_protocol_error(&err)
+        .unwrap_or_else(|| internal_error!(handler = kind, error = %err, "a handler failed"))
 }
 
 /// A value a tool handler may return.
@@ -139,10 +137,9 @@ text_results!(
 
 impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
     fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
-        let value = serde_json::to_value(&self.0).map_err(|err| {
-            tracing::error!(error = %err, "structured tool output could not be serialized");
-            McpError::internal("Internal error")
-        })?;
+        let value = serde_json::to_value(&self.0).map_err(
+            |err| internal_error!(error = %err, "structured tool output could not be serialized"),
+        )?;
         Ok(Outcome::Complete(CallToolResult::structured(value)))
     }
 

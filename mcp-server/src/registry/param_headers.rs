@@ -1,6 +1,7 @@
 //! Custom parameter headers (SEP-2243): the `x-mcp-header` annotations of a tool's input
-//! schema, checked once when the tool is registered and kept as a map from header name to
-//! the argument it mirrors.
+//! schema, checked once when the tool is registered (whatever the transports) and, with the
+//! `http` feature, kept on the route as the list of mirrored arguments, each with its header
+//! name and its path in the arguments.
 //!
 //! A client calling the tool over Streamable HTTP sends each annotated argument that is
 //! present and not null as `Mcp-Param-{Name}`; clients **must** drop a tool whose annotations
@@ -13,6 +14,7 @@
 //!   `oneOf`/`anyOf`/`allOf`/`not`, `if`/`then`/`else`, `$ref` or `$defs` on the way).
 
 use std::fmt;
+#[cfg(feature = "http")]
 use std::sync::Arc;
 
 use http::HeaderName;
@@ -45,7 +47,7 @@ pub(crate) struct ParamHeader {
 
 impl ParamHeader {
     /// The argument's value in `arguments`, if present (null included).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // Read by the HTTP transport.
+    #[cfg(feature = "http")] // Read by the HTTP transport.
     pub(crate) fn value_in<'a>(&self, arguments: &'a Value) -> Option<&'a Value> {
         self.path
             .iter()
@@ -53,29 +55,37 @@ impl ParamHeader {
     }
 }
 
-/// The mirrored arguments of one tool (usually none).
+/// Reads and checks every `x-mcp-header` annotation of an input schema: done whatever the
+/// transports, since clients drop a tool whose annotations break the rules.
+pub(crate) fn scan(schema: &Map<String, Value>) -> Result<Vec<ParamHeader>, InvalidAnnotation> {
+    let mut found = Vec::new();
+    let mut pointer = String::new();
+    walk(schema, &mut pointer, Some(&[]), &mut found)?;
+    names_are_unique(&found)?;
+    Ok(found)
+}
+
+/// The mirrored arguments of one tool (usually none), kept for the HTTP transport.
+#[cfg(feature = "http")]
 #[derive(Debug, Clone, Default)]
-#[cfg_attr(not(feature = "http"), allow(dead_code))] // Read by the HTTP transport.
 pub(crate) struct ParamHeaders(Arc<[ParamHeader]>);
 
-impl ParamHeaders {
-    /// Reads and checks every `x-mcp-header` annotation of an input schema.
-    pub(crate) fn scan(schema: &Map<String, Value>) -> Result<Self, InvalidAnnotation> {
-        let mut found = Vec::new();
-        let mut pointer = String::new();
-        walk(schema, &mut pointer, Some(&[]), &mut found)?;
-        names_are_unique(&found)?;
-        Ok(Self(found.into()))
+#[cfg(feature = "http")]
+impl From<Vec<ParamHeader>> for ParamHeaders {
+    /// The annotations [`scan`] found.
+    fn from(found: Vec<ParamHeader>) -> Self {
+        Self(found.into())
     }
+}
 
+#[cfg(feature = "http")]
+impl ParamHeaders {
     /// The mirrored arguments.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // Read by the HTTP transport.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &ParamHeader> {
         self.0.iter()
     }
 
     /// Whether the tool mirrors no argument.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // Read by the HTTP transport.
     pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -347,9 +357,9 @@ mod tests {
 
     use super::*;
 
-    fn scan(schema: Value) -> Result<ParamHeaders, InvalidAnnotation> {
+    fn scan(schema: Value) -> Result<Vec<ParamHeader>, InvalidAnnotation> {
         match schema {
-            Value::Object(map) => ParamHeaders::scan(&map),
+            Value::Object(map) => super::scan(&map),
             _ => unreachable!("test schemas are objects"),
         }
     }
@@ -387,10 +397,24 @@ mod tests {
                 ("mcp-param-dry-run", "where.dry".to_owned()),
             ]
         );
+    }
+
+    #[cfg(feature = "http")]
+    #[test]
+    fn values_are_found_at_their_paths() {
+        let headers = scan(json!({
+            "type": "object",
+            "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"},
+                "where": {"type": "object", "properties": {
+                    "zone": {"type": "integer", "x-mcp-header": "Zone"},
+                }},
+            },
+        }))
+        .unwrap();
         let arguments = json!({"where": {"zone": 3}});
-        let zone = headers.iter().nth(1).unwrap();
-        assert_eq!(zone.value_in(&arguments), Some(&json!(3)));
-        assert_eq!(headers.iter().next().unwrap().value_in(&arguments), None);
+        assert_eq!(headers[1].value_in(&arguments), Some(&json!(3)));
+        assert_eq!(headers[0].value_in(&arguments), None);
     }
 
     #[test]

@@ -79,7 +79,8 @@ impl PromptRoute {
     }
 
     /// A prompt from its description and a call that extracts parameters and converts the
-    /// handler's output. Used by the `#[prompt]` macro.
+    /// handler's output, erased into the route's call. Only [`new`](Self::new) calls it: the
+    /// `#[prompt]` macro builds its route with `new` too.
     pub(crate) fn from_parts<F, Fut>(prompt: Prompt, get: F) -> Self
     where
         F: Fn(Invocation) -> Fut + Send + Sync + 'static,

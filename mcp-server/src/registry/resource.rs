@@ -113,7 +113,9 @@ impl ResourceRoute {
         &self.requirements
     }
 
-    /// A resource from its description and a generated read. Used by `#[resource]`.
+    /// A resource from its description and a read that extracts parameters and converts the
+    /// handler's output (`from_handler`). Only [`new`](Self::new) calls it: the `#[resource]`
+    /// macro builds its route with `new` too.
     pub(crate) fn from_parts<F, Fut>(resource: Resource, read: F) -> Self
     where
         F: Fn(Invocation) -> Fut + Send + Sync + 'static,
@@ -224,8 +226,10 @@ impl ResourceTemplateRoute {
         &self.requirements
     }
 
-    /// A template from its description and a generated read. Used by `#[resource]`, which
-    /// checks the template at compile time; a malformed one is refused when registered.
+    /// A template from its description and a read that extracts parameters and converts the
+    /// handler's output (`from_handler`); a malformed template is refused when the route is
+    /// registered. Only [`new`](Self::new) calls it: the `#[resource]` macro (which checks
+    /// its template at compile time) builds its route with `new` too.
     pub(crate) fn from_parts<F, Fut>(template: ResourceTemplate, read: F) -> Self
     where
         F: Fn(Invocation) -> Fut + Send + Sync + 'static,

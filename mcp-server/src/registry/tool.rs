@@ -9,8 +9,9 @@ use typemcp_core::McpError;
 use typemcp_core::protocol::{CallToolResult, Meta, Outcome, Tool, ToolAnnotations};
 
 use super::BoxFuture;
+#[cfg(feature = "http")]
 use super::param_headers::ParamHeaders;
-use super::schema;
+use super::{param_headers, schema};
 use crate::BuildError;
 use crate::handler::{Handler, IntoToolResult, Invocation, Rejection, Requirements};
 use crate::tasks::TaskSupport;
@@ -39,7 +40,7 @@ pub struct ToolRoute {
     validation: schema::Validation,
     /// The arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header`): read from the
     /// input schema when the route is registered.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // Read by the HTTP transport.
+    #[cfg(feature = "http")] // Read by the HTTP transport.
     param_headers: ParamHeaders,
 }
 
@@ -82,7 +83,8 @@ impl ToolRoute {
     }
 
     /// A tool from its description and a call that extracts parameters (`Err(Rejection)`)
-    /// and converts the handler's output. Used by the `#[tool]` macro.
+    /// and converts the handler's output, erased into the route's call. Only
+    /// [`new`](Self::new) calls it: the `#[tool]` macro builds its route with `new` too.
     pub(crate) fn from_parts<F, Fut>(tool: Tool, call: F) -> Self
     where
         F: Fn(Invocation) -> Fut + Send + Sync + 'static,
@@ -110,6 +112,7 @@ impl ToolRoute {
             task_support: TaskSupport::Never,
             #[cfg(feature = "schema-validation")]
             validation: schema::Validation::default(),
+            #[cfg(feature = "http")]
             param_headers: ParamHeaders::default(),
         }
     }
@@ -256,21 +259,29 @@ impl ToolRoute {
                 let error = schema::invalid_schema("input", name, &why);
                 BuildError::InvalidSchema(error.message.into_owned())
             })?;
-        let param_headers = ParamHeaders::scan(&self.tool.input_schema).map_err(|invalid| {
+        // Checked whatever the transports (clients drop a tool whose annotations break the
+        // rules), kept only for the HTTP transport.
+        let mirrored = param_headers::scan(&self.tool.input_schema).map_err(|invalid| {
             BuildError::InvalidParamHeader {
                 tool: name.clone(),
                 property: invalid.property,
                 reason: invalid.reason,
             }
         })?;
-        Ok(Self {
-            param_headers,
+        #[cfg(feature = "http")]
+        return Ok(Self {
+            param_headers: ParamHeaders::from(mirrored),
             ..self.clone()
-        })
+        });
+        #[cfg(not(feature = "http"))]
+        {
+            let _ = mirrored;
+            Ok(self.clone())
+        }
     }
 
     /// The arguments mirrored into `Mcp-Param-*` headers (known once registered).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // Read by the HTTP transport.
+    #[cfg(feature = "http")] // Read by the HTTP transport.
     pub(crate) fn param_headers(&self) -> &ParamHeaders {
         &self.param_headers
     }

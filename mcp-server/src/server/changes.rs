@@ -1,4 +1,4 @@
-//! Change events broadcast to `subscriptions/listen` streams.
+//! Change events, broadcast to `subscriptions/listen` streams and to 2025-11-25 sessions.
 
 /// Something listeners may want to hear about.
 #[derive(Debug, Clone, PartialEq, Eq)]

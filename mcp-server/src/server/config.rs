@@ -1,4 +1,6 @@
-//! Server-wide settings: caching hints, pagination, logging, what results carry.
+//! Server-wide settings, fixed when the server is built: caching hints, pagination, logging,
+//! what results carry, limits (message size, requests in flight, rounds), the request-state
+//! signer, task settings and the shutdown grace period.
 
 use std::time::Duration;
 

@@ -273,11 +273,21 @@ impl Server {
         self.shared.state.get::<T>().cloned()
     }
 
-    /// Ends open `subscriptions/listen` streams gracefully and cancels in-flight requests
-    /// at once. [`Server::serve_stdio`] and [`Server::serve_http`] shut down gracefully on
-    /// SIGTERM and Ctrl-C (and [`Server::serve_http_on`] when its signal resolves): new
-    /// requests are refused, in-flight ones get [`ServerBuilder::shutdown_grace`] to
-    /// finish, and only then does this run.
+    /// Stops the server at once, without a grace period (the last step of a graceful
+    /// shutdown). New requests are refused and open `subscriptions/listen` streams end.
+    /// Each request still served by the stdio or HTTP transport is answered `-32603`
+    /// `Internal error: the server shut down`: its handler's future is dropped where it
+    /// waits. The handler's own [`cancellation`](crate::RequestContext::cancellation) token
+    /// does not fire (every request has a fresh one), so work it spawned elsewhere keeps
+    /// running. Tasks still running fail (`The server stopped before the task finished`),
+    /// and 2025-11-25 sessions end. The stdio transport stops reading and returns once the
+    /// requests left are answered; [`Server::serve_http_on`] answers 503 until its own
+    /// signal resolves. [`Server::handle_message`] is not affected.
+    ///
+    /// [`Server::serve_stdio`] and [`Server::serve_http`] shut down gracefully on SIGTERM
+    /// and Ctrl-C (and [`Server::serve_http_on`] when its signal resolves): new requests
+    /// are refused, in-flight ones get [`ServerBuilder::shutdown_grace`] to finish, and
+    /// only then does this run (at once on a second signal).
     pub fn shutdown(&self) {
         self.shared.lifecycle.stop();
     }
@@ -293,7 +303,7 @@ impl Server {
     }
 
     /// Whether the server is shutting down and refuses new requests.
-    #[cfg_attr(not(any(feature = "stdio", feature = "http")), allow(dead_code))] // Read by the transports.
+    #[cfg(any(feature = "stdio", feature = "http"))] // Read by the transports.
     pub(crate) fn is_draining(&self) -> bool {
         self.shared.lifecycle.draining().is_cancelled()
     }

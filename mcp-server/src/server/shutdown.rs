@@ -6,15 +6,16 @@
 //!    streams end gracefully at once.
 //! 2. **Grace**: in-flight calls have [`ServerBuilder::shutdown_grace`] to finish
 //!    ([`Lifecycle::drained`] resolves as soon as none is left).
-//! 3. **Stopped** (`Server::shutdown`): whatever is still running is cancelled, sessions
-//!    end, and the transport returns.
+//! 3. **Stopped** (`Server::shutdown`): the service answers each request still in flight
+//!    with an error and drops its handler (the request's own cancellation token is not
+//!    cancelled), running tasks fail, sessions end, and the transport returns.
 //!
 //! [`ServerBuilder::shutdown_grace`]: super::ServerBuilder::shutdown_grace
 
-use std::time::Duration;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+#[cfg(any(feature = "stdio", feature = "http"))]
+use std::time::Duration;
 
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
@@ -67,7 +68,7 @@ impl Lifecycle {
         &self.draining
     }
 
-    #[cfg_attr(not(any(feature = "stdio", feature = "http")), allow(dead_code))] // The transports' shutdown.
+    #[cfg(any(feature = "stdio", feature = "http"))] // The transports' shutdown.
     /// Starts draining: new requests are refused, listens end.
     pub(crate) fn drain(&self) {
         self.draining.cancel();
@@ -84,13 +85,13 @@ impl Lifecycle {
         Serving(Arc::clone(self))
     }
 
-    #[cfg_attr(not(any(feature = "stdio", feature = "http")), allow(dead_code))] // The transports' shutdown.
+    #[cfg(any(feature = "stdio", feature = "http"))] // The transports' shutdown.
     /// How many requests are being served.
     pub(crate) fn in_flight(&self) -> usize {
         self.serving.load(Ordering::Acquire)
     }
 
-    #[cfg_attr(not(any(feature = "stdio", feature = "http")), allow(dead_code))] // The transports' shutdown.
+    #[cfg(any(feature = "stdio", feature = "http"))] // The transports' shutdown.
     /// Resolves once no request is being served (at once if none is). Only while
     /// draining: the last request wakes it only then.
     pub(crate) async fn drained(&self) {
@@ -107,7 +108,7 @@ impl Lifecycle {
         }
     }
 
-    #[cfg_attr(not(any(feature = "stdio", feature = "http")), allow(dead_code))] // The transports' shutdown.
+    #[cfg(any(feature = "stdio", feature = "http"))] // The transports' shutdown.
     /// Drains (if not yet), waits for the in-flight requests to finish, for `grace` at
     /// most; then stops the server. Returns whether every request finished in time.
     pub(crate) async fn finish(&self, grace: Duration) -> bool {
@@ -127,7 +128,7 @@ impl Lifecycle {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, any(feature = "stdio", feature = "http")))]
 mod tests {
     use super::*;
 

@@ -18,7 +18,7 @@ use typemcp_core::protocol::{
 };
 
 use super::caps::QuestionKind;
-use super::question::{AskError, Awaitable, Message, Prompt, PromptKind};
+use super::question::{AskError, Awaitable, Message, PromptKind, QuestionPrompt};
 
 /// A form derived from a type: asked with a message, its schema the type's own. (Not
 /// suggested in diagnostics: a type that cannot be awaited is told so in `Awaitable`'s words.)
@@ -28,7 +28,7 @@ impl<T: ElicitForm> Awaitable for T {
 
     type AskedWith = Message;
 
-    fn request(key: &str, prompt: Prompt) -> Result<InputRequest, AskError> {
+    fn request(key: &str, prompt: QuestionPrompt) -> Result<InputRequest, AskError> {
         match prompt.0 {
             PromptKind::Message(message) => Ok(form_request::<T>(message)),
             _ => Err(AskError::wrong_prompt(key, "a message", &prompt)),
@@ -141,7 +141,7 @@ impl UrlVisitPrompt {
     }
 }
 
-impl From<UrlVisitPrompt> for Prompt {
+impl From<UrlVisitPrompt> for QuestionPrompt {
     fn from(visit: UrlVisitPrompt) -> Self {
         Self(PromptKind::Url {
             message: visit.message,
@@ -155,7 +155,7 @@ impl Awaitable for UrlVisit {
 
     type AskedWith = UrlVisitPrompt;
 
-    fn request(key: &str, prompt: Prompt) -> Result<InputRequest, AskError> {
+    fn request(key: &str, prompt: QuestionPrompt) -> Result<InputRequest, AskError> {
         match prompt.0 {
             PromptKind::Url { message, url } if !url.is_empty() => Ok(InputRequest::Elicitation(
                 ElicitRequestParams::url(message, url),
@@ -248,29 +248,32 @@ impl<T: Serialize + DeserializeOwned> OneOf<T> {
         Choice::new(Self::build(message.into(), options))
     }
 
-    fn build(message: String, options: impl Iterator<Item = (T, Option<String>)>) -> Prompt {
+    fn build(
+        message: String,
+        options: impl Iterator<Item = (T, Option<String>)>,
+    ) -> QuestionPrompt {
         let mut values: Vec<(String, Option<String>)> = Vec::new();
         for (option, label) in options {
             let value = match serde_json::to_value(&option) {
                 Ok(Value::String(text)) => text,
                 Ok(scalar @ (Value::Number(_) | Value::Bool(_))) => scalar.to_string(),
                 Ok(_) | Err(_) => {
-                    return Prompt(PromptKind::Invalid(
+                    return QuestionPrompt(PromptKind::Invalid(
                         "each option must serialize to a string, a number or a boolean".into(),
                     ));
                 }
             };
             if values.iter().any(|(v, _)| *v == value) {
-                return Prompt(PromptKind::Invalid(format!(
+                return QuestionPrompt(PromptKind::Invalid(format!(
                     "the option {value:?} is offered twice"
                 )));
             }
             values.push((value, label));
         }
         if values.is_empty() {
-            return Prompt(PromptKind::Invalid("no options to choose from".into()));
+            return QuestionPrompt(PromptKind::Invalid("no options to choose from".into()));
         }
-        Prompt(PromptKind::Choice {
+        QuestionPrompt(PromptKind::Choice {
             message,
             options: values,
             answer_type: std::any::type_name::<T>(),
@@ -292,12 +295,12 @@ impl<T: Serialize + DeserializeOwned> OneOf<T> {
 /// awaited `OneOf<T>` do not compile; whether the options can be offered at all (some, each
 /// once, each a string, number or boolean) is only known when it is asked.
 pub struct Choice<T> {
-    prompt: Prompt,
+    prompt: QuestionPrompt,
     options: PhantomData<fn() -> T>,
 }
 
 impl<T> Choice<T> {
-    fn new(prompt: Prompt) -> Self {
+    fn new(prompt: QuestionPrompt) -> Self {
         Self {
             prompt,
             options: PhantomData,
@@ -322,7 +325,7 @@ impl<T> std::fmt::Debug for Choice<T> {
     }
 }
 
-impl<T> From<Choice<T>> for Prompt {
+impl<T> From<Choice<T>> for QuestionPrompt {
     fn from(choice: Choice<T>) -> Self {
         choice.prompt
     }
@@ -333,7 +336,7 @@ impl<T: Serialize + DeserializeOwned> Awaitable for OneOf<T> {
 
     type AskedWith = Choice<T>;
 
-    fn request(key: &str, prompt: Prompt) -> Result<InputRequest, AskError> {
+    fn request(key: &str, prompt: QuestionPrompt) -> Result<InputRequest, AskError> {
         let PromptKind::Choice {
             message,
             options,
@@ -437,7 +440,7 @@ impl DynamicFormPrompt {
     }
 }
 
-impl From<DynamicFormPrompt> for Prompt {
+impl From<DynamicFormPrompt> for QuestionPrompt {
     fn from(form: DynamicFormPrompt) -> Self {
         Self(PromptKind::Form {
             message: form.message,
@@ -451,7 +454,7 @@ impl Awaitable for DynamicForm {
 
     type AskedWith = DynamicFormPrompt;
 
-    fn request(key: &str, prompt: Prompt) -> Result<InputRequest, AskError> {
+    fn request(key: &str, prompt: QuestionPrompt) -> Result<InputRequest, AskError> {
         match prompt.0 {
             PromptKind::Form { message, schema } => Ok(InputRequest::Elicitation(
                 ElicitRequestParams::form(message, schema),
@@ -514,7 +517,7 @@ impl Awaitable for Sampled {
 
     type AskedWith = Message;
 
-    fn request(key: &str, prompt: Prompt) -> Result<InputRequest, AskError> {
+    fn request(key: &str, prompt: QuestionPrompt) -> Result<InputRequest, AskError> {
         match prompt.0 {
             PromptKind::Message(message) => Ok(Self::request(message)),
             _ => Err(AskError::wrong_prompt(key, "a message", &prompt)),
@@ -552,7 +555,7 @@ impl Awaitable for Roots {
     /// The message is not sent: `roots/list` has none.
     type AskedWith = Message;
 
-    fn request(key: &str, prompt: Prompt) -> Result<InputRequest, AskError> {
+    fn request(key: &str, prompt: QuestionPrompt) -> Result<InputRequest, AskError> {
         match prompt.0 {
             PromptKind::Message(_) => Ok(InputRequest::list_roots()),
             _ => Err(AskError::wrong_prompt(

@@ -34,11 +34,11 @@ pub use kinds::{
 pub use policy::{BindingContext, RequestStateSigner};
 #[doc(hidden)]
 pub use question::derive_support;
-pub use question::{AskError, Awaitable, Message, Prompt, Question, Reply};
+pub use question::{AskError, Awaitable, Message, Question, QuestionPrompt, Reply};
 pub use round::{Continuation, Round, Step};
 pub use typemcp_macros::Continuation;
 
 pub(crate) use caps::{merge_capability, missing_capability};
-#[cfg_attr(not(feature = "http"), allow(unused_imports))]
+#[cfg(feature = "http")]
 pub(crate) use policy::warn_if_process_key;
 pub(crate) use verify::{StateContext, check_input_responses, check_outgoing, verify_incoming};

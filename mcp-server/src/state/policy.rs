@@ -1,6 +1,7 @@
 //! The request-state signer of a server, and what each state is bound to.
 
 use std::sync::Arc;
+#[cfg(feature = "http")]
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -11,7 +12,9 @@ use typemcp_core::state::{
 };
 
 use super::single_use::SingleUseStore;
-use crate::{RequestContext, Server};
+use crate::RequestContext;
+#[cfg(feature = "http")]
+use crate::Server;
 
 /// What a binding policy sees of a request.
 #[derive(Debug, Clone, Copy)]
@@ -60,8 +63,8 @@ pub struct RequestStateSigner {
     keep_messages: bool,
     /// The key was drawn for this process (`generate`), so no other instance can verify.
     process_key: bool,
-    /// The process-key warning was logged already (shared by clones).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    /// The process-key warning was logged already (shared by clones); only HTTP logs it.
+    #[cfg(feature = "http")]
     warned: Arc<AtomicBool>,
     /// Where consumed states are recorded, when each state is good for one use.
     single_use: Option<Arc<dyn SingleUseStore>>,
@@ -171,6 +174,7 @@ impl RequestStateSigner {
             fixed: None,
             keep_messages: true,
             process_key: false,
+            #[cfg(feature = "http")]
             warned: Arc::default(),
             single_use: None,
         }
@@ -376,7 +380,7 @@ impl RequestStateSigner {
 /// Logs, once per signer, a warning when `server` signs states with a key drawn for its own
 /// process: fine for one instance, but behind a load balancer (or across a restart) another
 /// instance cannot verify the state, and every resumed multi-round request is refused.
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
+#[cfg(feature = "http")] // Called when HTTP serving starts.
 pub(crate) fn warn_if_process_key(server: &Server) {
     let Some(signer) = &server.config().state_signer else {
         return;

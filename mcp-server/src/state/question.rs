@@ -1,7 +1,7 @@
 //! What a multi-round handler can ask, and what it reads back: the [`Awaitable`] trait (each
 //! kind knows how to build its own input request, what it is asked with, and how to read its
 //! own answer), the [`Message`] that questions whose shape their type fixes are asked with,
-//! the type-erased [`Prompt`] every question is carried as at run time, the static
+//! the type-erased [`QuestionPrompt`] every question is carried as at run time, the static
 //! [`Question`] slots a state enum lists, the [`Reply`] a handler matches on, and why asking
 //! can fail ([`AskError`]).
 
@@ -61,11 +61,11 @@ pub trait Awaitable: Sized {
     /// What the question is asked with: a [`Message`] when the type fixes the question's
     /// shape, or the whole question built per call ([`Choice<T>`](super::Choice),
     /// [`UrlVisitPrompt`](super::UrlVisitPrompt), [`DynamicFormPrompt`](super::DynamicFormPrompt)).
-    type AskedWith: Into<Prompt>;
+    type AskedWith: Into<QuestionPrompt>;
 
     /// The input request asking it under `key`, built from what the handler gave (a
-    /// [`Prompt`] made from an [`AskedWith`](Self::AskedWith)).
-    fn request(key: &str, prompt: Prompt) -> Result<InputRequest, AskError>;
+    /// [`QuestionPrompt`] made from an [`AskedWith`](Self::AskedWith)).
+    fn request(key: &str, prompt: QuestionPrompt) -> Result<InputRequest, AskError>;
 
     /// Reads the `inputResponses` entry that answers it; `asked` is the request as it was
     /// sent when the signed state kept it (questions built at run time always keep it).
@@ -123,7 +123,7 @@ impl From<&String> for Message {
     }
 }
 
-impl From<Message> for Prompt {
+impl From<Message> for QuestionPrompt {
     fn from(message: Message) -> Self {
         Self(PromptKind::Message(message.0))
     }
@@ -137,9 +137,9 @@ impl From<Message> for Prompt {
 /// or a [`DynamicFormPrompt`](super::DynamicFormPrompt).
 ///
 /// ```
-/// use typemcp_server::state::{Message, OneOf, Prompt, UrlVisit};
+/// use typemcp_server::state::{Message, OneOf, QuestionPrompt, UrlVisit};
 ///
-/// let prompts: Vec<Prompt> = vec![
+/// let prompts: Vec<QuestionPrompt> = vec![
 ///     Message::from("Deploy to staging?").into(),
 ///     UrlVisit::prompt("Approve the change.", "https://changes.example.com/c/42").into(),
 ///     OneOf::prompt("How many replicas?", [1u8, 2, 3]).into(),
@@ -147,9 +147,9 @@ impl From<Message> for Prompt {
 /// assert_eq!(prompts[0].text(), "Deploy to staging?");
 /// ```
 #[derive(Debug, Clone, PartialEq)]
-pub struct Prompt(pub(crate) PromptKind);
+pub struct QuestionPrompt(pub(crate) PromptKind);
 
-/// The shapes of a [`Prompt`].
+/// The shapes of a [`QuestionPrompt`].
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum PromptKind {
     /// A message only.
@@ -171,7 +171,7 @@ pub(crate) enum PromptKind {
     Invalid(String),
 }
 
-impl Prompt {
+impl QuestionPrompt {
     /// A message, for a form derived from a type (its schema is the type's) or the
     /// deprecated sampling and roots kinds.
     pub(crate) fn message(text: impl Into<String>) -> Self {
@@ -215,7 +215,7 @@ pub struct Question {
     /// The key in `inputRequests` / `inputResponses`.
     pub key: &'static str,
     kind: QuestionKind,
-    build: fn(&str, Prompt) -> Result<InputRequest, AskError>,
+    build: fn(&str, QuestionPrompt) -> Result<InputRequest, AskError>,
     unsettled: fn(Option<&Value>, Option<&InputRequest>) -> Option<Unsettled>,
 }
 
@@ -277,7 +277,7 @@ impl Question {
     }
 
     /// The input request asking it with `prompt`.
-    pub(crate) fn build(&self, prompt: Prompt) -> Result<InputRequest, AskError> {
+    pub(crate) fn build(&self, prompt: QuestionPrompt) -> Result<InputRequest, AskError> {
         (self.build)(self.key, prompt)
     }
 }
@@ -386,7 +386,7 @@ impl AskError {
     }
 
     /// `prompt` is not how the question `key` is asked; it needs `needs`.
-    pub(crate) fn wrong_prompt(key: &str, needs: &str, prompt: &Prompt) -> Self {
+    pub(crate) fn wrong_prompt(key: &str, needs: &str, prompt: &QuestionPrompt) -> Self {
         match &prompt.0 {
             PromptKind::Invalid(reason) => Self::question(key, reason.clone()),
             _ => Self::question(
@@ -410,7 +410,8 @@ impl AskError {
             Self::StateTooLarge { len, max } => McpError::internal(format!(
                 "Internal error: the request state outgrew its cap ({len} bytes, {max} allowed)"
             )),
-            Self::Question { .. } | Self::Serialize(_) => McpError::internal("Internal error"),
+            // Logged by the caller, at the level it chooses (`Round::ask`, `Inputs::ask`).
+            Self::Question { .. } | Self::Serialize(_) => crate::error::hidden(),
         }
     }
 }
@@ -424,15 +425,15 @@ pub mod derive_support {
 
     /// Stands for an awaited type, so a method can be chosen by type.
     #[derive(Debug)]
-    pub struct Probe<T>(PhantomData<fn() -> T>);
+    pub struct AwaitedProbe<T>(PhantomData<fn() -> T>);
 
-    impl<T> Default for Probe<T> {
+    impl<T> Default for AwaitedProbe<T> {
         fn default() -> Self {
             Self::new()
         }
     }
 
-    impl<T> Probe<T> {
+    impl<T> AwaitedProbe<T> {
         /// A probe for `T`.
         pub const fn new() -> Self {
             Self(PhantomData)
@@ -445,12 +446,12 @@ pub mod derive_support {
         fn askable(&self, _: ()) {}
     }
 
-    impl<T> Askable for Probe<T> {}
+    impl<T> Askable for AwaitedProbe<T> {}
 
     /// `UrlElicitation` is a form to `typemcp-core` (its schema is empty) but a URL question to
     /// the user: awaited, it would send an empty form. The inherent method shadows the
     /// trait's for that one type, and its argument's bound fails with the message below.
-    impl Probe<UrlElicitation> {
+    impl AwaitedProbe<UrlElicitation> {
         /// Refuses the type.
         pub fn askable(&self, _: impl UrlElicitationIsNotAwaitable) {}
     }

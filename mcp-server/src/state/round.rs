@@ -33,7 +33,7 @@ use typemcp_core::protocol::{
 
 use super::caps::{QuestionKind, merge_capability, missing_capability};
 use super::envelope::{Answers, Asked, Envelope, REASK_MESSAGE};
-use super::question::{AskError, Awaitable, Prompt, Question, Unsettled};
+use super::question::{AskError, Awaitable, Question, QuestionPrompt, Unsettled};
 use super::verify::{StateContext, refuse};
 use crate::handler::{
     FromInvocation, IntoPromptResult, IntoResourceResult, IntoToolResult, Invocation, Rejection,
@@ -62,15 +62,15 @@ use crate::handler::{
 ///
 /// The derive is the way to write a state; a hand-written implementation names its own
 /// [`Asking`](Self::Asking) type and [`split`](Self::split)s it into the next state and one
-/// [`Prompt`] per question of [`questions`](Self::questions), in the same order, each made
-/// with `.into()` from what its type is asked with. Nothing checks that at compile time: a
+/// [`QuestionPrompt`] per question of [`questions`](Self::questions), in the same order, each
+/// made with `.into()` from what its type is asked with. Nothing checks that at compile time: a
 /// prompt of another kind, or not one prompt per question, fails the request at
 /// [`Round::ask`] ([`AskError::Question`], logged).
 ///
 /// ```
 /// use serde::{Deserialize, Serialize};
 /// use typemcp_server::ElicitForm;
-/// use typemcp_server::state::{Answers, Continuation, Message, Prompt, Question, Reply};
+/// use typemcp_server::state::{Answers, Continuation, Message, QuestionPrompt, Question, Reply};
 ///
 /// /// Confirm.
 /// #[derive(ElicitForm)]
@@ -93,7 +93,7 @@ use crate::handler::{
 ///         vec![Question::of::<Confirm>("confirm")]
 ///     }
 ///
-///     fn split(asking: Message) -> (Self, Vec<Prompt>) {
+///     fn split(asking: Message) -> (Self, Vec<QuestionPrompt>) {
 ///         (Confirming, vec![asking.into()])
 ///     }
 ///
@@ -120,7 +120,7 @@ pub trait Continuation: Serialize + DeserializeOwned + Clone + Send + Sync + 'st
 
     /// The next state, and what each of its [`questions`](Self::questions) is asked with, in
     /// the same order.
-    fn split(asking: Self::Asking) -> (Self, Vec<Prompt>);
+    fn split(asking: Self::Asking) -> (Self, Vec<QuestionPrompt>);
 
     /// Attaches the answers; `None` when an awaited answer is missing or malformed (then the
     /// questions are asked again).
@@ -193,10 +193,9 @@ impl<S: Continuation> FromInvocation for Round<S> {
 
     fn from_invocation(invocation: &Invocation) -> Result<Self, Rejection> {
         let Some(context) = invocation.state.clone() else {
-            tracing::error!(
+            return Err(Rejection::Error(internal_error!(
                 "a handler takes Round<S>, but the server was built without a request-state signer"
-            );
-            return Err(Rejection::Error(McpError::internal("Internal error")));
+            )));
         };
         let responses = match &invocation.input_responses {
             Some(Value::Object(map)) => map.clone(),
@@ -278,7 +277,7 @@ fn reask<S: Continuation>(
         let unsettled = question.unsettled(responses.get(question.key), kept.request.as_ref());
         let request = match kept.reask() {
             Some(request) => Ok(request),
-            None => question.build(Prompt::message(kept.message())),
+            None => question.build(QuestionPrompt::message(kept.message())),
         };
         let request = request.map(|mut request| {
             if let Some(unsettled) = &unsettled {
@@ -289,8 +288,10 @@ fn reask<S: Continuation>(
         match request {
             Ok(request) => result = result.with_request(question.key, request),
             Err(err) => {
-                tracing::error!(error = %err, "a question of a verified state cannot be asked again");
-                return Rejection::Error(McpError::internal("Internal error"));
+                return Rejection::Error(internal_error!(
+                    error = %err,
+                    "a question of a verified state cannot be asked again"
+                ));
             }
         }
     }
@@ -298,8 +299,10 @@ fn reask<S: Continuation>(
         match seal(context, envelope) {
             Ok(token) => result = result.with_state(token),
             Err(err) => {
-                tracing::error!(error = %err, "a verified state cannot be signed again");
-                return Rejection::Error(McpError::internal("Internal error"));
+                return Rejection::Error(internal_error!(
+                    error = %err,
+                    "a verified state cannot be signed again"
+                ));
             }
         }
     } else if let Some(token) = token {

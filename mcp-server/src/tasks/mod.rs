@@ -166,10 +166,8 @@ impl Tasks {
     /// A new, unguessable task id: 128 random bits, hex.
     pub(crate) fn new_id() -> Result<String, McpError> {
         let mut bytes = [0u8; 16];
-        getrandom::fill(&mut bytes).map_err(|err| {
-            tracing::error!(error = %err, "no randomness for a task id");
-            McpError::internal("Internal error")
-        })?;
+        getrandom::fill(&mut bytes)
+            .map_err(|err| internal_error!(error = %err, "no randomness for a task id"))?;
         Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
     }
 
@@ -183,10 +181,7 @@ impl Tasks {
                 self.announce(&record.id);
                 Ok(Admitted::Stored)
             }
-            Ok(false) => {
-                tracing::error!("a new task id was taken already");
-                Err(McpError::internal("Internal error"))
-            }
+            Ok(false) => Err(internal_error!("a new task id was taken already")),
             Err(TaskStoreError::CallerQuota { max_live }) => Err(quota::exceeded(max_live)),
             Err(err @ (TaskStoreError::Full { .. } | TaskStoreError::OutOfBytes { .. })) => {
                 tracing::warn!(error = %err, "no room for a new task: the call runs as a plain call");
@@ -272,8 +267,7 @@ impl Tasks {
             .await
             .map_err(|failed| match failed {
                 ChangeFailed::NoRoom => {
-                    tracing::error!(task = %id, "a changed task does not fit in the task store");
-                    McpError::internal("Internal error")
+                    internal_error!(task = %id, "a changed task does not fit in the task store")
                 }
                 ChangeFailed::Error(error) => error,
             })
@@ -312,8 +306,10 @@ impl Tasks {
                 Err(err) => return Err(ChangeFailed::Error(store_failed(&err))),
             }
         }
-        tracing::error!(task = %id, "a task kept changing under an update; giving up");
-        Err(ChangeFailed::Error(McpError::internal("Internal error")))
+        Err(ChangeFailed::Error(internal_error!(
+            task = %id,
+            "a task kept changing under an update; giving up"
+        )))
     }
 
     /// Registers the cancellation of a task whose handler now runs on this instance.
@@ -383,6 +379,5 @@ pub(crate) fn unknown_task() -> McpError {
 
 /// A store failure: logged, answered `-32603`.
 fn store_failed(err: &TaskStoreError) -> McpError {
-    tracing::error!(error = %err, "the task store failed");
-    McpError::internal("Internal error")
+    internal_error!(error = %err, "the task store failed")
 }

@@ -119,18 +119,14 @@ impl StoredCall {
 
     /// The call as stored in a record.
     pub(crate) fn to_raw(&self) -> Result<Box<RawValue>, McpError> {
-        serde_json::value::to_raw_value(self).map_err(|err| {
-            tracing::error!(error = %err, "a task's call could not be serialized");
-            McpError::internal("Internal error")
-        })
+        serde_json::value::to_raw_value(self)
+            .map_err(|err| internal_error!(error = %err, "a task's call could not be serialized"))
     }
 
     /// The call a record holds.
     pub(crate) fn from_raw(raw: &RawValue) -> Result<Self, McpError> {
-        serde_json::from_str(raw.get()).map_err(|err| {
-            tracing::error!(error = %err, "a stored task's call could not be read");
-            McpError::internal("Internal error")
-        })
+        serde_json::from_str(raw.get())
+            .map_err(|err| internal_error!(error = %err, "a stored task's call could not be read"))
     }
 }
 
@@ -193,10 +189,9 @@ impl TaskRecord {
                 TaskDetail::InputRequests(self.input.map(|round| round.pending).unwrap_or_default())
             }
             TaskStatus::Completed => TaskDetail::Result(self.result.unwrap_or_default()),
-            TaskStatus::Failed => TaskDetail::Error(
-                self.error
-                    .unwrap_or_else(|| McpError::internal("Internal error")),
-            ),
+            TaskStatus::Failed => TaskDetail::Error(self.error.unwrap_or_else(
+                || internal_error!(task = %self.id, "a failed task has no error recorded"),
+            )),
             TaskStatus::Working | TaskStatus::Cancelled => TaskDetail::None,
         };
         DetailedTask::new(task, detail)
@@ -209,10 +204,9 @@ impl TaskRecord {
 
     /// The record as a store entry of `version`.
     pub(crate) fn to_entry(&self, version: u64) -> Result<TaskEntry, McpError> {
-        let data = serde_json::to_string(self).map_err(|err| {
-            tracing::error!(task = %self.id, error = %err, "a task could not be serialized");
-            McpError::internal("Internal error")
-        })?;
+        let data = serde_json::to_string(self).map_err(
+            |err| internal_error!(task = %self.id, error = %err, "a task could not be serialized"),
+        )?;
         Ok(TaskEntry {
             version,
             expires_at_ms: self.expires_at_ms(),
@@ -222,10 +216,8 @@ impl TaskRecord {
 
     /// The record a store entry holds.
     pub(crate) fn from_entry(entry: &TaskEntry) -> Result<Self, McpError> {
-        serde_json::from_str(&entry.data).map_err(|err| {
-            tracing::error!(error = %err, "a stored task could not be read");
-            McpError::internal("Internal error")
-        })
+        serde_json::from_str(&entry.data)
+            .map_err(|err| internal_error!(error = %err, "a stored task could not be read"))
     }
 }
 

@@ -131,8 +131,7 @@ impl Driver<'_> {
                     }
                     RunEnd::Finished(Err(error)) => record.fail(error.clone()),
                     RunEnd::Panicked => {
-                        tracing::error!(task = %id, "a task's handler panicked");
-                        record.fail(McpError::internal("Internal error"));
+                        record.fail(internal_error!(task = %id, "a task's handler panicked"));
                     }
                     RunEnd::ShutDown => record.fail(McpError::internal(
                         "The server stopped before the task finished",
@@ -200,8 +199,9 @@ fn complete(record: &mut TaskRecord, result: &CallToolResult, max_bytes: usize) 
             record.result = Some(result);
         }
         _ => {
-            tracing::error!(task = %record.id, "a task's result could not be serialized");
-            record.fail(McpError::internal("Internal error"));
+            let error =
+                internal_error!(task = %record.id, "a task's result could not be serialized");
+            record.fail(error);
         }
     }
 }
@@ -210,8 +210,12 @@ fn complete(record: &mut TaskRecord, result: &CallToolResult, max_bytes: usize) 
 /// earlier round used. A state without questions means "run me again".
 fn ask(record: &mut TaskRecord, asked: &InputRequiredResult, max_rounds: u32) -> Next {
     if record.rounds >= max_rounds {
-        tracing::error!(task = %record.id, max_rounds, "a task asked for input too many times");
-        record.fail(McpError::internal("Internal error"));
+        let error = internal_error!(
+            task = %record.id,
+            max_rounds,
+            "a task asked for input too many times"
+        );
+        record.fail(error);
         return Next::Settled;
     }
     record.rounds += 1;

@@ -125,7 +125,7 @@ mod tests {
         let Value::Object(schema) = schema else {
             unreachable!()
         };
-        ParamHeaders::scan(&schema).unwrap()
+        ParamHeaders::from(crate::registry::param_headers::scan(&schema).unwrap())
     }
 
     fn check(headers: &[(&str, &[u8])], arguments: Value) -> Result<(), String> {

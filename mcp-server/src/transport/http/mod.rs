@@ -103,9 +103,9 @@ impl Server {
     /// 2. in-flight calls, pushed rounds of 2025-11-25 sessions included, have
     ///    [`ServerBuilder::shutdown_grace`](crate::ServerBuilder::shutdown_grace) (default
     ///    10 s) to finish;
-    /// 3. what is left is cancelled ([`Server::shutdown`]), sessions end, the listener
-    ///    closes, connections finish what they were writing (1 s at most) and the function
-    ///    returns `Ok`.
+    /// 3. the server stops ([`Server::shutdown`]: what is left is answered with an error and
+    ///    its handler dropped), sessions end, the listener closes, connections finish what
+    ///    they were writing (1 s at most) and the function returns `Ok`.
     ///
     /// Pass your own signal here (a channel, a `CancellationToken`); [`Server::serve_http`]
     /// passes SIGTERM and Ctrl-C.

@@ -18,7 +18,7 @@ use http::header::{CONTENT_TYPE, HeaderValue};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
-use typemcp_core::{McpError, RequestId};
+use typemcp_core::RequestId;
 
 use super::status;
 use crate::dispatch::{Reply, Verdict};
@@ -157,8 +157,13 @@ impl EventStream {
                     while let Ok(message) = self.rx.try_recv() {
                         self.pending.push_back(message);
                     }
-                    let body = done.map(|reply| reply.body).unwrap_or_else(|_| {
-                        Reply::error(Some(self.id.clone()), McpError::internal("Internal error")).body
+                    let body = done.map(|reply| reply.body).unwrap_or_else(|err| {
+                        let error = internal_error!(
+                            request_id = %self.id,
+                            error = %err,
+                            "a request's task ended without a response"
+                        );
+                        Reply::error(Some(self.id.clone()), error).body
                     });
                     // An empty body: the request was cancelled, and gets no response.
                     if !body.is_empty() {

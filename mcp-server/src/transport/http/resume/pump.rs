@@ -10,7 +10,7 @@ use bytes::Bytes;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
-use typemcp_core::{McpError, RequestId};
+use typemcp_core::RequestId;
 
 use super::Streams;
 use super::stream::{Pushed, Stream};
@@ -61,8 +61,13 @@ pub(crate) async fn request(
                 while let Ok(message) = rx.try_recv() {
                     take(&stream, message, &closed).await;
                 }
-                let body = done.map(|reply| reply.body).unwrap_or_else(|_| {
-                    Reply::error(Some(id), McpError::internal("Internal error")).body
+                let body = done.map(|reply| reply.body).unwrap_or_else(|err| {
+                    let error = internal_error!(
+                        request_id = %id,
+                        error = %err,
+                        "a request's task ended without a response"
+                    );
+                    Reply::error(Some(id), error).body
                 });
                 // An empty body: the request was cancelled, and gets no response.
                 if !body.is_empty() {
