@@ -9,9 +9,12 @@
 //! read it. [`waiting_for_client`] gives the place back for the wait and takes one again
 //! afterwards.
 
+#[cfg(sessions)]
 use std::future::Future;
+#[cfg(sessions)]
 use std::sync::{Arc, Mutex, PoisonError};
 
+#[cfg(sessions)]
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// How many stdio requests are served at once by default.
@@ -20,11 +23,13 @@ pub const DEFAULT_MAX_IN_FLIGHT: usize = 1024;
 /// The largest stdio message accepted by default, in bytes (4 MiB).
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 
+#[cfg(sessions)]
 tokio::task_local! {
     /// The place of the request the current task serves, if its transport has a budget.
     static PLACE: Place;
 }
 
+#[cfg(sessions)]
 struct Place {
     budget: Arc<Semaphore>,
     permit: Mutex<Option<OwnedSemaphorePermit>>,
@@ -67,6 +72,7 @@ impl Budget {
 
 /// Runs `wait` (for the client's answer) with the current request's place given back, and
 /// takes a place again when it ends. Outside a budgeted request, just runs `wait`.
+#[cfg(sessions)]
 pub(crate) async fn waiting_for_client<T>(wait: impl Future<Output = T>) -> T {
     let budget = PLACE
         .try_with(|place| {

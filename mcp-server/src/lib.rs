@@ -65,8 +65,10 @@ mod redis_link;
 pub mod registry;
 pub mod server;
 pub mod service;
+#[cfg(sessions)]
 mod session;
 pub mod state;
+mod subscription;
 pub mod tasks;
 pub mod transport;
 

@@ -30,6 +30,7 @@ impl Outbound {
 
     /// Sends an already serialized message (a server-to-client request). Returns whether it
     /// was queued; `false` when the client accepts no stream here.
+    #[cfg(sessions)]
     pub(crate) async fn send(&self, message: Bytes) -> bool {
         match self.channel() {
             Some(tx) => tx.send(message).await.is_ok(),

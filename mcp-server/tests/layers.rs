@@ -9,7 +9,7 @@
 //! | layer | modules |
 //! |---|---|
 //! | 0. channels, budgets and leaves | `error`, `outbound`, `budget`, `caller`, `redis_link` |
-//! | 1. sessions and tasks | `session`, `tasks` |
+//! | 1. sessions and tasks | `session`, `subscription`, `tasks` |
 //! | 2. what a handler sees, and the server's shared state | `context`, `registry`, `handler`, `state`, `server` |
 //! | 3. the dispatcher (eras, methods, the multi-round guard) | `dispatch` |
 //! | 4. the service every transport hands its requests to | `service` |
@@ -31,6 +31,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("caller", 0),
     ("redis_link", 0),
     ("session", 1),
+    ("subscription", 1),
     ("tasks", 1),
     ("context", 2),
     ("registry", 2),

@@ -10,12 +10,13 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use typemcp_core::protocol::{
     ClientCapabilities, Implementation, LoggingLevel, LoggingMessageParams, ProgressParams,
-    ProgressToken, RequestMeta, legacy_methods, methods,
+    ProgressToken, RequestMeta, methods,
 };
 use typemcp_core::{McpError, RequestId};
 
 use crate::Server;
 use crate::outbound::Outbound;
+#[cfg(sessions)]
 use crate::session::Session;
 
 #[cfg(feature = "http")] // The HTTP transport makes them.
@@ -56,6 +57,7 @@ struct Inner {
     server: Server,
     logging_enabled: bool,
     /// The `initialize`d session the request belongs to (2025-11-25 era), if any.
+    #[cfg(sessions)]
     session: Option<Arc<Session>>,
     /// The task the handler runs as, once the call has become one.
     task: OnceLock<String>,
@@ -85,6 +87,7 @@ impl RequestContext {
                 transport,
                 server,
                 logging_enabled,
+                #[cfg(sessions)]
                 session: None,
                 task: OnceLock::new(),
                 early_status: None,
@@ -106,6 +109,7 @@ impl RequestContext {
                 transport: inner.transport.clone(),
                 server: inner.server.clone(),
                 logging_enabled: inner.logging_enabled,
+                #[cfg(sessions)]
                 session: inner.session.clone(),
                 task: OnceLock::new(),
                 early_status: Some(std::sync::Mutex::new(None)),
@@ -162,6 +166,7 @@ impl RequestContext {
 
     /// Ties a freshly made context to an `initialize`d session (2025-11-25 era): its log
     /// level becomes the session's.
+    #[cfg(sessions)]
     pub(crate) fn with_session(mut self, session: Arc<Session>) -> Self {
         // Freshly made, the context is not shared yet.
         if let Some(inner) = Arc::get_mut(&mut self.inner) {
@@ -173,7 +178,10 @@ impl RequestContext {
     /// Whether the request belongs to an `initialize`d session of the 2025-11-25 era
     /// (or earlier) rather than to the stateless 2026-07-28 wire.
     pub fn is_legacy_session(&self) -> bool {
-        self.inner.session.is_some()
+        #[cfg(sessions)]
+        return self.inner.session.is_some();
+        #[cfg(not(sessions))]
+        false
     }
 
     /// The JSON-RPC id of this request.
@@ -206,10 +214,11 @@ impl RequestContext {
     /// The minimum log level the client asked for on this request, if any (on a 2025-11-25
     /// session: the level its last `logging/setLevel` chose).
     pub fn log_level(&self) -> Option<LoggingLevel> {
-        match &self.inner.session {
-            Some(session) => session.log_level(),
-            None => self.inner.meta.log_level,
+        #[cfg(sessions)]
+        if let Some(session) = &self.inner.session {
+            return session.log_level();
         }
+        self.inner.meta.log_level
     }
 
     /// The progress token of this request, if the client wants progress.
@@ -315,23 +324,24 @@ impl RequestContext {
     /// request goes out on this request's stream (stdout, or the POST's SSE stream), and a
     /// 2026-07-28 request is refused with `-32600`.
     pub async fn ping_client(&self) -> Result<(), McpError> {
-        let Some(session) = &self.inner.session else {
-            return Err(McpError::invalid_request(
-                "The server can only ping the client of a 2025-11-25 session",
-            ));
-        };
-        let timeout = self.inner.server.config().pushed_answer_timeout;
-        session
-            .request(
-                &self.inner.outbound,
-                legacy_methods::PING,
-                &Value::Object(serde_json::Map::new()),
-                timeout,
-                &self.inner.cancellation,
-            )
-            .await
-            .map(drop)
-            .map_err(|why| why.into_error(legacy_methods::PING))
+        #[cfg(sessions)]
+        if let Some(session) = &self.inner.session {
+            let timeout = self.inner.server.config().pushed_answer_timeout;
+            return session
+                .request(
+                    &self.inner.outbound,
+                    typemcp_core::protocol::legacy_methods::PING,
+                    &Value::Object(serde_json::Map::new()),
+                    timeout,
+                    &self.inner.cancellation,
+                )
+                .await
+                .map(drop)
+                .map_err(|why| why.into_error(typemcp_core::protocol::legacy_methods::PING));
+        }
+        Err(McpError::invalid_request(
+            "The server can only ping the client of a 2025-11-25 session",
+        ))
     }
 
     /// Closes the connection carrying this request's SSE stream without ending the stream

@@ -18,7 +18,7 @@ use super::parse_params;
 use super::task_watch::{TaskWatch, undeclared};
 use crate::outbound::Outbound;
 use crate::server::Change;
-use crate::session::{MAX_SUBSCRIPTION_URI_BYTES, covers};
+use crate::subscription::{MAX_SUBSCRIPTION_URI_BYTES, covers};
 use crate::{RequestContext, Server};
 
 /// The most resources one `subscriptions/listen` watches (each change is matched against

@@ -117,8 +117,8 @@ impl Server {
         );
         let output = era.output();
         let outcome = era
-            .fulfil(self, &ctx, rounds, |rounds| {
-                self.tool_round(&ctx, route, rounds, output)
+            .fulfil(&ctx, rounds, |ctx, rounds| {
+                self.tool_round(ctx, route, rounds, output)
             })
             .await?;
         era.spell(self, id, outcome)
@@ -176,7 +176,7 @@ impl Server {
             params.input_responses,
             params.request_state,
         );
-        era.fulfil(self, ctx, rounds, async |rounds| {
+        era.fulfil(ctx, rounds, async |ctx, rounds| {
             let (invocation, guard) = self.guard(ctx.clone(), &**route, rounds).await?;
             guard.run(route.get(invocation)).await
         })
@@ -247,7 +247,7 @@ impl Server {
                 ReadRoute::Template(route) => route.requirements().takes_part_in_rounds(),
             },
         };
-        era.fulfil(self, ctx, rounds, async |rounds| {
+        era.fulfil(ctx, rounds, async |ctx, rounds| {
             let (mut invocation, guard) = self.guard(ctx.clone(), target, rounds).await?;
             invocation.uri = Some(uri.to_owned());
             invocation.uri_params = uri_params.clone();

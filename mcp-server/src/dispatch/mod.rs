@@ -104,9 +104,11 @@ impl Server {
         cancellation: CancellationToken,
     ) -> McpResponse {
         let id = request.id.clone();
+        #[cfg(sessions)]
         if let Era::Opening(sink) = era {
             return self.initialize(request, sink);
         }
+        #[cfg(sessions)]
         if let Era::Session(session) = &era
             && let Some(answered) =
                 self.serve_on_session(session, &id, &request.method, &mut request.params)

@@ -1,12 +1,14 @@
 //! [`McpResponse`]: the transport-agnostic answer to one request, and the session an
 //! `initialize` opened, on its way to the transport that keeps it.
 
+#[cfg(sessions)]
 use std::sync::Arc;
 
 use bytes::Bytes;
 use typemcp_core::{McpError, RequestId};
 
 use crate::dispatch::Reply;
+#[cfg(sessions)]
 use crate::session::Session;
 
 /// The serialized JSON-RPC response to one [`McpRequest`](crate::service::McpRequest). Its HTTP status,
@@ -33,6 +35,7 @@ use crate::session::Session;
 #[derive(Debug)]
 pub struct McpResponse {
     reply: Reply,
+    #[cfg(sessions)]
     opened: Option<OpenedSession>,
 }
 
@@ -48,11 +51,13 @@ impl McpResponse {
     pub(crate) fn from_reply(reply: Reply) -> Self {
         Self {
             reply,
+            #[cfg(sessions)]
             opened: None,
         }
     }
 
     /// The answer to an `initialize` that opened `session`.
+    #[cfg(sessions)]
     pub(crate) fn opening(reply: Reply, session: Arc<Session>) -> Self {
         Self {
             reply,
@@ -61,6 +66,7 @@ impl McpResponse {
     }
 
     /// The reply, and the session it opened (which the caller now keeps, or closes).
+    #[cfg(sessions)]
     pub(crate) fn into_parts(self) -> (Reply, Option<Arc<Session>>) {
         let Self { reply, opened } = self;
         (reply, opened.and_then(|mut opened| opened.0.take()))
@@ -68,7 +74,10 @@ impl McpResponse {
 
     /// The reply alone; a session it opened ends here.
     pub(crate) fn into_reply(self) -> Reply {
-        self.into_parts().0
+        #[cfg(sessions)]
+        return self.into_parts().0;
+        #[cfg(not(sessions))]
+        self.reply
     }
 
     /// What the reply reports (a result, or an error and its code).
@@ -89,16 +98,22 @@ impl McpResponse {
 
     /// Whether this answers an `initialize` that opened a 2025-11-25 session.
     pub fn opens_session(&self) -> bool {
-        self.opened
+        #[cfg(sessions)]
+        return self
+            .opened
             .as_ref()
-            .is_some_and(|opened| opened.0.is_some())
+            .is_some_and(|opened| opened.0.is_some());
+        #[cfg(not(sessions))]
+        false
     }
 }
 
 /// A session opened by `initialize` that no transport has taken yet: ends it when dropped.
+#[cfg(sessions)]
 #[derive(Debug)]
 struct OpenedSession(Option<Arc<Session>>);
 
+#[cfg(sessions)]
 impl Drop for OpenedSession {
     fn drop(&mut self) {
         if let Some(session) = self.0.take() {

@@ -10,6 +10,7 @@
 use serde_json::{Map, Value};
 use typemcp_core::protocol::{CallToolResult, ContentBlock, Tool};
 
+#[cfg(sessions)]
 use super::schema;
 
 /// What the protocol era a request is served in gives of structured output.
@@ -18,6 +19,7 @@ pub(crate) enum OutputEra {
     /// 2026-07-28: every request describes itself in `_meta`.
     Current,
     /// 2025-11-25 and earlier: a session opened by `initialize`.
+    #[cfg(sessions)]
     Legacy,
 }
 
@@ -36,6 +38,7 @@ const CURRENT: OutputRow = OutputRow {
 };
 
 /// 2025-11-25: an object schema, an object value.
+#[cfg(sessions)]
 const LEGACY: OutputRow = OutputRow {
     takes_schema: schema::root_is_object,
     takes_value: Value::is_object,
@@ -45,6 +48,7 @@ impl OutputEra {
     fn output(self) -> &'static OutputRow {
         match self {
             Self::Current => &CURRENT,
+            #[cfg(sessions)]
             Self::Legacy => &LEGACY,
         }
     }

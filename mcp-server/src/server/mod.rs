@@ -161,7 +161,7 @@ impl Server {
     }
 
     /// Registers (or replaces) a tool while the server runs, and notifies listeners. Fails,
-    /// leaving the server unchanged, on the same mistakes [`ServerBuilder::build`] refuses.
+    /// leaving the server unchanged, on the same mistakes [`ServerBuilder::build`](crate::ServerBuilder::build) refuses.
     pub fn add_tool(&self, tool: impl IntoToolRoute) -> Result<(), BuildError> {
         let route = self.checks().tool(&tool.into_tool_route())?;
         self.update(|r| {
@@ -181,7 +181,7 @@ impl Server {
     }
 
     /// Registers (or replaces) a prompt while the server runs, and notifies listeners.
-    /// Fails, leaving the server unchanged, on the same mistakes [`ServerBuilder::build`]
+    /// Fails, leaving the server unchanged, on the same mistakes [`ServerBuilder::build`](crate::ServerBuilder::build)
     /// refuses.
     pub fn add_prompt(&self, prompt: impl IntoPromptRoute) -> Result<(), BuildError> {
         let route = prompt.into_prompt_route();
@@ -205,7 +205,7 @@ impl Server {
 
     /// Registers (or replaces) a resource or template while the server runs, and notifies
     /// listeners. Fails, leaving the server unchanged, on the same mistakes
-    /// [`ServerBuilder::build`] refuses (a malformed template among them).
+    /// [`ServerBuilder::build`](crate::ServerBuilder::build) refuses (a malformed template among them).
     pub fn add_resource(&self, resource: impl IntoResourceRoute) -> Result<(), BuildError> {
         let resource = resource.into_resource_route();
         self.checks().resource(&resource)?;
@@ -268,7 +268,7 @@ impl Server {
         self.notify(Change::ResourceUpdated(uri.into()));
     }
 
-    /// Shared state registered with [`ServerBuilder::state`].
+    /// Shared state registered with [`ServerBuilder::state`](crate::ServerBuilder::state).
     pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
         self.shared.state.get::<T>().cloned()
     }
@@ -286,7 +286,7 @@ impl Server {
     ///
     /// [`Server::serve_stdio`] and [`Server::serve_http`] shut down gracefully on SIGTERM
     /// and Ctrl-C (and [`Server::serve_http_on`] when its signal resolves): new requests
-    /// are refused, in-flight ones get [`ServerBuilder::shutdown_grace`] to finish, and
+    /// are refused, in-flight ones get [`ServerBuilder::shutdown_grace`](crate::ServerBuilder::shutdown_grace) to finish, and
     /// only then does this run (at once on a second signal).
     pub fn shutdown(&self) {
         self.shared.lifecycle.stop();
@@ -309,6 +309,7 @@ impl Server {
     }
 
     /// The server's lifecycle (requests in flight, draining, stopping).
+    #[cfg(any(feature = "stdio", feature = "http"))]
     pub(crate) fn lifecycle(&self) -> &Arc<Lifecycle> {
         &self.shared.lifecycle
     }

@@ -10,13 +10,16 @@
 //!    with an error and drops its handler (the request's own cancellation token is not
 //!    cancelled), running tasks fail, sessions end, and the transport returns.
 //!
-//! [`ServerBuilder::shutdown_grace`]: super::ServerBuilder::shutdown_grace
+//! [`ServerBuilder::shutdown_grace`]: crate::ServerBuilder::shutdown_grace
 
+#[cfg(any(feature = "stdio", feature = "http"))]
 use std::sync::Arc;
+#[cfg(any(feature = "stdio", feature = "http"))]
 use std::sync::atomic::{AtomicUsize, Ordering};
 #[cfg(any(feature = "stdio", feature = "http"))]
 use std::time::Duration;
 
+#[cfg(any(feature = "stdio", feature = "http"))]
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
@@ -29,15 +32,19 @@ pub(crate) struct Lifecycle {
     draining: CancellationToken,
     /// How many requests are being served, by every transport: one atomic add and one
     /// subtract per request.
+    #[cfg(any(feature = "stdio", feature = "http"))]
     serving: AtomicUsize,
     /// Woken when the last request in flight ends while draining.
+    #[cfg(any(feature = "stdio", feature = "http"))]
     idle: Notify,
 }
 
 /// One request being served, counted until dropped.
+#[cfg(any(feature = "stdio", feature = "http"))]
 #[derive(Debug)]
 pub(crate) struct Serving(Arc<Lifecycle>);
 
+#[cfg(any(feature = "stdio", feature = "http"))]
 impl Drop for Serving {
     fn drop(&mut self) {
         let was = self.0.serving.fetch_sub(1, Ordering::AcqRel);
@@ -53,7 +60,9 @@ impl Lifecycle {
         Self {
             draining: stopped.child_token(),
             stopped,
+            #[cfg(any(feature = "stdio", feature = "http"))]
             serving: AtomicUsize::new(0),
+            #[cfg(any(feature = "stdio", feature = "http"))]
             idle: Notify::new(),
         }
     }
@@ -80,6 +89,7 @@ impl Lifecycle {
     }
 
     /// Counts a request as served until the guard is dropped.
+    #[cfg(any(feature = "stdio", feature = "http"))]
     pub(crate) fn serving(self: &Arc<Self>) -> Serving {
         self.serving.fetch_add(1, Ordering::AcqRel);
         Serving(Arc::clone(self))

@@ -164,13 +164,19 @@ impl McpRequest {
     /// 2026-07-28 wire, the session's negotiated one on the 2025-11-25 era, and for
     /// `initialize` the revision the client asks for (empty if it names none).
     pub fn protocol_version(&self) -> &str {
-        self.era.protocol_version(&self.request)
+        self.era.protocol_version().unwrap_or_else(|| {
+            self.request
+                .params
+                .get("protocolVersion")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+        })
     }
 
     /// Whether the request belongs to an `initialize`d session of the 2025-11-25 era rather
     /// than to the stateless 2026-07-28 wire.
     pub fn is_legacy_session(&self) -> bool {
-        matches!(self.era, Era::Session(_))
+        self.era.is_session()
     }
 
     /// What the transport knows of the request.

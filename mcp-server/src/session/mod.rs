@@ -28,6 +28,7 @@ pub(crate) use outgoing::PushError;
 use outgoing::Outgoing;
 
 use crate::outbound::Outbound;
+use crate::subscription::{MAX_SUBSCRIPTION_URI_BYTES, covers};
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
@@ -36,17 +37,6 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// The most bytes of JSON a session keeps of the client's `capabilities` and `clientInfo`
 /// (together) for its life: a larger `initialize` is refused with `-32602`.
 pub(crate) const MAX_CLIENT_DESCRIPTION_BYTES: usize = 64 * 1024;
-
-/// The longest resource URI a subscription names (a listen's, or a 2025-11-25 session's
-/// `resources/subscribe`).
-pub(crate) const MAX_SUBSCRIPTION_URI_BYTES: usize = 2048;
-
-/// Whether a subscription to `sub` covers a change to `uri`: the same URI, or `sub` is a
-/// parent of it.
-pub(crate) fn covers(sub: &str, uri: &str) -> bool {
-    uri == sub
-        || (uri.starts_with(sub) && (sub.ends_with('/') || uri[sub.len()..].starts_with('/')))
-}
 
 /// The most resources one session subscribes to at once (`resources/subscribe`).
 pub(crate) const MAX_SUBSCRIPTIONS: usize = 1024;
@@ -155,7 +145,7 @@ impl Session {
 
     /// Routes notifications outside any request to `sink` from now on (a new GET stream
     /// replaces the previous one).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // Used by the HTTP transport.
+    #[cfg(feature = "http")] // Used by the HTTP transport.
     pub(crate) fn set_sink(&self, sink: mpsc::Sender<Bytes>) {
         *lock(&self.sink) = Some(sink);
     }
@@ -166,7 +156,7 @@ impl Session {
     }
 
     /// When the session was last used.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // Used by the HTTP transport.
+    #[cfg(feature = "http")] // Used by the HTTP transport.
     pub(crate) fn last_used(&self) -> Instant {
         *lock(&self.last_used)
     }
@@ -210,7 +200,6 @@ impl Session {
 
     /// Routes a response the client sent on the session (raw JSON-RPC) to the request
     /// waiting for it; unknown or late ids are logged and dropped.
-    #[cfg_attr(not(any(feature = "stdio", feature = "http")), allow(dead_code))] // Used by the transports that keep sessions.
     pub(crate) fn answer(&self, message: &[u8]) -> bool {
         self.outgoing.answer(message)
     }
@@ -226,7 +215,7 @@ impl Session {
 
     /// `notifications/cancelled` from the client: cancels the request it names, if it is
     /// still being served. Returns whether one was.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // Used by the HTTP transport.
+    #[cfg(feature = "http")] // Used by the HTTP transport.
     pub(crate) fn cancel(&self, id: &RequestId) -> bool {
         let token = lock(&self.in_flight).remove(id);
         token.map(|token| token.cancel()).is_some()

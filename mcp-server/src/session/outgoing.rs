@@ -80,7 +80,6 @@ struct OutgoingRequest<'a> {
 }
 
 /// A response from the client, read without interpretation.
-#[cfg_attr(not(any(feature = "stdio", feature = "http")), allow(dead_code))] // Used by the transports that keep sessions.
 #[derive(Deserialize)]
 struct IncomingResponse {
     id: RequestId,
@@ -152,7 +151,6 @@ impl Outgoing {
 
     /// Routes a response the client sent on the session to the request waiting for it.
     /// Returns whether someone was waiting; anything else is logged and dropped.
-    #[cfg_attr(not(any(feature = "stdio", feature = "http")), allow(dead_code))] // Used by the transports that keep sessions.
     pub(crate) fn answer(&self, message: &[u8]) -> bool {
         let response = match serde_json::from_slice::<IncomingResponse>(message) {
             Ok(response) => response,

@@ -39,23 +39,27 @@
 mod mirrored;
 #[cfg(feature = "http")]
 mod param_headers;
+#[cfg(sessions)]
 mod push;
+#[cfg(sessions)]
 mod session_methods;
 mod stamp;
 
+#[cfg(sessions)]
 use std::sync::Arc;
 
 use bytes::Bytes;
 use serde::Serialize;
+#[cfg(sessions)]
 use serde_json::Value;
+#[cfg(sessions)]
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use typemcp_core::McpError;
 use typemcp_core::jsonrpc::IncomingRequest;
-use typemcp_core::protocol::{
-    HasMeta, Outcome, ProtocolVersion, RequestMeta, legacy_methods, meta_keys, methods,
-    task_methods,
-};
+use typemcp_core::protocol::{HasMeta, Outcome, ProtocolVersion, RequestMeta, legacy_methods};
+#[cfg(sessions)]
+use typemcp_core::protocol::{meta_keys, methods, task_methods};
 
 #[cfg(feature = "http")]
 use typemcp_core::protocol::LegacyVersion;
@@ -65,6 +69,7 @@ use super::{Reply, Verdict, take_meta};
 use crate::context::TransportInfo;
 use crate::outbound::Outbound;
 use crate::registry::OutputEra;
+#[cfg(sessions)]
 use crate::session::{Session, Tracked};
 use crate::{RequestContext, Server};
 
@@ -107,11 +112,20 @@ pub(crate) enum Era {
     /// Served statelessly under 2026-07-28: the request's `_meta`, checked.
     Modern(Box<RequestMeta>),
     /// A request of an open 2025-11-25 session.
+    #[cfg(sessions)]
     Session(Arc<Session>),
     /// `initialize`: opens a session whose notifications outside any request go to the sink
     /// (stdio's output), and which the transport keeps.
+    #[cfg(sessions)]
     Opening(Option<mpsc::Sender<Bytes>>),
 }
+
+/// What keeps a session's request findable by `notifications/cancelled` while it is
+/// served (nothing, where no session can be kept).
+#[cfg(sessions)]
+type Tracking = Option<Tracked>;
+#[cfg(not(sessions))]
+type Tracking = ();
 
 /// Methods only a session offers: answered from the session itself.
 const SESSION_ONLY: [&str; 5] = [
@@ -123,6 +137,7 @@ const SESSION_ONLY: [&str; 5] = [
 ];
 
 /// Methods only the 2026-07-28 wire offers (the tasks extension's `tasks/*` too).
+#[cfg(sessions)]
 const MODERN_ONLY: [&str; 2] = [methods::DISCOVER, methods::SUBSCRIPTIONS_LISTEN];
 
 /// Whether the params carry modern per-request `_meta` (a protocol version in it).
@@ -241,27 +256,34 @@ fn modern(
 }
 
 impl Era {
-    /// The revision the request is served under: its `_meta` version, the session's
-    /// negotiated one, and for `initialize` the one the client asks for (empty if none).
-    pub(crate) fn protocol_version<'r>(&'r self, request: &'r IncomingRequest) -> &'r str {
+    /// The revision the request is served under: its `_meta` version, or the session's
+    /// negotiated one; `None` for `initialize`, which asks for one.
+    pub(crate) fn protocol_version(&self) -> Option<&str> {
         match self {
-            Self::Modern(meta) => &meta.protocol_version,
-            Self::Session(session) => session.version(),
-            Self::Opening(_) => request
-                .params
-                .get("protocolVersion")
-                .and_then(Value::as_str)
-                .unwrap_or_default(),
+            Self::Modern(meta) => Some(&meta.protocol_version),
+            #[cfg(sessions)]
+            Self::Session(session) => Some(session.version()),
+            #[cfg(sessions)]
+            Self::Opening(_) => None,
         }
+    }
+
+    /// Whether the request belongs to an open 2025-11-25 session.
+    pub(crate) fn is_session(&self) -> bool {
+        #[cfg(sessions)]
+        return matches!(self, Self::Session(_));
+        #[cfg(not(sessions))]
+        false
     }
 
     /// Whether this era offers `method` (the common ones, and its own).
     pub(super) fn offers(&self, method: &str) -> bool {
         match self {
+            #[cfg(sessions)]
             Self::Session(_) => {
                 !MODERN_ONLY.contains(&method) && !task_methods::is_task_request(method)
             }
-            Self::Modern(_) | Self::Opening(_) => !SESSION_ONLY.contains(&method),
+            _ => !SESSION_ONLY.contains(&method),
         }
     }
 
@@ -273,8 +295,9 @@ impl Era {
     /// What this era's clients may be given of a tool's structured output.
     pub(super) fn output(&self) -> OutputEra {
         match self {
+            #[cfg(sessions)]
             Self::Session(_) => OutputEra::Legacy,
-            Self::Modern(_) | Self::Opening(_) => OutputEra::Current,
+            _ => OutputEra::Current,
         }
     }
 
@@ -290,11 +313,13 @@ impl Era {
         transport: TransportInfo,
         outbound: Outbound,
         cancellation: CancellationToken,
-    ) -> (RequestContext, Option<Tracked>) {
+    ) -> (RequestContext, Tracking) {
         let meta = match self {
             Self::Modern(meta) => std::mem::take(&mut **meta),
+            #[cfg(sessions)]
             Self::Session(session) => session_meta(session, request),
             // Never: `initialize` is answered before any context is built.
+            #[cfg(sessions)]
             Self::Opening(_) => RequestMeta::default(),
         };
         let context = RequestContext::new(
@@ -307,32 +332,33 @@ impl Era {
             server.clone(),
         );
         match self {
+            #[cfg(sessions)]
             Self::Session(session) => {
                 let tracked = session.track(request.id.clone(), context.cancellation().clone());
                 (context.with_session(Arc::clone(session)), Some(tracked))
             }
-            Self::Modern(_) | Self::Opening(_) => (context, None),
+            _ => (context, Tracking::default()),
         }
     }
 
     /// Runs a multi-round method to the outcome this era's client is given: on the
     /// 2026-07-28 wire, the first outcome (an `input_required` one is the client's to retry);
     /// on a session, the input requests are pushed to the client and `run` called again with
-    /// the answers until it completes ([`push`]).
-    pub(super) async fn fulfil<T, F, Fut>(
+    /// the answers until it completes ([`push`]). `run` runs one round in the context.
+    pub(super) async fn fulfil<'c, T, F, Fut>(
         &self,
-        server: &Server,
-        ctx: &RequestContext,
+        ctx: &'c RequestContext,
         rounds: Rounds,
         mut run: F,
     ) -> Result<Outcome<T>, McpError>
     where
-        F: FnMut(Rounds) -> Fut,
+        F: FnMut(&'c RequestContext, Rounds) -> Fut,
         Fut: Future<Output = Result<Outcome<T>, McpError>>,
     {
         match self {
-            Self::Session(session) => push::fulfil(server, session, ctx, rounds, run).await,
-            Self::Modern(_) | Self::Opening(_) => run(rounds).await,
+            #[cfg(sessions)]
+            Self::Session(session) => push::fulfil(session, ctx, rounds, run).await,
+            _ => run(ctx, rounds).await,
         }
     }
 
@@ -346,16 +372,18 @@ impl Era {
         result: R,
     ) -> Result<Bytes, McpError> {
         match self {
+            #[cfg(sessions)]
             Self::Session(_) => {
                 session_methods::serialize(id, &session_methods::legacy_result(&result)?)
             }
-            Self::Modern(_) | Self::Opening(_) => stamp::respond(server, id, result),
+            _ => stamp::respond(server, id, result),
         }
     }
 }
 
 /// What stands for per-request `_meta` on a session: the revision and the client's
 /// description from `initialize`, and the progress token of the request's own `_meta`.
+#[cfg(sessions)]
 fn session_meta(session: &Session, request: &mut IncomingRequest) -> RequestMeta {
     let progress_token = match request.params.swap_remove("_meta") {
         Some(Value::Object(meta)) => meta

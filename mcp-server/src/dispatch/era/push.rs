@@ -45,23 +45,23 @@ struct OpenUrl {
 /// Runs a multi-round method for a session's client, pushing its input requests until it
 /// completes. Each round after the first gets the answers and the state of the round
 /// before in memory (the state checked and consumed once, by the guard around `run`).
-pub(super) async fn fulfil<T, F, Fut>(
-    server: &Server,
+pub(super) async fn fulfil<'c, T, F, Fut>(
     session: &Session,
-    ctx: &RequestContext,
+    ctx: &'c RequestContext,
     first: Rounds,
     mut run: F,
 ) -> Result<Outcome<T>, McpError>
 where
-    F: FnMut(Rounds) -> Fut,
+    F: FnMut(&'c RequestContext, Rounds) -> Fut,
     Fut: Future<Output = Result<Outcome<T>, McpError>>,
 {
+    let server = ctx.server();
     let rounds = server.config().pushed_rounds;
     let arguments = first.arguments.clone();
     let mut next = first;
     let mut open_urls = Vec::new();
     for round in 1..=rounds {
-        let asked = match run(next).await? {
+        let asked = match run(ctx, next).await? {
             Outcome::Complete(result) => {
                 complete_urls(ctx, std::mem::take(&mut open_urls), None).await;
                 return Ok(Outcome::Complete(result));
