@@ -191,11 +191,25 @@ async fn pinger(ctx: RequestContext) -> String {
 
 // ----- Harness -----
 
-/// A single-use store that counts what it consumed.
-#[derive(Default)]
+/// A single-use store that counts what it consumed (in memory, or in front of Redis).
 struct Counting {
     consumed: AtomicUsize,
-    inner: MemoryStore,
+    inner: Arc<dyn SingleUseStore>,
+}
+
+impl Default for Counting {
+    fn default() -> Self {
+        Self::over(Arc::new(MemoryStore::default()))
+    }
+}
+
+impl Counting {
+    fn over(inner: Arc<dyn SingleUseStore>) -> Self {
+        Self {
+            consumed: AtomicUsize::new(0),
+            inner,
+        }
+    }
 }
 
 impl SingleUseStore for Counting {
@@ -219,8 +233,15 @@ struct App {
 fn app_with(
     configure: impl FnOnce(typemcp_server::ServerBuilder) -> typemcp_server::ServerBuilder,
 ) -> App {
+    app_over(Counting::default(), configure)
+}
+
+fn app_over(
+    store: Counting,
+    configure: impl FnOnce(typemcp_server::ServerBuilder) -> typemcp_server::ServerBuilder,
+) -> App {
     let calls = Calls::default();
-    let store = Arc::new(Counting::default());
+    let store = Arc::new(store);
     let signer = RequestStateSigner::new([5u8; 32])
         .unwrap()
         .single_use_arc(Arc::clone(&store) as Arc<dyn SingleUseStore>);
@@ -381,6 +402,58 @@ async fn stdio_completes_the_two_question_flow_through_pushed_elicitation() {
     assert_eq!(app.calls.of("deploy"), 3);
     // Rounds 2 and 3 each verified and consumed the state of the round before.
     assert_eq!(app.store.consumed.load(Ordering::SeqCst), 2);
+}
+
+/// The same three-round flow with the single-use states in Redis: each round after the
+/// first makes one single-use check (the state of the round before, handed over in memory),
+/// and Redis holds one consumed key per check.
+#[cfg(feature = "redis")]
+#[tokio::test]
+async fn over_redis_a_three_round_pushed_flow_makes_one_single_use_check_per_round() {
+    use typemcp_server::state::single_use::RedisStore;
+    let Some(redis) = support::redis::RedisServer::start() else {
+        return;
+    };
+    let prefix = "pushed-count:";
+    let store = RedisStore::connect(&redis.url())
+        .await
+        .unwrap()
+        .with_key_prefix(prefix)
+        .await
+        .unwrap();
+    let app = app_over(Counting::over(Arc::new(store)), |b| b);
+    let mut io = open_stdio(&app.server, "2025-11-25", json!({"elicitation": {}})).await;
+    let first = io.call(call(1, "deploy", json!({"target": "prod"}))).await;
+    let second = io
+        .call(answer(
+            &first,
+            json!({"action": "accept", "content": {"ok": true}}),
+        ))
+        .await;
+    let done = io
+        .call(answer(
+            &second,
+            json!({"action": "accept", "content": {"region": "us"}}),
+        ))
+        .await;
+    assert_eq!(text(&done), "deployed prod to us", "{done}");
+    assert_eq!(app.calls.of("deploy"), 3);
+    assert_eq!(app.store.consumed.load(Ordering::SeqCst), 2);
+    let mut raw = redis::Client::open(redis.url())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{prefix}*"))
+        .query_async(&mut raw)
+        .await
+        .unwrap();
+    let consumed = keys
+        .iter()
+        .filter(|k| !k.ends_with(RedisStore::EPOCH_KEY_SUFFIX))
+        .count();
+    assert_eq!(consumed, 2, "{keys:?}");
 }
 
 #[tokio::test]

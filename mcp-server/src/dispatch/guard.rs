@@ -22,7 +22,7 @@ use typemcp_core::protocol::{ClientCapabilities, InputRequiredResult, Outcome};
 use super::gate::check_input_requests;
 use crate::handler::Invocation;
 use crate::state::{
-    BindingContext, StateContext, check_input_responses, check_outgoing, verify_incoming,
+    BindingContext, Minted, StateContext, check_input_responses, check_outgoing, verify_incoming,
 };
 use crate::{PromptRoute, RequestContext, Server, ToolRoute};
 
@@ -165,6 +165,7 @@ impl Server {
             target: target.to_owned(),
             payload,
             consumed,
+            minted: Minted::default(),
         }))
     }
 }

@@ -3,7 +3,7 @@
 
 use std::convert::Infallible;
 use std::fmt;
-use std::future::Future;
+use std::future::{Future, poll_fn};
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -33,7 +33,7 @@ use super::{BoxError, McpRequest, McpResponse};
 /// ```
 #[derive(Clone)]
 pub struct BoxMcpService {
-    inner: BoxCloneSyncService<McpRequest, McpResponse, Infallible>,
+    inner: BoxCloneSyncService<McpRequest, McpResponse, BoxError>,
 }
 
 impl fmt::Debug for BoxMcpService {
@@ -53,17 +53,27 @@ impl BoxMcpService {
         S::Future: Send + 'static,
     {
         Self {
-            inner: BoxCloneSyncService::new(Answered::new(service)),
+            inner: BoxCloneSyncService::new(service.map_err(Into::into)),
         }
     }
 
-    /// Serves one request through the layers.
+    /// Serves one request through the layers: a clone of the stack, made ready, then
+    /// called; an error or a panic on the way is the request's `-32603`.
     pub(crate) fn serve(&self, request: McpRequest) -> BoxFuture {
-        let service = self.inner.clone();
+        let mut service = self.inner.clone();
+        let id = request.id().clone();
         Box::pin(async move {
-            match service.oneshot(request).await {
-                Ok(response) => response,
-                Err(never) => match never {},
+            let run = async {
+                poll_fn(|cx| service.poll_ready(cx)).await?;
+                service.call(request).await
+            };
+            match AssertUnwindSafe(run).catch_unwind().await {
+                Ok(Ok(response)) => response,
+                Ok(Err(error)) => layer_error(id, &error),
+                Err(_) => {
+                    let error = internal_error!(request_id = %id, "a service layer panicked");
+                    McpResponse::error(id, error)
+                }
             }
         })
     }
@@ -74,105 +84,19 @@ impl Service<McpRequest> for BoxMcpService {
     type Error = Infallible;
     type Future = Pin<Box<dyn Future<Output = Result<McpResponse, Infallible>> + Send>>;
 
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        self.inner.poll_ready(cx)
+    /// Always ready: the stack's own readiness is awaited for each request, in
+    /// [`serve`](Self::serve), so that a layer's failure is that request's answer.
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
     }
 
     fn call(&mut self, request: McpRequest) -> Self::Future {
-        self.inner.call(request)
+        Box::pin(self.serve(request).map(Ok))
     }
-}
-
-/// A service whose errors and panics are answered as `-32603`, so that the stack never fails.
-#[derive(Clone)]
-struct Answered<S> {
-    inner: S,
-    /// Why the inner service could not get ready: the next request is answered with it.
-    unready: Option<Unready>,
-}
-
-/// Why a layer could not take a request.
-#[derive(Clone)]
-enum Unready {
-    /// It failed (its error names the cause, which the client is told).
-    Failed(String),
-    /// It panicked.
-    Panicked,
-}
-
-impl<S> Answered<S> {
-    fn new(inner: S) -> Self {
-        Self {
-            inner,
-            unready: None,
-        }
-    }
-}
-
-impl<S> Service<McpRequest> for Answered<S>
-where
-    S: Service<McpRequest, Response = McpResponse>,
-    S::Error: Into<BoxError>,
-    S::Future: Send + 'static,
-{
-    type Response = McpResponse;
-    type Error = Infallible;
-    type Future = Pin<Box<dyn Future<Output = Result<McpResponse, Infallible>> + Send>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        if self.unready.is_some() {
-            return Poll::Ready(Ok(()));
-        }
-        let inner = &mut self.inner;
-        match std::panic::catch_unwind(AssertUnwindSafe(|| inner.poll_ready(cx))) {
-            Ok(Poll::Pending) => Poll::Pending,
-            Ok(Poll::Ready(Ok(()))) => Poll::Ready(Ok(())),
-            Ok(Poll::Ready(Err(error))) => {
-                self.unready = Some(Unready::Failed(error.into().to_string()));
-                Poll::Ready(Ok(()))
-            }
-            Err(_) => {
-                self.unready = Some(Unready::Panicked);
-                Poll::Ready(Ok(()))
-            }
-        }
-    }
-
-    fn call(&mut self, request: McpRequest) -> Self::Future {
-        let id = request.id().clone();
-        if let Some(unready) = self.unready.take() {
-            let response = match unready {
-                Unready::Failed(error) => layer_error(id, &error),
-                Unready::Panicked => panicked(id),
-            };
-            return Box::pin(std::future::ready(Ok(response)));
-        }
-        let inner = &mut self.inner;
-        let called = std::panic::catch_unwind(AssertUnwindSafe(|| inner.call(request)));
-        Box::pin(async move {
-            let answered = match called {
-                Ok(call) => AssertUnwindSafe(call).catch_unwind().await,
-                Err(panic) => Err(panic),
-            };
-            Ok(match answered {
-                Ok(Ok(response)) => response,
-                Ok(Err(error)) => layer_error(id, &Into::<BoxError>::into(error)),
-                Err(_) => panicked(id),
-            })
-        })
-    }
-}
-
-/// The answer to a request a layer panicked on: `-32603`, the panic logged.
-fn panicked(id: RequestId) -> McpResponse {
-    McpResponse::error(
-        id.clone(),
-        internal_error!(request_id = %id, "a service layer panicked"),
-    )
 }
 
 /// A layer's error, answered as `-32603` with its cause in the message.
-fn layer_error(id: RequestId, error: &dyn std::fmt::Display) -> McpResponse {
+fn layer_error(id: RequestId, error: &BoxError) -> McpResponse {
     tracing::warn!(request_id = %id, %error, "a service layer failed the request");
     McpResponse::error(
         id,

@@ -263,9 +263,7 @@ impl RequestState {
 
     /// Signs `payload` under this request's binding; `None` without a signer.
     pub fn sign(&self, payload: &[u8]) -> Option<String> {
-        self.context
-            .as_ref()
-            .map(|c| c.signer.sign(payload, Some(&c.binding)))
+        self.context.as_ref().map(|c| c.minted.sign(c, payload))
     }
 
     /// The server's signer, for signing or verifying under an explicit binding.

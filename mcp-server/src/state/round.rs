@@ -230,30 +230,31 @@ impl<S: Continuation> FromInvocation for Round<S> {
     }
 }
 
-/// Reads a verified payload as this handler's envelope: a state minted for another version of
-/// the type, or for no typed flow at all, is refused like any other bad state.
+/// Reads a verified payload as this handler's envelope, in one parse: a state minted for
+/// another version of the type, or for no typed flow at all, is refused like any other bad
+/// state (its version header is read only then, to say why in the log).
 fn decode<S: Continuation>(payload: &[u8], target: &str) -> Result<Envelope<S>, Rejection> {
     let refused = |reason: &dyn std::fmt::Display| Rejection::Error(refuse(reason, target));
+    let error = match serde_json::from_slice::<Envelope<S>>(payload) {
+        Ok(envelope) if envelope.version == S::VERSION => return Ok(envelope),
+        // Another version's: said below.
+        Ok(_) => None,
+        Err(err) => Some(err),
+    };
     let versioned: Versioned = serde_json::from_slice(payload)
         .map_err(|_| refused(&"its payload is not a multi-round state"))?;
-    match versioned.version {
-        Some(version) if version == S::VERSION => {}
-        Some(version) => {
-            let reason = format!(
-                "minted for another version of {} (state version {version:?}, this build's is {:?}): the state type changed",
-                std::any::type_name::<S>(),
-                S::VERSION
-            );
-            return Err(refused(&reason));
-        }
-        None => return Err(refused(&"its payload is not a multi-round state")),
-    }
-    serde_json::from_slice(payload).map_err(|err| {
-        let reason = format!(
-            "its payload does not hold a {}: {err}",
-            std::any::type_name::<S>()
-        );
-        refused(&reason)
+    Err(match versioned.version {
+        Some(version) if version != S::VERSION => refused(&format_args!(
+            "minted for another version of {} (state version {version:?}, this build's is {:?}): the state type changed",
+            std::any::type_name::<S>(),
+            S::VERSION
+        )),
+        Some(_) => refused(&format_args!(
+            "its payload does not hold a {}: {}",
+            std::any::type_name::<S>(),
+            error.map_or_else(String::new, |err| err.to_string())
+        )),
+        None => refused(&"its payload is not a multi-round state"),
     })
 }
 
@@ -539,7 +540,7 @@ pub(crate) fn seal<S: Serialize>(
 ) -> Result<String, AskError> {
     let payload =
         serde_json::to_vec(envelope).map_err(|err| AskError::Serialize(err.to_string()))?;
-    let token = context.signer.sign(&payload, Some(&context.binding));
+    let token = context.minted.sign(context, &payload);
     let max = context.signer.state_bytes_cap();
     if token.len() > max {
         return Err(AskError::StateTooLarge {

@@ -26,6 +26,34 @@ pub(crate) struct StateContext {
     pub(crate) payload: Option<Vec<u8>>,
     /// The digest of the echoed state, when single use consumed it.
     pub(crate) consumed: Option<StateDigest>,
+    /// The state last minted under this context (by `Round::ask`, `Inputs::ask`,
+    /// `RequestState::sign`): returned by the handler, it is known good and not verified
+    /// again.
+    pub(crate) minted: Minted,
+}
+
+/// The state last minted in this request, shared by the copies of its [`StateContext`].
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Minted(Arc<std::sync::Mutex<Option<String>>>);
+
+impl Minted {
+    /// Signs `payload` under the context's binding, and remembers the token.
+    pub(crate) fn sign(&self, context: &StateContext, payload: &[u8]) -> String {
+        let token = context.signer.sign(payload, Some(&context.binding));
+        *self.lock() = Some(token.clone());
+        token
+    }
+
+    /// Whether `token` is the state last minted here.
+    fn is(&self, token: &str) -> bool {
+        self.lock().as_deref() == Some(token)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<String>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
 }
 
 /// An echoed state that verified (and was consumed, with single use).
@@ -72,14 +100,11 @@ pub(crate) async fn verify_incoming(
             ),
             target,
         )),
-        Err(error) => {
-            tracing::error!(
-                %error,
-                target,
-                "the single-use store failed; refusing the request (fail closed)"
-            );
-            Err(McpError::internal("Internal error"))
-        }
+        Err(error) => Err(internal_error!(
+            %error,
+            target,
+            "the single-use store failed; refusing the request (fail closed)"
+        )),
     }
 }
 
@@ -102,7 +127,8 @@ pub(crate) fn check_input_responses(responses: Option<&Value>) -> Result<(), Mcp
 
 /// A state a handler returns must verify under this request's binding: a handler cannot
 /// mint under a binding of its own. With single use, it must not be the state this request
-/// consumed (no client could ever use it). Verifying it here does not consume it.
+/// consumed (no client could ever use it). Verifying it here does not consume it; the state
+/// the request minted itself is known good and not verified again.
 pub(crate) fn check_outgoing<T>(
     outcome: &Outcome<T>,
     state: &StateContext,
@@ -114,20 +140,23 @@ pub(crate) fn check_outgoing<T>(
     else {
         return Ok(());
     };
-    if let Err(reason) = state.signer.verify(token, Some(&state.binding)) {
-        tracing::error!(%reason, "a handler returned a requestState that does not verify under this request's binding");
-        return Err(McpError::internal("Internal error"));
+    // Minted in this request, under this binding: nothing to verify.
+    if !state.minted.is(token)
+        && let Err(reason) = state.signer.verify(token, Some(&state.binding))
+    {
+        return Err(
+            internal_error!(%reason, "a handler returned a requestState that does not verify under this request's binding"),
+        );
     }
     if state
         .consumed
         .is_some_and(|consumed| consumed == single_use::digest(token))
     {
-        tracing::error!(
+        return Err(internal_error!(
             target = %state.target,
             "a handler returned the requestState this request consumed (single use): it can never be \
              used again; mint a new one (RequestState::sign, Round::ask)"
-        );
-        return Err(McpError::internal("Internal error"));
+        ));
     }
     Ok(())
 }
