@@ -12,7 +12,7 @@ use crate::registry::{
     AnyResourceRoute, IntoPromptRoute, IntoResourceRoute, IntoToolRoute, Registry,
 };
 use crate::server::{BuildError, CachePolicy, Checks, Parts, Server, ServerConfig};
-use crate::service::{BoxError, BoxMcpService, Innermost, McpRequest, McpResponse};
+use crate::service::{BoxError, BoxMcpService, McpRequest, McpResponse, McpService};
 
 /// Builds a [`Server`].
 ///
@@ -465,7 +465,7 @@ impl ServerBuilder {
             if layers.is_empty() {
                 return None;
             }
-            let innermost = BoxMcpService::new(Innermost::new(server));
+            let innermost = BoxMcpService::new(McpService::innermost(server));
             let stack = layers
                 .into_iter()
                 .fold(innermost, |inner, wrap| wrap(inner));

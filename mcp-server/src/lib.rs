@@ -37,12 +37,21 @@
 //! only add metadata: every handler can also be registered by hand with [`ToolRoute`],
 //! [`PromptRoute`], [`ResourceRoute`] and [`ResourceTemplateRoute`].
 //!
-//! Layout: [`context`] (what a handler knows about its request), [`handler`] (extractors and
-//! return types), [`registry`] (routes for tools, prompts, resources and templates),
-//! `dispatch` (validation and routing), [`server`] (the server and its builder),
-//! [`service`] (the transport-agnostic `tower::Service` every transport hands its requests
-//! to, and which your tower layers wrap: [`ServerBuilder::layer`]), [`tasks`] (long-running
-//! tools as tasks, and where tasks live), [`transport`] (stdio and HTTP).
+//! Layout, in layers, each using only what is in its own layer or below (`tests/layers.rs`
+//! holds the crate to it):
+//! 1. channels and budgets: `outbound` (where a request's notifications go), `budget`,
+//!    `caller` (who a per-caller share counts);
+//! 2. `session` (a 2025-11-25 session), `subscription`, [`tasks`] (long-running tools as
+//!    tasks, and where tasks live);
+//! 3. what a handler sees: [`context`] (its request), [`handler`] (extractors and return
+//!    types), [`registry`] (routes for tools, prompts, resources and templates), [`state`]
+//!    (multi-round state), and [`server`] (the server's shared state);
+//! 4. `dispatch`: the protocol era decided once (`dispatch::era`), the method table, the
+//!    multi-round guard;
+//! 5. [`service`]: the transport-agnostic `tower::Service` every transport hands its
+//!    requests to, and which your tower layers wrap ([`ServerBuilder::layer`]);
+//! 6. the builder ([`ServerBuilder`]), which puts a server and its layers together;
+//! 7. [`transport`]: stdio and Streamable HTTP.
 
 // Lets the macros' absolute `::typemcp_server` paths resolve inside this crate too.
 extern crate self as typemcp_server;

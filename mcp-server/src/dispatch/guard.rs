@@ -74,18 +74,21 @@ pub(super) struct Target<'a> {
 
 impl<'a> From<&'a ToolRoute> for Target<'a> {
     fn from(route: &'a ToolRoute) -> Self {
-        Self {
-            name: &route.tool().name,
-            takes_part_in_rounds: route.requirements().takes_part_in_rounds(),
-        }
+        Self::new(&route.tool().name, route.requirements())
     }
 }
 
 impl<'a> From<&'a PromptRoute> for Target<'a> {
     fn from(route: &'a PromptRoute) -> Self {
+        Self::new(&route.prompt().name, route.requirements())
+    }
+}
+
+impl<'a> Target<'a> {
+    pub(super) fn new(name: &'a str, requirements: &crate::handler::Requirements) -> Self {
         Self {
-            name: &route.prompt().name,
-            takes_part_in_rounds: route.requirements().takes_part_in_rounds(),
+            name,
+            takes_part_in_rounds: requirements.takes_part_in_rounds(),
         }
     }
 }
@@ -183,7 +186,7 @@ impl Guard {
 
     /// After the handler: a returned state must verify under the request's binding, and
     /// every input request must be one the client declared it can answer.
-    fn finish<T>(&self, outcome: &Outcome<T>) -> Result<(), McpError> {
+    pub(super) fn finish<T>(&self, outcome: &Outcome<T>) -> Result<(), McpError> {
         if let Some(state) = &self.state {
             check_outgoing(outcome, state)?;
         } else if self.refuse_states && returns_state(outcome) {

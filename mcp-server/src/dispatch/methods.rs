@@ -7,10 +7,10 @@ use futures_util::FutureExt;
 use serde_json::{Map, Value};
 use typemcp_core::McpError;
 use typemcp_core::protocol::{
-    CallToolParams, CallToolResult, CompleteParams, CompleteResult, CompletionReference,
-    DiscoverResult, GetPromptParams, GetPromptResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Outcome, PaginatedParams,
-    ProtocolVersion, ReadResourceParams, ReadResourceResult, ServerCapabilities, TASKS_EXTENSION,
+    CallToolParams, CompleteParams, CompleteResult, CompletionReference, DiscoverResult,
+    GetPromptParams, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, Outcome, PaginatedParams, ProtocolVersion,
+    ReadResourceParams, ReadResourceResult, ServerCapabilities, TASKS_EXTENSION,
 };
 
 use std::sync::Arc;
@@ -23,9 +23,9 @@ use super::guard::{Rounds, Target};
 use super::page::page;
 use super::parse_params;
 use super::tasks::{Called, tasks_required};
-use crate::registry::{CompletionRequest, OutputEra, fill_mime_types};
+use crate::registry::{CompletionRequest, OutputEra};
 use crate::tasks::TaskSupport;
-use crate::{RequestContext, Server, ToolRoute};
+use crate::{RequestContext, Server};
 
 type Params = Map<String, Value>;
 
@@ -124,25 +124,6 @@ impl Server {
         era.spell(self, id, outcome)
     }
 
-    /// One run of a tool, in the guard: arguments checked, the result shaped for the era.
-    async fn tool_round(
-        &self,
-        ctx: &RequestContext,
-        route: &ToolRoute,
-        rounds: Rounds,
-        output: OutputEra,
-    ) -> Result<Outcome<CallToolResult>, McpError> {
-        let (invocation, guard) = self.guard(ctx.clone(), route, rounds).await?;
-        if let Err(message) = route.check_arguments(&invocation.arguments) {
-            return Ok(Outcome::Complete(CallToolResult::error(message)));
-        }
-        let mut outcome = guard.run(route.call(invocation)).await?;
-        if let Outcome::Complete(result) = &mut outcome {
-            output.shape(route.tool(), result);
-        }
-        Ok(outcome)
-    }
-
     pub(super) fn list_prompts(&self, params: Params) -> Result<ListPromptsResult, McpError> {
         let registry = self.snapshot();
         let page = self.list_page(
@@ -176,9 +157,8 @@ impl Server {
             params.input_responses,
             params.request_state,
         );
-        era.fulfil(ctx, rounds, async |ctx, rounds| {
-            let (invocation, guard) = self.guard(ctx.clone(), &**route, rounds).await?;
-            guard.run(route.get(invocation)).await
+        era.fulfil(ctx, rounds, |ctx, rounds| {
+            self.prompt_round(ctx, route, rounds)
         })
         .await
     }
@@ -240,51 +220,15 @@ impl Server {
             params.request_state,
         );
         let uri = params.uri.as_str();
-        let target = Target {
-            name: uri,
-            takes_part_in_rounds: match &route {
-                ReadRoute::Static(route) => route.requirements().takes_part_in_rounds(),
-                ReadRoute::Template(route) => route.requirements().takes_part_in_rounds(),
-            },
+        let requirements = match &route {
+            ReadRoute::Static(route) => route.requirements(),
+            ReadRoute::Template(route) => route.requirements(),
         };
-        era.fulfil(ctx, rounds, async |ctx, rounds| {
-            let (mut invocation, guard) = self.guard(ctx.clone(), target, rounds).await?;
-            invocation.uri = Some(uri.to_owned());
-            invocation.uri_params = uri_params.clone();
-            guard.run(self.read(&route, uri, invocation)).await
+        let target = Target::new(uri, requirements);
+        era.fulfil(ctx, rounds, |ctx, rounds| {
+            self.resource_round(ctx, &route, target, &uri_params, rounds)
         })
         .await
-    }
-
-    /// Reads `uri` through its route: contents with their MIME types and the read caching
-    /// hints; empty contents are "not found".
-    async fn read(
-        &self,
-        route: &ReadRoute<'_>,
-        uri: &str,
-        invocation: crate::handler::Invocation,
-    ) -> Result<Outcome<ReadResourceResult>, McpError> {
-        let (mut outcome, declared) = match route {
-            ReadRoute::Static(route) => (
-                route.read(invocation).await?,
-                route.resource().mime_type.as_deref(),
-            ),
-            ReadRoute::Template(route) => (
-                route.read(invocation).await?,
-                route.resource_template().mime_type.as_deref(),
-            ),
-        };
-        if let Outcome::Complete(result) = &mut outcome {
-            if result.contents.is_empty() {
-                // An existing resource never reads as empty contents: "not found".
-                return Err(McpError::resource_not_found(uri));
-            }
-            fill_mime_types(result, declared);
-            let cache = self.config().read_cache;
-            result.ttl_ms = cache.ttl_ms();
-            result.cache_scope = cache.scope();
-        }
-        Ok(outcome)
     }
 
     pub(super) async fn complete(
@@ -341,7 +285,7 @@ impl Server {
 }
 
 /// The route that reads a URI.
-enum ReadRoute<'a> {
+pub(super) enum ReadRoute<'a> {
     Static(&'a crate::ResourceRoute),
     Template(Arc<crate::ResourceTemplateRoute>),
 }

@@ -17,6 +17,7 @@ mod meta;
 mod methods;
 mod page;
 mod response;
+mod rounds;
 mod task_watch;
 mod tasks;
 
@@ -115,79 +116,78 @@ impl Server {
         {
             return McpResponse::from_result(id, answered);
         }
-        let (context, _tracked) =
-            era.context(self, &mut request, transport, outbound, cancellation);
-        let run = AssertUnwindSafe(self.run_method(&era, context, request)).catch_unwind();
-        match run.await {
+        let (ctx, _tracked) = era.context(self, &mut request, transport, outbound, cancellation);
+        // The method table.
+        let era = &era;
+        let run = async {
+            let caps = self.caps();
+            let IncomingRequest { id, method, params } = request;
+            if !era.offers(&method) {
+                return Err(McpError::method_not_found(&method));
+            }
+            match method.as_str() {
+                m::DISCOVER => era.spell(self, &id, self.discover(&caps)),
+                m::TOOLS_LIST if caps.tools.is_some() => {
+                    era.spell(self, &id, self.list_tools(params, era.output())?)
+                }
+                m::TOOLS_CALL if caps.tools.is_some() => {
+                    self.call_tool(era, &id, ctx, params).await
+                }
+                method
+                    if task_methods::is_task_request(method)
+                        && caps
+                            .extensions
+                            .as_ref()
+                            .is_some_and(|e| e.contains_key(TASKS_EXTENSION)) =>
+                {
+                    if !ctx
+                        .client_capabilities()
+                        .declares_extension(TASKS_EXTENSION)
+                    {
+                        return Err(tasks::tasks_required());
+                    }
+                    match method {
+                        task_methods::GET => {
+                            era.spell(self, &id, self.get_task(&ctx, params).await?)
+                        }
+                        task_methods::UPDATE => {
+                            era.spell(self, &id, self.update_task(&ctx, params).await?)
+                        }
+                        _ => era.spell(self, &id, self.cancel_task(&ctx, params).await?),
+                    }
+                }
+                m::PROMPTS_LIST if caps.prompts.is_some() => {
+                    era.spell(self, &id, self.list_prompts(params)?)
+                }
+                m::PROMPTS_GET if caps.prompts.is_some() => {
+                    let prompt = self.get_prompt(era, &ctx, params).await?;
+                    era.spell(self, &id, prompt)
+                }
+                m::RESOURCES_LIST if caps.resources.is_some() => {
+                    era.spell(self, &id, self.list_resources(params)?)
+                }
+                m::RESOURCES_TEMPLATES_LIST if caps.resources.is_some() => {
+                    era.spell(self, &id, self.list_resource_templates(params)?)
+                }
+                m::RESOURCES_READ if caps.resources.is_some() => {
+                    let read = self.read_resource(era, &ctx, params).await?;
+                    era.spell(self, &id, read)
+                }
+                m::COMPLETION_COMPLETE if caps.completions.is_some() => {
+                    era.spell(self, &id, self.complete(ctx, params).await?)
+                }
+                m::SUBSCRIPTIONS_LISTEN => {
+                    era.spell(self, &id, self.listen(ctx, params, &caps).await?)
+                }
+                _ => Err(McpError::method_not_found(&method)),
+            }
+        };
+        match AssertUnwindSafe(run).catch_unwind().await {
             Ok(answered) => McpResponse::from_result(id, answered),
             Err(_) => {
                 let error = internal_error!(request_id = %id, "a handler panicked");
                 McpResponse::error(id, error)
             }
-        }
-    }
-
-    /// The method table.
-    async fn run_method(
-        &self,
-        era: &Era,
-        ctx: crate::RequestContext,
-        request: IncomingRequest,
-    ) -> Result<Bytes, McpError> {
-        let caps = self.caps();
-        let IncomingRequest { id, method, params } = request;
-        if !era.offers(&method) {
-            return Err(McpError::method_not_found(&method));
-        }
-        match method.as_str() {
-            m::DISCOVER => era.spell(self, &id, self.discover(&caps)),
-            m::TOOLS_LIST if caps.tools.is_some() => {
-                era.spell(self, &id, self.list_tools(params, era.output())?)
-            }
-            m::TOOLS_CALL if caps.tools.is_some() => self.call_tool(era, &id, ctx, params).await,
-            method
-                if task_methods::is_task_request(method)
-                    && caps
-                        .extensions
-                        .as_ref()
-                        .is_some_and(|e| e.contains_key(TASKS_EXTENSION)) =>
-            {
-                if !ctx
-                    .client_capabilities()
-                    .declares_extension(TASKS_EXTENSION)
-                {
-                    return Err(tasks::tasks_required());
-                }
-                match method {
-                    task_methods::GET => era.spell(self, &id, self.get_task(&ctx, params).await?),
-                    task_methods::UPDATE => {
-                        era.spell(self, &id, self.update_task(&ctx, params).await?)
-                    }
-                    _ => era.spell(self, &id, self.cancel_task(&ctx, params).await?),
-                }
-            }
-            m::PROMPTS_LIST if caps.prompts.is_some() => {
-                era.spell(self, &id, self.list_prompts(params)?)
-            }
-            m::PROMPTS_GET if caps.prompts.is_some() => {
-                let prompt = self.get_prompt(era, &ctx, params).await?;
-                era.spell(self, &id, prompt)
-            }
-            m::RESOURCES_LIST if caps.resources.is_some() => {
-                era.spell(self, &id, self.list_resources(params)?)
-            }
-            m::RESOURCES_TEMPLATES_LIST if caps.resources.is_some() => {
-                era.spell(self, &id, self.list_resource_templates(params)?)
-            }
-            m::RESOURCES_READ if caps.resources.is_some() => {
-                let read = self.read_resource(era, &ctx, params).await?;
-                era.spell(self, &id, read)
-            }
-            m::COMPLETION_COMPLETE if caps.completions.is_some() => {
-                era.spell(self, &id, self.complete(ctx, params).await?)
-            }
-            m::SUBSCRIPTIONS_LISTEN => era.spell(self, &id, self.listen(ctx, params, &caps).await?),
-            _ => Err(McpError::method_not_found(&method)),
         }
     }
 }

@@ -85,7 +85,7 @@ impl Service<McpRequest> for BoxMcpService {
     type Future = Pin<Box<dyn Future<Output = Result<McpResponse, Infallible>> + Send>>;
 
     /// Always ready: the stack's own readiness is awaited for each request, in
-    /// [`serve`](Self::serve), so that a layer's failure is that request's answer.
+    /// the call, so that a layer's failure is that request's answer.
     fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         Poll::Ready(Ok(()))
     }

@@ -1,11 +1,14 @@
 //! The MCP service: one transport-agnostic [`tower::Service`] that every transport (stdio,
 //! Streamable HTTP, in-process) hands its decoded requests to.
 //!
-//! A transport reads a message, decides its era (2026-07-28, or an open 2025-11-25 session),
-//! and builds an [`McpRequest`]: the JSON-RPC request plus what the transport knows of the
-//! caller (its [`TransportInfo`](crate::TransportInfo), the authenticated identity, the
-//! session). [`McpService`] serves it (method routing, the multi-round guard, handlers) and
-//! answers an [`McpResponse`]: the serialized JSON-RPC response. Notifications and, on an
+//! A transport reads a message, has its era decided and checked (2026-07-28, or an open
+//! 2025-11-25 session: the dispatcher's era module, the same for every transport), and
+//! builds an [`McpRequest`]: plain data, the JSON-RPC request, its era and what the
+//! transport knows of the caller (its [`TransportInfo`](crate::TransportInfo), the
+//! authenticated identity). [`McpService`], which holds the server, serves it (method
+//! routing, the multi-round guard, handlers) and answers an [`McpResponse`]: the serialized
+//! JSON-RPC response. The user's layers are boxed once, when the server is built, and
+//! cloned without a lock for each request. Notifications and, on an
 //! older session, the server's own requests to the client go out through the request's stream
 //! while it runs.
 //!
@@ -94,60 +97,48 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// ```
 #[derive(Debug, Clone)]
 pub struct McpService {
-    server: crate::Server,
+    server: Held,
+}
+
+/// How the service holds its server: a hand-built stack keeps it alive; the stack a server
+/// keeps itself holds it weakly, since the server holds the stack (no cycle keeps a
+/// dropped server alive).
+#[derive(Debug, Clone)]
+enum Held {
+    Strong(crate::Server),
+    Weak(WeakServer),
 }
 
 impl McpService {
     /// The service that serves `server`'s requests.
     pub fn new(server: &crate::Server) -> Self {
         Self {
-            server: server.clone(),
+            server: Held::Strong(server.clone()),
+        }
+    }
+
+    /// The innermost service of the stack `server` keeps.
+    pub(crate) fn innermost(server: WeakServer) -> Self {
+        Self {
+            server: Held::Weak(server),
         }
     }
 }
 
-type ServeFuture = Pin<Box<dyn Future<Output = Result<McpResponse, Infallible>> + Send>>;
-
 impl tower::Service<McpRequest> for McpService {
     type Response = McpResponse;
     type Error = Infallible;
-    type Future = ServeFuture;
+    type Future = Pin<Box<dyn Future<Output = Result<McpResponse, Infallible>> + Send>>;
 
     fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         Poll::Ready(Ok(()))
     }
 
     fn call(&mut self, request: McpRequest) -> Self::Future {
-        let server = self.server.clone();
-        Box::pin(async move { Ok(request.serve(&server).await) })
-    }
-}
-
-/// The innermost service of the stack a server keeps: the server's own [`McpService`], but
-/// holding the server weakly, since the server holds the stack (no cycle keeps a dropped
-/// server alive).
-#[derive(Debug, Clone)]
-pub(crate) struct Innermost {
-    server: WeakServer,
-}
-
-impl Innermost {
-    pub(crate) fn new(server: WeakServer) -> Self {
-        Self { server }
-    }
-}
-
-impl tower::Service<McpRequest> for Innermost {
-    type Response = McpResponse;
-    type Error = Infallible;
-    type Future = ServeFuture;
-
-    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: McpRequest) -> Self::Future {
-        let server = self.server.upgrade();
+        let server = match &self.server {
+            Held::Strong(server) => Some(server.clone()),
+            Held::Weak(server) => server.upgrade(),
+        };
         Box::pin(async move {
             Ok(match server {
                 Some(server) => request.serve(&server).await,

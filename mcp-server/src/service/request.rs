@@ -1,5 +1,7 @@
 //! [`McpRequest`]: one decoded JSON-RPC request and what the transport knows of its caller.
 
+use std::future::Future;
+
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 use typemcp_core::jsonrpc::{IncomingMessage, IncomingRequest, parse_message};
@@ -194,8 +196,9 @@ impl McpRequest {
         &self.cancellation
     }
 
-    /// Serves the request for `server` (what [`McpService`](super::McpService) does).
-    pub(crate) async fn serve(self, server: &Server) -> McpResponse {
+    /// Serves the request for `server` (what [`McpService`](super::McpService) does): the
+    /// dispatcher's future, made without an await of its own.
+    pub(crate) fn serve(self, server: &Server) -> impl Future<Output = McpResponse> + Send + '_ {
         let Self {
             request,
             era,
@@ -203,8 +206,6 @@ impl McpRequest {
             outbound,
             cancellation,
         } = self;
-        server
-            .dispatch(era, request, transport, outbound, cancellation)
-            .await
+        server.dispatch(era, request, transport, outbound, cancellation)
     }
 }
