@@ -69,7 +69,7 @@ pub(super) async fn serve(
         };
         // Responses are written whole: no need to wait for more to fill a packet.
         let _ = stream.set_nodelay(true);
-        // The peer address, for per-caller quotas (`context::Caller`), as axum's
+        // The peer address, for per-caller quotas (`crate::caller::Caller`), as axum's
         // `into_make_service_with_connect_info` would record it.
         let service = TowerToHyperService::new(router.clone().layer(Extension(ConnectInfo(peer))));
         driver.spawn(&graceful, TokioIo::new(stream), service, place);
