@@ -35,10 +35,12 @@ use crate::context::TransportInfo;
 use crate::outbound::Outbound;
 
 pub(crate) use era::Era;
-#[cfg(any(feature = "stdio", feature = "http"))]
+#[cfg(sessions)]
 pub(crate) use era::Scope;
 #[cfg(feature = "http")]
 pub(crate) use era::SessionHeader;
+#[cfg(feature = "http")]
+pub(crate) use era::has_modern_meta;
 pub(crate) use meta::take_meta;
 pub use response::McpResponse;
 

@@ -75,7 +75,7 @@ use crate::{RequestContext, Server};
 
 /// What a transport that keeps sessions knows of them for one request (in process, none
 /// can be kept: every request is modern, [`Server::modern_era`]).
-#[cfg(any(feature = "stdio", feature = "http"))]
+#[cfg(sessions)]
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Scope<'a> {
     /// stdio: the process's session, once `initialize` has been served, and where a new
@@ -140,10 +140,11 @@ const SESSION_ONLY: [&str; 5] = [
 #[cfg(sessions)]
 const MODERN_ONLY: [&str; 2] = [methods::DISCOVER, methods::SUBSCRIPTIONS_LISTEN];
 
-/// Whether the params carry modern per-request `_meta` (a protocol version in it).
-#[cfg(any(feature = "stdio", feature = "http"))]
-fn has_modern_meta(request: &IncomingRequest) -> bool {
-    match request.params.get("_meta") {
+/// Whether a message's params carry modern per-request `_meta` (a protocol version in it):
+/// a 2026-07-28 message, whatever session the transport says it belongs to.
+#[cfg(sessions)]
+pub(crate) fn has_modern_meta(params: &serde_json::Map<String, Value>) -> bool {
+    match params.get("_meta") {
         Some(Value::Object(meta)) => meta.contains_key(meta_keys::PROTOCOL_VERSION),
         _ => false,
     }
@@ -153,13 +154,13 @@ impl Server {
     /// Decides the era of `request` and checks what that era requires of it (see the module
     /// documentation). A modern request's `_meta` is taken out of its params. On refusal,
     /// the reply to send.
-    #[cfg(any(feature = "stdio", feature = "http"))]
+    #[cfg(sessions)]
     pub(crate) fn era_of(
         &self,
         request: &mut IncomingRequest,
         scope: Scope<'_>,
     ) -> Result<Era, Reply> {
-        let modern_meta = has_modern_meta(request);
+        let modern_meta = has_modern_meta(&request.params);
         match scope {
             #[cfg(feature = "stdio")]
             Scope::Process { session, sink } => match session {

@@ -35,7 +35,7 @@ use typemcp_core::McpError;
 use typemcp_core::jsonrpc::{
     IncomingMessage, IncomingNotification, IncomingRequest, parse_message,
 };
-use typemcp_core::protocol::{CancelledParams, meta_keys, methods};
+use typemcp_core::protocol::{CancelledParams, methods};
 
 use super::in_flight::{self, Held, InFlight, Place};
 use super::origin;
@@ -44,7 +44,7 @@ use super::{HttpConfig, negotiate, resume, status, stream};
 use crate::Server;
 use crate::caller::Caller;
 use crate::context::{AuthIdentity, TransportInfo};
-use crate::dispatch::{Era, Reply, Scope, SessionHeader, Verdict};
+use crate::dispatch::{Era, Reply, Scope, SessionHeader, Verdict, has_modern_meta};
 use crate::outbound::Outbound;
 use crate::service::McpRequest;
 use crate::session::Session;
@@ -143,15 +143,6 @@ fn too_many_in_flight(limit: usize) -> Response {
         http::HeaderValue::from_static("1"),
     );
     response
-}
-
-/// Whether a notification's params carry modern `_meta` (a protocol version in it): a
-/// 2026-07-28 message, served without regard to a leftover `Mcp-Session-Id`.
-fn has_modern_meta(params: &serde_json::Map<String, serde_json::Value>) -> bool {
-    params
-        .get("_meta")
-        .and_then(serde_json::Value::as_object)
-        .is_some_and(|meta| meta.contains_key(meta_keys::PROTOCOL_VERSION))
 }
 
 /// The endpoint as a plain `tower::Service` (no axum handler, extractors or path
