@@ -49,6 +49,11 @@ pub(super) fn expand(
             ::core::option::Option::None
         },
     };
+    // Spanned like the call, so that a future that is not `Send` is reported once, there.
+    let returned = quote_spanned!(ident.span()=> ::core::result::Result<
+        impl ::core::future::Future<Output = Self::Output> + ::core::marker::Send + 'static + use<>,
+        #root::Rejection,
+    >);
     let output_type = quote_spanned!(output.span()=> type Output = #output;);
     quote! {
         impl #ident {
@@ -86,15 +91,9 @@ pub(super) fn expand(
             fn call(
                 &self,
                 invocation: #root::Invocation,
-            ) -> impl ::core::future::Future<
-                Output = ::core::result::Result<Self::Output, #root::Rejection>,
-            > + ::core::marker::Send + 'static + use<> {
-                // Parameters are extracted before the future starts, as for closures.
-                let params = (Self::__mcp_parameters().0)(&invocation);
-                async move {
-                    let (#(#locals,)*) = params?;
-                    ::core::result::Result::Ok(#call.await)
-                }
+            ) -> #returned {
+                let (#(#locals,)*) = (Self::__mcp_parameters().0)(&invocation)?;
+                ::core::result::Result::Ok(#call)
             }
 
             fn argument_schema(

@@ -1,7 +1,8 @@
 //! The capability gate: an input request is only ever sent to a client that declared the
 //! matching capability on this very request; otherwise the call fails with `-32021`.
-//! `Round::ask` makes the same check before the handler returns (so it can still act on
-//! it); this gate is the last word for every `input_required` result, however built.
+//! `Round::ask` and `Inputs::ask` check before the handler returns (so it can still act on
+//! it), and the guard skips the gate for the result they built with the state they minted in
+//! this request; every other `input_required` result, however built, passes this gate.
 //! The error's message names each capability missing (``the client did not declare the
 //! `elicitation.form` capability``), its `data.requiredCapabilities` holds them as an object.
 

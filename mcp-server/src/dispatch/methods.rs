@@ -22,6 +22,7 @@ use super::era::Era;
 use super::guard::{Rounds, Target};
 use super::page::page;
 use super::parse_params;
+use super::rounds::{PromptRound, ResourceRound, ToolRound};
 use super::tasks::{Called, tasks_required};
 use crate::registry::{CompletionRequest, OutputEra};
 use crate::tasks::TaskSupport;
@@ -115,12 +116,12 @@ impl Server {
             params.input_responses,
             params.request_state,
         );
-        let output = era.output();
-        let outcome = era
-            .fulfil(&ctx, rounds, |ctx, rounds| {
-                self.tool_round(ctx, route, rounds, output)
-            })
-            .await?;
+        let round = ToolRound {
+            server: self,
+            route,
+            output: era.output(),
+        };
+        let outcome = era.fulfil(&ctx, rounds, &round).await?;
         era.spell(self, id, outcome)
     }
 
@@ -157,10 +158,11 @@ impl Server {
             params.input_responses,
             params.request_state,
         );
-        era.fulfil(ctx, rounds, |ctx, rounds| {
-            self.prompt_round(ctx, route, rounds)
-        })
-        .await
+        let round = PromptRound {
+            server: self,
+            route,
+        };
+        era.fulfil(ctx, rounds, &round).await
     }
 
     pub(super) fn list_resources(&self, params: Params) -> Result<ListResourcesResult, McpError> {
@@ -224,11 +226,13 @@ impl Server {
             ReadRoute::Static(route) => route.requirements(),
             ReadRoute::Template(route) => route.requirements(),
         };
-        let target = Target::new(uri, requirements);
-        era.fulfil(ctx, rounds, |ctx, rounds| {
-            self.resource_round(ctx, &route, target, &uri_params, rounds)
-        })
-        .await
+        let round = ResourceRound {
+            server: self,
+            target: Target::new(uri, requirements),
+            route,
+            uri_params,
+        };
+        era.fulfil(ctx, rounds, &round).await
     }
 
     pub(super) async fn complete(

@@ -1,6 +1,8 @@
-//! One round of each multi-round method, as the era runs it (once on the 2026-07-28 wire,
-//! once per pushed round on a session): the guard's setup, the handler, the guard's checks of
-//! what it returned ([`super::guard`]).
+//! One round of each multi-round method ([`Round`]), as the era runs it (once on the
+//! 2026-07-28 wire, once per pushed round on a session): the guard's setup, the handler, the
+//! guard's checks of what it returned ([`super::guard`]).
+
+use std::future::Future;
 
 use typemcp_core::McpError;
 use typemcp_core::protocol::{CallToolResult, GetPromptResult, Outcome, ReadResourceResult};
@@ -10,57 +12,98 @@ use super::methods::ReadRoute;
 use crate::registry::{OutputEra, fill_mime_types};
 use crate::{PromptRoute, RequestContext, Server, ToolRoute};
 
-impl Server {
-    /// One run of a tool, in the guard: arguments checked, the result shaped for the era.
-    pub(super) async fn tool_round(
+/// One round of a multi-round method, which the era runs once, or once per pushed round
+/// ([`Era::fulfil`](super::Era::fulfil)).
+pub(super) trait Round {
+    /// The method's result.
+    type Result;
+
+    /// Runs the handler once with these answers and this state, in the guard.
+    fn run(
         &self,
         ctx: &RequestContext,
-        route: &ToolRoute,
         rounds: Rounds,
-        output: OutputEra,
+    ) -> impl Future<Output = Result<Outcome<Self::Result>, McpError>> + Send;
+}
+
+/// A round of `tools/call`: arguments checked, the result shaped for the era.
+pub(super) struct ToolRound<'a> {
+    pub(super) server: &'a Server,
+    pub(super) route: &'a ToolRoute,
+    pub(super) output: OutputEra,
+}
+
+impl Round for ToolRound<'_> {
+    type Result = CallToolResult;
+
+    async fn run(
+        &self,
+        ctx: &RequestContext,
+        rounds: Rounds,
     ) -> Result<Outcome<CallToolResult>, McpError> {
-        let (invocation, guard) = self.guard(ctx.clone(), route, rounds).await?;
-        if let Err(message) = route.check_arguments(&invocation.arguments) {
+        let (invocation, guard) = self.server.guard(ctx.clone(), self.route, rounds).await?;
+        if let Err(message) = self.route.check_arguments(&invocation.arguments) {
             return Ok(Outcome::Complete(CallToolResult::error(message)));
         }
-        let mut outcome = route.call(invocation).await?;
+        let mut outcome = self.route.call(invocation).await?;
         guard.finish(&outcome)?;
         if let Outcome::Complete(result) = &mut outcome {
-            output.shape(route.tool(), result);
+            self.output.shape(self.route.tool(), result);
         }
         Ok(outcome)
     }
+}
 
-    /// One run of a prompt, in the guard.
-    pub(super) async fn prompt_round(
+/// A round of `prompts/get`.
+pub(super) struct PromptRound<'a> {
+    pub(super) server: &'a Server,
+    pub(super) route: &'a PromptRoute,
+}
+
+impl Round for PromptRound<'_> {
+    type Result = GetPromptResult;
+
+    async fn run(
         &self,
         ctx: &RequestContext,
-        route: &PromptRoute,
         rounds: Rounds,
     ) -> Result<Outcome<GetPromptResult>, McpError> {
-        let (invocation, guard) = self.guard(ctx.clone(), route, rounds).await?;
-        let outcome = route.get(invocation).await?;
+        let (invocation, guard) = self.server.guard(ctx.clone(), self.route, rounds).await?;
+        let outcome = self.route.get(invocation).await?;
         guard.finish(&outcome)?;
         Ok(outcome)
     }
+}
 
-    /// One read of a resource, in the guard.
-    pub(super) async fn resource_round(
+/// A round of `resources/read`: the resource's route, and the template's values.
+pub(super) struct ResourceRound<'a> {
+    pub(super) server: &'a Server,
+    pub(super) route: ReadRoute<'a>,
+    pub(super) target: Target<'a>,
+    pub(super) uri_params: Vec<(String, String)>,
+}
+
+impl Round for ResourceRound<'_> {
+    type Result = ReadResourceResult;
+
+    async fn run(
         &self,
         ctx: &RequestContext,
-        route: &ReadRoute<'_>,
-        target: Target<'_>,
-        uri_params: &[(String, String)],
         rounds: Rounds,
     ) -> Result<Outcome<ReadResourceResult>, McpError> {
-        let (mut invocation, guard) = self.guard(ctx.clone(), target, rounds).await?;
-        invocation.uri = Some(target.name.to_owned());
-        invocation.uri_params = uri_params.to_vec();
-        let outcome = self.read(route, target.name, invocation).await?;
+        let (mut invocation, guard) = self.server.guard(ctx.clone(), self.target, rounds).await?;
+        invocation.uri = Some(self.target.name.to_owned());
+        invocation.uri_params.clone_from(&self.uri_params);
+        let outcome = self
+            .server
+            .read(&self.route, self.target.name, invocation)
+            .await?;
         guard.finish(&outcome)?;
         Ok(outcome)
     }
+}
 
+impl Server {
     /// Reads `uri` through its route: contents with their MIME types and the read caching
     /// hints; empty contents are "not found".
     async fn read(

@@ -52,11 +52,12 @@ pub trait Handler<M>: Clone + Send + Sync + 'static {
     /// What the handler returns.
     type Output: Send + 'static;
 
-    /// Extracts the parameters from the invocation and runs the function.
+    /// Extracts the parameters from the invocation and calls the function: its future, or
+    /// why the parameters cannot be extracted (extraction never waits).
     fn call(
         &self,
         invocation: Invocation,
-    ) -> impl Future<Output = Result<Self::Output, Rejection>> + Send + 'static + use<Self, M>;
+    ) -> Result<impl Future<Output = Self::Output> + Send + 'static + use<Self, M>, Rejection>;
 
     /// The JSON Schema of the arguments (an object), from the parameters that describe them.
     /// Definitions it refers to may stay in `generator`: the route moves them into `$defs`.
@@ -82,16 +83,9 @@ macro_rules! impl_handler {
         {
             type Output = Out;
 
-            fn call(&self, invocation: Invocation) -> impl Future<Output = Result<Out, Rejection>> + Send + 'static + use<F, Fut, Out, $($ty,)*> {
-                fn extract<$($ty: FromInvocation,)*>(invocation: &Invocation) -> Result<($($ty,)*), Rejection> {
-                    Ok(($($ty::from_invocation(invocation)?,)*))
-                }
-                let extracted = extract::<$($ty,)*>(&invocation);
-                let this = self.clone();
-                async move {
-                    let ($($ty,)*) = extracted?;
-                    Ok(this($($ty),*).await)
-                }
+            fn call(&self, invocation: Invocation) -> Result<impl Future<Output = Out> + Send + 'static + use<F, Fut, Out, $($ty,)*>, Rejection> {
+                $(let $ty = $ty::from_invocation(&invocation)?;)*
+                Ok(self($($ty),*))
             }
 
             fn argument_schema(generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema> {

@@ -17,6 +17,10 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
+use typemcp_core::McpError;
+use typemcp_core::protocol::Outcome;
+
+use crate::handler::{Handler, Invocation, Rejection};
 
 pub use completion::{CompletionRequest, IntoCompletion};
 pub use prompt::PromptRoute;
@@ -30,6 +34,36 @@ pub(crate) use resource::fill_mime_types;
 
 /// A boxed, sendable future.
 pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// A route's erased handler: one run of it, to its outcome.
+pub(crate) type RouteFn<R> =
+    dyn Fn(Invocation) -> BoxFuture<Result<Outcome<R>, McpError>> + Send + Sync;
+
+/// Erases `handler` into a route's call: the parameters extracted, the function's future run
+/// and its output converted (`convert` is made from the invocation, before it is handed to
+/// the handler). Arguments that do not fit are answered by `invalid_arguments`.
+fn erase<H, M, R, C>(
+    handler: H,
+    invalid_arguments: fn(String) -> Result<Outcome<R>, McpError>,
+    convert: impl Fn(&Invocation) -> C + Send + Sync + 'static,
+) -> Arc<RouteFn<R>>
+where
+    H: Handler<M>,
+    R: Send + 'static,
+    C: FnOnce(H::Output) -> Result<Outcome<R>, McpError> + Send + 'static,
+{
+    Arc::new(move |invocation: Invocation| -> BoxFuture<_> {
+        let convert = convert(&invocation);
+        match handler.call(invocation) {
+            Ok(run) => Box::pin(async move { convert(run.await) }),
+            Err(rejection) => Box::pin(std::future::ready(match rejection {
+                Rejection::InvalidArguments(message) => invalid_arguments(message),
+                Rejection::Error(err) => Err(err),
+                Rejection::InputRequired(result) => Ok(Outcome::InputRequired(*result)),
+            })),
+        }
+    })
+}
 
 /// Converts a value into a [`ToolRoute`]. Implemented by routes, by the function a
 /// `#[tool]` declaration leaves under its name (`.tool(add)`), and by any function without

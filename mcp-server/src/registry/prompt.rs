@@ -1,7 +1,6 @@
 //! Prompt routes.
 
 use std::fmt;
-use std::future::Future;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -9,11 +8,8 @@ use typemcp_core::McpError;
 use typemcp_core::protocol::{GetPromptResult, Meta, Outcome, Prompt, PromptArgument};
 
 use super::schema;
-use super::{BoxFuture, CompletionRequest, Completions, IntoCompletion};
-use crate::handler::{Handler, IntoPromptResult, Invocation, Rejection, Requirements};
-
-type GetFn =
-    dyn Fn(Invocation) -> BoxFuture<Result<Outcome<GetPromptResult>, McpError>> + Send + Sync;
+use super::{BoxFuture, CompletionRequest, Completions, IntoCompletion, RouteFn, erase};
+use crate::handler::{Handler, IntoPromptResult, Invocation, Requirements};
 
 /// A prompt: its description and its handler.
 ///
@@ -39,7 +35,7 @@ type GetFn =
 #[derive(Clone)]
 pub struct PromptRoute {
     prompt: Prompt,
-    get: Arc<GetFn>,
+    get: Arc<RouteFn<GetPromptResult>>,
     completions: Completions,
     requirements: Requirements,
 }
@@ -65,10 +61,16 @@ impl PromptRoute {
             H::argument_schema(&mut generator).map(|s| prompt_arguments(&schema::to_object(s)));
         let mut prompt = Prompt::new(name);
         prompt.arguments = arguments.filter(|a| !a.is_empty());
-        let mut route = Self::from_parts(prompt, move |invocation: Invocation| {
-            let fut = handler.call(invocation);
-            async move { fut.await.map(IntoPromptResult::into_prompt_result) }
-        });
+        let mut route = Self {
+            prompt,
+            get: erase(
+                handler,
+                |message| Err(McpError::invalid_params(message)),
+                |_| IntoPromptResult::into_prompt_result,
+            ),
+            completions: Completions::default(),
+            requirements: Requirements::default(),
+        };
         H::requirements(&mut route.requirements);
         route
     }
@@ -76,37 +78,6 @@ impl PromptRoute {
     /// What the handler needs from the server.
     pub(crate) fn requirements(&self) -> &Requirements {
         &self.requirements
-    }
-
-    /// A prompt from its description and a call that extracts parameters and converts the
-    /// handler's output, erased into the route's call. Only [`new`](Self::new) calls it: the
-    /// `#[prompt]` macro builds its route with `new` too.
-    pub(crate) fn from_parts<F, Fut>(prompt: Prompt, get: F) -> Self
-    where
-        F: Fn(Invocation) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Result<Outcome<GetPromptResult>, McpError>, Rejection>>
-            + Send
-            + 'static,
-    {
-        let get = Arc::new(move |invocation: Invocation| -> BoxFuture<_> {
-            let fut = get(invocation);
-            Box::pin(async move {
-                match fut.await {
-                    Ok(result) => result,
-                    Err(Rejection::InvalidArguments(message)) => {
-                        Err(McpError::invalid_params(message))
-                    }
-                    Err(Rejection::Error(err)) => Err(err),
-                    Err(Rejection::InputRequired(result)) => Ok(Outcome::InputRequired(*result)),
-                }
-            })
-        });
-        Self {
-            prompt,
-            get,
-            completions: Completions::default(),
-            requirements: Requirements::default(),
-        }
     }
 
     /// The prompt description as listed.

@@ -1,7 +1,6 @@
 //! Resource and resource-template routes.
 
 use std::fmt;
-use std::future::Future;
 use std::sync::Arc;
 
 use typemcp_core::McpError;
@@ -10,49 +9,23 @@ use typemcp_core::protocol::{
 };
 use typemcp_core::uri_template::{UriTemplate, UriTemplateError};
 
-use super::{BoxFuture, CompletionRequest, Completions, IntoCompletion};
-use crate::handler::{Handler, IntoResourceResult, Invocation, Rejection, Requirements};
+use super::{BoxFuture, CompletionRequest, Completions, IntoCompletion, RouteFn, erase};
+use crate::handler::{Handler, IntoResourceResult, Invocation, Requirements};
 
-type ReadFn =
-    dyn Fn(Invocation) -> BoxFuture<Result<Outcome<ReadResourceResult>, McpError>> + Send + Sync;
-
-/// Adapts a handler to the generated-call shape.
-fn from_handler<H, M>(
-    handler: H,
-) -> impl Fn(Invocation) -> BoxFuture<Result<Result<Outcome<ReadResourceResult>, McpError>, Rejection>>
-+ Send
-+ Sync
-+ 'static
+/// Erases a read handler: its output converted with the URI it reads.
+fn erase_read<H, M>(handler: H) -> Arc<RouteFn<ReadResourceResult>>
 where
     H: Handler<M>,
     H::Output: IntoResourceResult,
 {
-    move |invocation: Invocation| -> BoxFuture<_> {
-        let uri = invocation.uri.clone().unwrap_or_default();
-        let fut = handler.call(invocation);
-        Box::pin(async move { fut.await.map(|output| output.into_resource_result(&uri)) })
-    }
-}
-
-/// Erases a generated read call.
-fn erase<F, Fut>(read: F) -> Arc<ReadFn>
-where
-    F: Fn(Invocation) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Result<Outcome<ReadResourceResult>, McpError>, Rejection>>
-        + Send
-        + 'static,
-{
-    Arc::new(move |invocation: Invocation| -> BoxFuture<_> {
-        let fut = read(invocation);
-        Box::pin(async move {
-            match fut.await {
-                Ok(result) => result,
-                Err(Rejection::InvalidArguments(message)) => Err(McpError::invalid_params(message)),
-                Err(Rejection::Error(err)) => Err(err),
-                Err(Rejection::InputRequired(result)) => Ok(Outcome::InputRequired(*result)),
-            }
-        })
-    })
+    erase(
+        handler,
+        |message| Err(McpError::invalid_params(message)),
+        |invocation| {
+            let uri = invocation.uri.clone().unwrap_or_default();
+            move |output: H::Output| output.into_resource_result(&uri)
+        },
+    )
 }
 
 /// The MIME type of text that names none, when the resource declares none either.
@@ -84,7 +57,7 @@ pub(crate) fn fill_mime_types(result: &mut ReadResourceResult, declared: Option<
 #[derive(Clone)]
 pub struct ResourceRoute {
     resource: Resource,
-    read: Arc<ReadFn>,
+    read: Arc<RouteFn<ReadResourceResult>>,
     requirements: Requirements,
 }
 
@@ -103,7 +76,11 @@ impl ResourceRoute {
         H: Handler<M>,
         H::Output: IntoResourceResult,
     {
-        let mut route = Self::from_parts(Resource::new(uri, name), from_handler(handler));
+        let mut route = Self {
+            resource: Resource::new(uri, name),
+            read: erase_read(handler),
+            requirements: Requirements::default(),
+        };
         H::requirements(&mut route.requirements);
         route
     }
@@ -111,23 +88,6 @@ impl ResourceRoute {
     /// What the handler needs from the server.
     pub(crate) fn requirements(&self) -> &Requirements {
         &self.requirements
-    }
-
-    /// A resource from its description and a read that extracts parameters and converts the
-    /// handler's output (`from_handler`). Only [`new`](Self::new) calls it: the `#[resource]`
-    /// macro builds its route with `new` too.
-    pub(crate) fn from_parts<F, Fut>(resource: Resource, read: F) -> Self
-    where
-        F: Fn(Invocation) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Result<Outcome<ReadResourceResult>, McpError>, Rejection>>
-            + Send
-            + 'static,
-    {
-        Self {
-            resource,
-            read: erase(read),
-            requirements: Requirements::default(),
-        }
     }
 
     /// The resource description as listed.
@@ -194,7 +154,7 @@ impl ResourceRoute {
 pub struct ResourceTemplateRoute {
     template: ResourceTemplate,
     parsed: Result<UriTemplate, UriTemplateError>,
-    read: Arc<ReadFn>,
+    read: Arc<RouteFn<ReadResourceResult>>,
     completions: Completions,
     requirements: Requirements,
 }
@@ -216,7 +176,13 @@ impl ResourceTemplateRoute {
         H::Output: IntoResourceResult,
     {
         let template = ResourceTemplate::new(template, name);
-        let mut route = Self::from_parts(template, from_handler(handler));
+        let mut route = Self {
+            parsed: UriTemplate::parse(&template.uri_template),
+            template,
+            read: erase_read(handler),
+            completions: Completions::default(),
+            requirements: Requirements::default(),
+        };
         H::requirements(&mut route.requirements);
         route
     }
@@ -224,26 +190,6 @@ impl ResourceTemplateRoute {
     /// What the handler needs from the server.
     pub(crate) fn requirements(&self) -> &Requirements {
         &self.requirements
-    }
-
-    /// A template from its description and a read that extracts parameters and converts the
-    /// handler's output (`from_handler`); a malformed template is refused when the route is
-    /// registered. Only [`new`](Self::new) calls it: the `#[resource]` macro (which checks
-    /// its template at compile time) builds its route with `new` too.
-    pub(crate) fn from_parts<F, Fut>(template: ResourceTemplate, read: F) -> Self
-    where
-        F: Fn(Invocation) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Result<Outcome<ReadResourceResult>, McpError>, Rejection>>
-            + Send
-            + 'static,
-    {
-        Self {
-            parsed: UriTemplate::parse(&template.uri_template),
-            template,
-            read: erase(read),
-            completions: Completions::default(),
-            requirements: Requirements::default(),
-        }
     }
 
     /// The template description as listed.

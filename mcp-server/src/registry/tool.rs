@@ -1,23 +1,19 @@
 //! Tool routes.
 
 use std::fmt;
-use std::future::Future;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 use typemcp_core::McpError;
 use typemcp_core::protocol::{CallToolResult, Meta, Outcome, Tool, ToolAnnotations};
 
-use super::BoxFuture;
 #[cfg(feature = "http")]
 use super::param_headers::ParamHeaders;
+use super::{BoxFuture, RouteFn, erase};
 use super::{param_headers, schema};
 use crate::BuildError;
-use crate::handler::{Handler, IntoToolResult, Invocation, Rejection, Requirements};
+use crate::handler::{Handler, IntoToolResult, Invocation, Requirements};
 use crate::tasks::TaskSupport;
-
-type CallFn =
-    dyn Fn(Invocation) -> BoxFuture<Result<Outcome<CallToolResult>, McpError>> + Send + Sync;
 
 /// A tool: its description and its handler.
 ///
@@ -30,7 +26,7 @@ type CallFn =
 #[derive(Clone)]
 pub struct ToolRoute {
     tool: Tool,
-    call: Arc<CallFn>,
+    call: Arc<RouteFn<CallToolResult>>,
     requirements: Requirements,
     /// Whether calls may run as tasks (the tasks extension).
     task_support: TaskSupport,
@@ -74,38 +70,12 @@ impl ToolRoute {
                 schema::keep_standard_formats(&mut output);
                 output
             });
-        let mut route = Self::from_parts(tool, move |invocation: Invocation| {
-            let fut = handler.call(invocation);
-            async move { fut.await.map(IntoToolResult::into_tool_result) }
-        });
-        H::requirements(&mut route.requirements);
-        route
-    }
-
-    /// A tool from its description and a call that extracts parameters (`Err(Rejection)`)
-    /// and converts the handler's output, erased into the route's call. Only
-    /// [`new`](Self::new) calls it: the `#[tool]` macro builds its route with `new` too.
-    pub(crate) fn from_parts<F, Fut>(tool: Tool, call: F) -> Self
-    where
-        F: Fn(Invocation) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Result<Outcome<CallToolResult>, McpError>, Rejection>>
-            + Send
-            + 'static,
-    {
-        let call = Arc::new(move |invocation: Invocation| -> BoxFuture<_> {
-            let fut = call(invocation);
-            Box::pin(async move {
-                match fut.await {
-                    Ok(result) => result,
-                    Err(Rejection::InvalidArguments(message)) => {
-                        Ok(Outcome::Complete(CallToolResult::error(message)))
-                    }
-                    Err(Rejection::Error(err)) => Err(err),
-                    Err(Rejection::InputRequired(result)) => Ok(Outcome::InputRequired(*result)),
-                }
-            })
-        });
-        Self {
+        let call = erase(
+            handler,
+            |message| Ok(Outcome::Complete(CallToolResult::error(message))),
+            |_| IntoToolResult::into_tool_result,
+        );
+        let mut route = Self {
             tool,
             call,
             requirements: Requirements::default(),
@@ -114,7 +84,9 @@ impl ToolRoute {
             validation: schema::Validation::default(),
             #[cfg(feature = "http")]
             param_headers: ParamHeaders::default(),
-        }
+        };
+        H::requirements(&mut route.requirements);
+        route
     }
 
     /// The tool description as listed.

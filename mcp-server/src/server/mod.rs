@@ -275,14 +275,14 @@ impl Server {
 
     /// Stops the server at once, without a grace period (the last step of a graceful
     /// shutdown). New requests are refused and open `subscriptions/listen` streams end.
-    /// Each request still served by the stdio or HTTP transport is answered `-32603`
-    /// `Internal error: the server shut down`: its handler's future is dropped where it
-    /// waits. The handler's own [`cancellation`](crate::RequestContext::cancellation) token
+    /// Each request still served (by any transport, [`Server::handle_message`] included) is
+    /// answered `-32603` `Internal error: the server shut down`: its handler's future is
+    /// dropped where it waits. The handler's own [`cancellation`](crate::RequestContext::cancellation) token
     /// does not fire (every request has a fresh one), so work it spawned elsewhere keeps
     /// running. Tasks still running fail (`The server stopped before the task finished`),
     /// and 2025-11-25 sessions end. The stdio transport stops reading and returns once the
     /// requests left are answered; [`Server::serve_http_on`] answers 503 until its own
-    /// signal resolves. [`Server::handle_message`] is not affected.
+    /// signal resolves.
     ///
     /// [`Server::serve_stdio`] and [`Server::serve_http`] shut down gracefully on SIGTERM
     /// and Ctrl-C (and [`Server::serve_http_on`] when its signal resolves): new requests
@@ -309,7 +309,6 @@ impl Server {
     }
 
     /// The server's lifecycle (requests in flight, draining, stopping).
-    #[cfg(any(feature = "stdio", feature = "http"))]
     pub(crate) fn lifecycle(&self) -> &Arc<Lifecycle> {
         &self.shared.lifecycle
     }

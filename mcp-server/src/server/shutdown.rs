@@ -12,14 +12,11 @@
 //!
 //! [`ServerBuilder::shutdown_grace`]: crate::ServerBuilder::shutdown_grace
 
-#[cfg(any(feature = "stdio", feature = "http"))]
 use std::sync::Arc;
-#[cfg(any(feature = "stdio", feature = "http"))]
 use std::sync::atomic::{AtomicUsize, Ordering};
 #[cfg(any(feature = "stdio", feature = "http"))]
 use std::time::Duration;
 
-#[cfg(any(feature = "stdio", feature = "http"))]
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
@@ -32,19 +29,15 @@ pub(crate) struct Lifecycle {
     draining: CancellationToken,
     /// How many requests are being served, by every transport: one atomic add and one
     /// subtract per request.
-    #[cfg(any(feature = "stdio", feature = "http"))]
     serving: AtomicUsize,
     /// Woken when the last request in flight ends while draining.
-    #[cfg(any(feature = "stdio", feature = "http"))]
     idle: Notify,
 }
 
 /// One request being served, counted until dropped.
-#[cfg(any(feature = "stdio", feature = "http"))]
 #[derive(Debug)]
 pub(crate) struct Serving(Arc<Lifecycle>);
 
-#[cfg(any(feature = "stdio", feature = "http"))]
 impl Drop for Serving {
     fn drop(&mut self) {
         let was = self.0.serving.fetch_sub(1, Ordering::AcqRel);
@@ -60,9 +53,7 @@ impl Lifecycle {
         Self {
             draining: stopped.child_token(),
             stopped,
-            #[cfg(any(feature = "stdio", feature = "http"))]
             serving: AtomicUsize::new(0),
-            #[cfg(any(feature = "stdio", feature = "http"))]
             idle: Notify::new(),
         }
     }
@@ -89,7 +80,6 @@ impl Lifecycle {
     }
 
     /// Counts a request as served until the guard is dropped.
-    #[cfg(any(feature = "stdio", feature = "http"))]
     pub(crate) fn serving(self: &Arc<Self>) -> Serving {
         self.serving.fetch_add(1, Ordering::AcqRel);
         Serving(Arc::clone(self))

@@ -153,53 +153,48 @@ impl tower::Service<McpRequest> for McpService {
 }
 
 impl crate::Server {
-    /// Hands a request to the service stack, in the request's span, until the server
-    /// stops: every transport serves its requests through here (the in-process one without
-    /// the shutdown, which it does not take part in).
-    #[cfg(any(feature = "stdio", feature = "http"))]
+    /// Hands a request to the service stack (the user's layers, then the dispatcher), in
+    /// the request's span ([`span::RequestSpan`]), until the server stops: every transport
+    /// serves its requests through here.
     pub(crate) async fn call_service(&self, request: McpRequest) -> McpResponse {
         let _serving = self.lifecycle().serving();
         let id = request.id().clone();
+        let span = span::RequestSpan::of(&request);
+        // Boxed here, once: the dispatch's future is several kilobytes, and every future
+        // around it (the transports box theirs, and move them) would otherwise be as large
+        // and be copied whole each time.
+        let mut serve: Pin<Box<dyn Future<Output = McpResponse> + Send + '_>> = match self.layers()
+        {
+            Some(stack) => stack.serve(request),
+            None => Box::pin(request.serve(self)),
+        };
         // The server stopped (the grace period of a shutdown over, or `Server::shutdown`):
-        // the handler is dropped, and the client told why.
-        // Both pinned in place (not moved into a combinator, which would hold a second copy
-        // of the request's future, several kilobytes, in this one), the request first.
-        let serve = self.call_request(request);
+        // the handler is dropped, and the client told why. Polled in place, inside the span,
+        // the request first.
         let stopped = self.shutdown_token().cancelled();
-        tokio::pin!(serve, stopped);
-        let served = std::future::poll_fn(|cx| match serve.as_mut().poll(cx) {
-            Poll::Ready(response) => Poll::Ready(Some(response)),
-            Poll::Pending => stopped.as_mut().poll(cx).map(|()| None),
-        });
-        served.await.unwrap_or_else(|| {
-            McpResponse::error(
-                id,
-                typemcp_core::McpError::internal("Internal error: the server shut down"),
+        tokio::pin!(stopped);
+        let served =
+            std::future::poll_fn(
+                |cx| match span.span().in_scope(|| serve.as_mut().poll(cx)) {
+                    Poll::Ready(response) => Poll::Ready(response),
+                    Poll::Pending => stopped.as_mut().poll(cx).map(|()| {
+                        McpResponse::error(
+                            id.clone(),
+                            typemcp_core::McpError::internal(
+                                "Internal error: the server shut down",
+                            ),
+                        )
+                    }),
+                },
             )
-        })
+            .await;
+        span.finish(&served);
+        served
     }
 
     /// The user's layers around the MCP service, if any were registered.
     fn layers(&self) -> Option<&BoxMcpService> {
         self.layers_slot()
             .and_then(|slot| slot.downcast_ref::<BoxMcpService>())
-    }
-
-    /// Hands a request to the service stack (the user's layers, then the dispatcher), in
-    /// the request's span ([`span::RequestSpan`]).
-    pub(crate) async fn call_request(&self, request: McpRequest) -> McpResponse {
-        let span = span::RequestSpan::of(&request);
-        // Boxed here, once: the dispatch's future is several kilobytes, and every future
-        // around it (the transports box theirs, and move them) would otherwise be as large
-        // and be copied whole each time. Polled inside the span.
-        let mut serve: Pin<Box<dyn Future<Output = McpResponse> + Send + '_>> = match self.layers()
-        {
-            Some(stack) => stack.serve(request),
-            None => Box::pin(request.serve(self)),
-        };
-        let response =
-            std::future::poll_fn(|cx| span.span().in_scope(|| serve.as_mut().poll(cx))).await;
-        span.finish(&response);
-        response
     }
 }

@@ -128,7 +128,9 @@ impl InputResponses {
             asked,
             state: (),
         };
-        Ok(result.with_state(seal(context, &envelope)?))
+        let token = seal(context, &envelope)?;
+        context.minted.checked();
+        Ok(result.with_state(token))
     }
 }
 

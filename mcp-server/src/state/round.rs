@@ -529,6 +529,7 @@ impl<S: Continuation> Round<S> {
             state: next,
         };
         let token = seal(&self.context, &envelope)?;
+        self.context.minted.checked();
         Ok(Step(StepKind::Ask(result.with_state(token)), PhantomData))
     }
 }

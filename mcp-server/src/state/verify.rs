@@ -32,24 +32,50 @@ pub(crate) struct StateContext {
     pub(crate) minted: Minted,
 }
 
-/// The state last minted in this request, shared by the copies of its [`StateContext`].
+/// The state last minted in this request, shared by the copies of its [`StateContext`], and
+/// whether the input requests asked with it were checked against the client's capabilities.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Minted(Arc<std::sync::Mutex<Option<String>>>);
+pub(crate) struct Minted(Arc<std::sync::Mutex<Option<(String, bool)>>>);
 
 impl Minted {
     /// Signs `payload` under the context's binding, and remembers the token.
     pub(crate) fn sign(&self, context: &StateContext, payload: &[u8]) -> String {
         let token = context.signer.sign(payload, Some(&context.binding));
-        *self.lock() = Some(token.clone());
+        *self.lock() = Some((token.clone(), false));
         token
+    }
+
+    /// Records that the input requests asked with the state last minted were checked against
+    /// the client's capabilities (`Round::ask`, `Inputs::ask`), so the gate need not again.
+    pub(crate) fn checked(&self) {
+        if let Some((_, checked)) = self.lock().as_mut() {
+            *checked = true;
+        }
     }
 
     /// Whether `token` is the state last minted here.
     fn is(&self, token: &str) -> bool {
-        self.lock().as_deref() == Some(token)
+        self.lock()
+            .as_ref()
+            .is_some_and(|(minted, _)| minted == token)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<String>> {
+    /// Whether `outcome` hands out the state last minted here, with input requests checked
+    /// when it was minted.
+    pub(crate) fn vouches_for<T>(&self, outcome: &Outcome<T>) -> bool {
+        let Outcome::InputRequired(InputRequiredResult {
+            request_state: Some(token),
+            ..
+        }) = outcome
+        else {
+            return false;
+        };
+        self.lock()
+            .as_ref()
+            .is_some_and(|(minted, checked)| *checked && minted == token)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<(String, bool)>> {
         self.0
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -159,4 +185,30 @@ pub(crate) fn check_outgoing<T>(
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use typemcp_core::protocol::CallToolResult;
+
+    fn asking(state: &str) -> Outcome<CallToolResult> {
+        Outcome::InputRequired(InputRequiredResult::new().with_state(state.to_owned()))
+    }
+
+    #[test]
+    fn only_a_checked_state_minted_here_is_vouched_for() {
+        let minted = Minted::default();
+        assert!(!minted.vouches_for(&asking("t")), "nothing minted yet");
+        *minted.lock() = Some(("t".to_owned(), false));
+        assert!(
+            !minted.vouches_for(&asking("t")),
+            "minted, but its requests were not checked (RequestState::sign)"
+        );
+        minted.checked();
+        assert!(minted.vouches_for(&asking("t")));
+        assert!(!minted.vouches_for(&asking("other")), "another state");
+        let done = Outcome::Complete(CallToolResult::default());
+        assert!(!minted.vouches_for(&done), "nothing asked");
+    }
 }

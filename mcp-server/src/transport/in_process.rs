@@ -34,7 +34,7 @@ impl Server {
             Ok(IncomingMessage::Notification(_) | IncomingMessage::Response { .. }) => return None,
             Ok(IncomingMessage::Request(request)) => {
                 match McpRequest::stateless(self, request, transport) {
-                    Ok(request) => self.call_request(request).await,
+                    Ok(request) => self.call_service(request).await,
                     Err(response) => response,
                 }
             }

@@ -65,6 +65,7 @@ use typemcp_core::protocol::{meta_keys, methods, task_methods};
 use typemcp_core::protocol::LegacyVersion;
 
 use super::guard::Rounds;
+use super::rounds::Round;
 use super::{Reply, Verdict, take_meta};
 use crate::context::TransportInfo;
 use crate::outbound::Outbound;
@@ -345,21 +346,17 @@ impl Era {
     /// Runs a multi-round method to the outcome this era's client is given: on the
     /// 2026-07-28 wire, the first outcome (an `input_required` one is the client's to retry);
     /// on a session, the input requests are pushed to the client and `run` called again with
-    /// the answers until it completes ([`push`]). `run` runs one round in the context.
-    pub(super) async fn fulfil<'c, T, F, Fut>(
+    /// the answers until it completes ([`push`]).
+    pub(super) async fn fulfil<R: Round>(
         &self,
-        ctx: &'c RequestContext,
+        ctx: &RequestContext,
         rounds: Rounds,
-        mut run: F,
-    ) -> Result<Outcome<T>, McpError>
-    where
-        F: FnMut(&'c RequestContext, Rounds) -> Fut,
-        Fut: Future<Output = Result<Outcome<T>, McpError>>,
-    {
+        round: &R,
+    ) -> Result<Outcome<R::Result>, McpError> {
         match self {
             #[cfg(sessions)]
-            Self::Session(session) => push::fulfil(session, ctx, rounds, run).await,
-            _ => run(ctx, rounds).await,
+            Self::Session(session) => push::fulfil(session, ctx, rounds, round).await,
+            _ => round.run(ctx, rounds).await,
         }
     }
 

@@ -19,8 +19,6 @@
 //! and does not run the handler again. A URL elicitation the client accepted is reported done
 //! (`notifications/elicitation/complete`) once the handler moves on without asking it again.
 
-use std::future::Future;
-
 use serde_json::{Map, Value, json};
 use typemcp_core::McpError;
 use typemcp_core::protocol::{
@@ -28,6 +26,7 @@ use typemcp_core::protocol::{
 };
 
 use crate::dispatch::guard::Rounds;
+use crate::dispatch::rounds::Round;
 use crate::session::Session;
 use crate::{RequestContext, Server};
 
@@ -45,23 +44,19 @@ struct OpenUrl {
 /// Runs a multi-round method for a session's client, pushing its input requests until it
 /// completes. Each round after the first gets the answers and the state of the round
 /// before in memory (the state checked and consumed once, by the guard around `run`).
-pub(super) async fn fulfil<'c, T, F, Fut>(
+pub(super) async fn fulfil<R: Round>(
     session: &Session,
-    ctx: &'c RequestContext,
+    ctx: &RequestContext,
     first: Rounds,
-    mut run: F,
-) -> Result<Outcome<T>, McpError>
-where
-    F: FnMut(&'c RequestContext, Rounds) -> Fut,
-    Fut: Future<Output = Result<Outcome<T>, McpError>>,
-{
+    round: &R,
+) -> Result<Outcome<R::Result>, McpError> {
     let server = ctx.server();
     let rounds = server.config().pushed_rounds;
     let arguments = first.arguments.clone();
     let mut next = first;
     let mut open_urls = Vec::new();
-    for round in 1..=rounds {
-        let asked = match run(ctx, next).await? {
+    for n in 1..=rounds {
+        let asked = match round.run(ctx, next).await? {
             Outcome::Complete(result) => {
                 complete_urls(ctx, std::mem::take(&mut open_urls), None).await;
                 return Ok(Outcome::Complete(result));
@@ -70,7 +65,7 @@ where
         };
         let open = std::mem::take(&mut open_urls);
         complete_urls(ctx, open, asked.input_requests.as_ref()).await;
-        if round == rounds {
+        if n == rounds {
             break;
         }
         if ctx.is_cancelled() {

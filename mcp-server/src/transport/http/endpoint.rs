@@ -26,6 +26,7 @@ use axum::body::Body;
 use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
 use bytes::{Bytes, BytesMut};
+use futures_util::FutureExt;
 use http::header::{ALLOW, CONTENT_LENGTH};
 use http::{Method, StatusCode};
 use http_body_util::BodyExt;
@@ -165,8 +166,7 @@ impl tower::Service<Request> for EndpointService {
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        let endpoint = Arc::clone(&self.0);
-        Box::pin(async move { Ok(handle(endpoint, request).await) })
+        Box::pin(handle(Arc::clone(&self.0), request).map(Ok))
     }
 }
 
@@ -471,7 +471,6 @@ impl Endpoint {
         } else {
             (Outbound::Discard, None)
         };
-        let server = self.server.clone();
         let mut transport = TransportInfo::http(parts);
         let on_session = matches!(era, Era::Session(_));
         // A session's stream is resumable, and its handler may close it (polling).
@@ -486,23 +485,13 @@ impl Endpoint {
             _ => None,
         };
         let held = Held::serving(place, named.flatten(), self.server.lifecycle().serving());
-        let held_by_reply = Arc::clone(&held);
-        let status = if on_session {
-            status::on_session
+        let (status, cancelled) = if on_session {
+            (status::on_session as fn(_) -> _, Some(token.clone()))
         } else {
-            status::of
+            (status::of as fn(_) -> _, None)
         };
-        let cancelled = token.clone();
-        let reply = Box::pin(async move {
-            let _held = held_by_reply;
-            let request = McpRequest::new(request, era, transport, outbound, token);
-            let mut reply = server.call_service(request).await.into_reply();
-            // Cancelled by the client's `notifications/cancelled`: no response is sent.
-            if on_session && cancelled.is_cancelled() {
-                reply.body = Bytes::new();
-            }
-            reply
-        });
+        let request = McpRequest::new(request, era, transport, outbound, token);
+        let reply = stream::serve(self.server.clone(), request, Arc::clone(&held), cancelled);
         let response = match (resumable, notifications) {
             (Some((streams, stream)), Some(notifications)) => {
                 let request = resume::Request {

@@ -8,6 +8,7 @@ use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -20,8 +21,11 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
 use typemcp_core::RequestId;
 
+use super::in_flight::Held;
 use super::status;
+use crate::Server;
 use crate::dispatch::{Reply, Verdict};
+use crate::service::McpRequest;
 
 /// A reply as a JSON response, its status following what it reports.
 pub(crate) fn json(reply: Reply) -> Response {
@@ -49,6 +53,25 @@ pub(crate) fn json_or_nothing(reply: Reply, status: fn(Verdict) -> StatusCode) -
 }
 
 type ReplyFuture = Pin<Box<dyn Future<Output = Reply> + Send>>;
+
+/// Serves `request` through the service, holding `held` (its caller's place, its session)
+/// until the handler is done, even when the answer's stream went away. A request of a session
+/// whose client cancelled it (`cancelled`) gets no response: an empty body.
+pub(crate) fn serve(
+    server: Server,
+    request: McpRequest,
+    held: Arc<Held>,
+    cancelled: Option<CancellationToken>,
+) -> ReplyFuture {
+    Box::pin(async move {
+        let _held = held;
+        let mut reply = server.call_service(request).await.into_reply();
+        if cancelled.is_some_and(|token| token.is_cancelled()) {
+            reply.body = Bytes::new();
+        }
+        reply
+    })
+}
 
 /// Runs the request and answers with JSON or SSE, whichever fits; a JSON answer's status is
 /// `status` of what the reply reports.
