@@ -57,6 +57,8 @@
 extern crate self as typemcp_server;
 
 #[macro_use]
+mod macros;
+#[macro_use]
 mod error;
 
 mod budget;

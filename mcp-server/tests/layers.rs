@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 
 /// Each top-level module of the crate and its layer.
 const LAYERS: &[(&str, u8)] = &[
+    ("macros", 0),
     ("error", 0),
     ("outbound", 0),
     ("budget", 0),

@@ -139,11 +139,7 @@ impl Server {
                 // Some changes were missed: tell the listener every list may have changed.
                 Err(RecvError::Lagged(_)) => {
                     let mut ok = true;
-                    for change in [
-                        Change::ToolsListChanged,
-                        Change::PromptsListChanged,
-                        Change::ResourcesListChanged,
-                    ] {
+                    for change in Change::LISTS {
                         ok &= forward(&ctx, &honoured, &meta, &change).await;
                     }
                     ok

@@ -30,24 +30,24 @@ use crate::{RequestContext, Server};
 
 type Params = Map<String, Value>;
 
-impl Server {
-    /// One page of a list, with the list caching hints.
-    fn list_page<T: Clone>(
-        &self,
-        params: Params,
-        items: impl ExactSizeIterator<Item = T>,
-    ) -> Result<ListPage<T>, McpError> {
-        let params: PaginatedParams = parse_params(params)?;
-        let (items, next_cursor) = page(items, params.cursor.as_deref(), self.config().page_size)?;
-        let cache = self.config().list_cache;
-        Ok(ListPage {
-            items,
-            next_cursor,
-            ttl_ms: cache.ttl_ms(),
-            cache_scope: cache.scope(),
-        })
-    }
+/// A list method's result: the page of `items` the params' cursor names, under `field`, with
+/// the next cursor and the list caching hints.
+macro_rules! listed {
+    ($server:expr, $params:expr, $result:ty, $field:ident, $items:expr) => {{
+        let params: PaginatedParams = parse_params($params)?;
+        let (items, next_cursor) =
+            page($items, params.cursor.as_deref(), $server.config().page_size)?;
+        let cache = $server.config().list_cache;
+        let mut result = <$result>::default();
+        result.$field = items;
+        result.next_cursor = next_cursor;
+        result.ttl_ms = cache.ttl_ms();
+        result.cache_scope = cache.scope();
+        Ok(result)
+    }};
+}
 
+impl Server {
     pub(super) fn discover(&self, capabilities: &ServerCapabilities) -> DiscoverResult {
         let cache = self.config().list_cache;
         let mut result = DiscoverResult::default();
@@ -69,17 +69,13 @@ impl Server {
         era: OutputEra,
     ) -> Result<ListToolsResult, McpError> {
         let registry = self.snapshot();
-        let page = self.list_page(
+        listed!(
+            self,
             params,
-            registry.tools.values().map(|r| era.listed(r.tool())),
-        )?;
-        let mut result = ListToolsResult::default();
-        result.tools = page.fill(
-            &mut result.next_cursor,
-            &mut result.ttl_ms,
-            &mut result.cache_scope,
-        );
-        Ok(result)
+            ListToolsResult,
+            tools,
+            registry.tools.values().map(|r| era.listed(r.tool()))
+        )
     }
 
     /// `tools/call`: a task where the era runs them and the tool and client agree, else the
@@ -127,17 +123,13 @@ impl Server {
 
     pub(super) fn list_prompts(&self, params: Params) -> Result<ListPromptsResult, McpError> {
         let registry = self.snapshot();
-        let page = self.list_page(
+        listed!(
+            self,
             params,
-            registry.prompts.values().map(|r| r.prompt().clone()),
-        )?;
-        let mut result = ListPromptsResult::default();
-        result.prompts = page.fill(
-            &mut result.next_cursor,
-            &mut result.ttl_ms,
-            &mut result.cache_scope,
-        );
-        Ok(result)
+            ListPromptsResult,
+            prompts,
+            registry.prompts.values().map(|r| r.prompt().clone())
+        )
     }
 
     /// `prompts/get`, as the era fulfils it.
@@ -167,17 +159,13 @@ impl Server {
 
     pub(super) fn list_resources(&self, params: Params) -> Result<ListResourcesResult, McpError> {
         let registry = self.snapshot();
-        let page = self.list_page(
+        listed!(
+            self,
             params,
-            registry.resources.values().map(|r| r.resource().clone()),
-        )?;
-        let mut result = ListResourcesResult::default();
-        result.resources = page.fill(
-            &mut result.next_cursor,
-            &mut result.ttl_ms,
-            &mut result.cache_scope,
-        );
-        Ok(result)
+            ListResourcesResult,
+            resources,
+            registry.resources.values().map(|r| r.resource().clone())
+        )
     }
 
     pub(super) fn list_resource_templates(
@@ -185,18 +173,16 @@ impl Server {
         params: Params,
     ) -> Result<ListResourceTemplatesResult, McpError> {
         let registry = self.snapshot();
-        let templates = registry
-            .templates
-            .iter()
-            .map(|r| r.resource_template().clone());
-        let page = self.list_page(params, templates)?;
-        let mut result = ListResourceTemplatesResult::default();
-        result.resource_templates = page.fill(
-            &mut result.next_cursor,
-            &mut result.ttl_ms,
-            &mut result.cache_scope,
-        );
-        Ok(result)
+        listed!(
+            self,
+            params,
+            ListResourceTemplatesResult,
+            resource_templates,
+            registry
+                .templates
+                .iter()
+                .map(|r| r.resource_template().clone())
+        )
     }
 
     /// `resources/read`, as the era fulfils it.
@@ -292,28 +278,4 @@ impl Server {
 pub(super) enum ReadRoute<'a> {
     Static(&'a crate::ResourceRoute),
     Template(Arc<crate::ResourceTemplateRoute>),
-}
-
-/// One page of a list result.
-struct ListPage<T> {
-    items: Vec<T>,
-    next_cursor: Option<String>,
-    ttl_ms: u64,
-    cache_scope: typemcp_core::protocol::CacheScope,
-}
-
-impl<T> ListPage<T> {
-    /// Writes the page's cursor and caching hints into a list result's fields, and returns
-    /// the items for its list field.
-    fn fill(
-        self,
-        next_cursor: &mut Option<String>,
-        ttl_ms: &mut u64,
-        cache_scope: &mut typemcp_core::protocol::CacheScope,
-    ) -> Vec<T> {
-        *next_cursor = self.next_cursor;
-        *ttl_ms = self.ttl_ms;
-        *cache_scope = self.cache_scope;
-        self.items
-    }
 }

@@ -82,6 +82,16 @@ impl Reply {
         Self::error_as(id, error, verdict)
     }
 
+    /// The answer to a request naming a session that does not exist (any more): HTTP's 404,
+    /// which tells a 2025-11-25 client to start a new session.
+    #[cfg(feature = "http")]
+    pub(crate) fn unknown_session(id: Option<RequestId>) -> Self {
+        let error = McpError::invalid_request(
+            "Session not found: it ended or expired; send initialize again",
+        );
+        Self::error_as(id, error, Verdict::UnknownSession)
+    }
+
     /// An error response reporting `verdict` (invalid `_meta` is `-32602`, and malformed).
     pub(crate) fn error_as(id: Option<RequestId>, error: McpError, verdict: Verdict) -> Self {
         let body = serde_json::to_vec(&ErrorResponse::new(id, error)).unwrap_or_else(|_| {

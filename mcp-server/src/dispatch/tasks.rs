@@ -152,58 +152,35 @@ impl Server {
             }
         }
         ctx.attach_task(&record.id);
-        self.spawn_task(
+        tokio::spawn(self.clone().run_task(
             record.id.clone(),
             owner,
             run,
             cancellation,
             ctx.transport().clone(),
             ctx.request_id().clone(),
-        );
+        ));
         Ok(Called::Task(record.created()))
     }
 
-    /// Runs a task's handler in the background until the task settles.
-    fn spawn_task(
-        &self,
+    /// Runs a task's handler (spawned in the background) until the task settles.
+    async fn run_task(
+        self,
         id: String,
         owner: Option<String>,
-        run: TaskRun,
+        mut run: TaskRun,
         cancellation: CancellationToken,
         transport: TransportInfo,
         request_id: RequestId,
     ) {
-        let server = self.clone();
-        tokio::spawn(async move {
-            server
-                .run_task(
-                    &id,
-                    owner.as_deref(),
-                    run,
-                    &cancellation,
-                    transport,
-                    request_id,
-                )
-                .await;
-        });
-    }
-
-    async fn run_task(
-        &self,
-        id: &str,
-        owner: Option<&str>,
-        mut run: TaskRun,
-        cancellation: &CancellationToken,
-        transport: TransportInfo,
-        request_id: RequestId,
-    ) {
+        let (id, owner) = (id.as_str(), owner.as_deref());
         let tasks = self.tasks();
         tasks.started(id, cancellation.clone());
         let driver = Driver {
             tasks,
             id,
             owner,
-            cancellation,
+            cancellation: &cancellation,
             shutdown: self.shutdown_token(),
         };
         loop {
@@ -212,20 +189,19 @@ impl Server {
                 Ok(Next::RunAgain(state)) => state,
                 Ok(Next::Settled) | Err(_) => break,
             };
-            let next = match tasks.load(id, owner).await {
-                Ok((record, _)) => {
-                    self.task_round(
-                        &record,
-                        state,
-                        Map::new(),
-                        transport.clone(),
-                        cancellation.clone(),
-                        request_id.clone(),
-                    )
-                    .await
-                }
-                Err(error) => Err(error),
-            };
+            let next = async {
+                let (record, _) = tasks.load(id, owner).await?;
+                self.task_round(
+                    &record,
+                    state,
+                    Map::new(),
+                    transport.clone(),
+                    cancellation.clone(),
+                    request_id.clone(),
+                )
+                .await
+            }
+            .await;
             match next {
                 Ok(next) => run = next,
                 Err(error) => {
@@ -338,7 +314,9 @@ impl Server {
                 if !took {
                     return Changed::Kept;
                 }
-                if json_len(&round.answers) > max_answer_bytes {
+                if serde_json::to_string(&round.answers).map_or(usize::MAX, |json| json.len())
+                    > max_answer_bytes
+                {
                     too_large = true;
                     return Changed::Kept;
                 }
@@ -376,14 +354,16 @@ impl Server {
                 .await;
             let owner = record.owner.clone();
             match next {
-                Ok(run) => self.spawn_task(
-                    record.id,
-                    owner,
-                    run,
-                    cancellation,
-                    ctx.transport().clone(),
-                    ctx.request_id().clone(),
-                ),
+                Ok(run) => {
+                    tokio::spawn(self.clone().run_task(
+                        record.id,
+                        owner,
+                        run,
+                        cancellation,
+                        ctx.transport().clone(),
+                        ctx.request_id().clone(),
+                    ));
+                }
                 Err(error) => {
                     let driver = Driver {
                         tasks,
@@ -479,11 +459,6 @@ async fn run_directly(
         }
     };
     outcome.map(Called::Now)
-}
-
-/// The length of `value`'s JSON (`usize::MAX` if it cannot be written).
-fn json_len(value: &Map<String, Value>) -> usize {
-    serde_json::to_string(value).map_or(usize::MAX, |json| json.len())
 }
 
 /// Whose tasks a request may see: its authenticated subject (`None`: no authentication).

@@ -64,40 +64,29 @@ pub trait IntoToolResult {
     }
 }
 
-impl IntoToolResult for CallToolResult {
-    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
-        Ok(Outcome::Complete(self))
-    }
+/// Defines `$trait::$method` for each type as the given closure: `|value| result` (with
+/// `uri` for resources).
+macro_rules! results {
+    ($trait:ident::$method:ident -> $out:ty;
+        $($ty:ty => |$value:ident $(, $uri:ident)?| $body:expr;)*) => {$(
+        impl $trait for $ty {
+            fn $method(self $(, $uri: &str)?) -> Result<Outcome<$out>, McpError> {
+                let $value = self;
+                $body
+            }
+        }
+    )*};
 }
 
-impl IntoToolResult for Outcome<CallToolResult> {
-    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
-        Ok(self)
-    }
-}
-
-impl IntoToolResult for InputRequiredResult {
-    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
-        Ok(Outcome::InputRequired(self))
-    }
-}
-
-impl IntoToolResult for ContentBlock {
-    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
-        Ok(Outcome::Complete(CallToolResult::success(vec![self])))
-    }
-}
-
-impl IntoToolResult for Vec<ContentBlock> {
-    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
-        Ok(Outcome::Complete(CallToolResult::success(self)))
-    }
-}
-
-impl IntoToolResult for () {
-    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
-        Ok(Outcome::Complete(CallToolResult::success(Vec::new())))
-    }
+results! { IntoToolResult::into_tool_result -> CallToolResult;
+    CallToolResult => |value| Ok(Outcome::Complete(value));
+    Outcome<CallToolResult> => |value| Ok(value);
+    InputRequiredResult => |value| Ok(Outcome::InputRequired(value));
+    ContentBlock => |value| Ok(Outcome::Complete(CallToolResult::success(vec![value])));
+    Vec<ContentBlock> => |value| Ok(Outcome::Complete(CallToolResult::success(value)));
+    () => |_unit| Ok(Outcome::Complete(CallToolResult::success(Vec::new())));
+    // The handler's `String` becomes the text as it is (no copy).
+    String => |value| Ok(Outcome::Complete(CallToolResult::text(value)));
 }
 
 macro_rules! text_results {
@@ -109,31 +98,10 @@ macro_rules! text_results {
         }
     )*};
 }
-/// The handler's `String` becomes the text as it is (no copy).
-impl IntoToolResult for String {
-    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
-        Ok(Outcome::Complete(CallToolResult::text(self)))
-    }
-}
 
-text_results!(
-    &'static str,
-    bool,
-    i8,
-    i16,
-    i32,
-    i64,
-    i128,
-    isize,
-    u8,
-    u16,
-    u32,
-    u64,
-    u128,
-    usize,
-    f32,
-    f64
-);
+text_results! {
+    &'static str, bool, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64
+}
 
 impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
     fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
@@ -175,46 +143,14 @@ pub trait IntoPromptResult {
     fn into_prompt_result(self) -> Result<Outcome<GetPromptResult>, McpError>;
 }
 
-impl IntoPromptResult for GetPromptResult {
-    fn into_prompt_result(self) -> Result<Outcome<GetPromptResult>, McpError> {
-        Ok(Outcome::Complete(self))
-    }
-}
-
-impl IntoPromptResult for Outcome<GetPromptResult> {
-    fn into_prompt_result(self) -> Result<Outcome<GetPromptResult>, McpError> {
-        Ok(self)
-    }
-}
-
-impl IntoPromptResult for InputRequiredResult {
-    fn into_prompt_result(self) -> Result<Outcome<GetPromptResult>, McpError> {
-        Ok(Outcome::InputRequired(self))
-    }
-}
-
-impl IntoPromptResult for Vec<PromptMessage> {
-    fn into_prompt_result(self) -> Result<Outcome<GetPromptResult>, McpError> {
-        Ok(Outcome::Complete(GetPromptResult::new(self)))
-    }
-}
-
-impl IntoPromptResult for PromptMessage {
-    fn into_prompt_result(self) -> Result<Outcome<GetPromptResult>, McpError> {
-        Ok(Outcome::Complete(GetPromptResult::new(vec![self])))
-    }
-}
-
-impl IntoPromptResult for String {
-    fn into_prompt_result(self) -> Result<Outcome<GetPromptResult>, McpError> {
-        PromptMessage::user(self).into_prompt_result()
-    }
-}
-
-impl IntoPromptResult for &'static str {
-    fn into_prompt_result(self) -> Result<Outcome<GetPromptResult>, McpError> {
-        PromptMessage::user(self).into_prompt_result()
-    }
+results! { IntoPromptResult::into_prompt_result -> GetPromptResult;
+    GetPromptResult => |value| Ok(Outcome::Complete(value));
+    Outcome<GetPromptResult> => |value| Ok(value);
+    InputRequiredResult => |value| Ok(Outcome::InputRequired(value));
+    Vec<PromptMessage> => |value| Ok(Outcome::Complete(GetPromptResult::new(value)));
+    PromptMessage => |value| Ok(Outcome::Complete(GetPromptResult::new(vec![value])));
+    String => |value| PromptMessage::user(value).into_prompt_result();
+    &'static str => |value| PromptMessage::user(value).into_prompt_result();
 }
 
 impl<T: IntoPromptResult, E: Display + Any> IntoPromptResult for Result<T, E> {
@@ -238,54 +174,22 @@ pub trait IntoResourceResult {
     fn into_resource_result(self, uri: &str) -> Result<Outcome<ReadResourceResult>, McpError>;
 }
 
-impl IntoResourceResult for ReadResourceResult {
-    fn into_resource_result(self, _uri: &str) -> Result<Outcome<ReadResourceResult>, McpError> {
-        Ok(Outcome::Complete(self))
+results! { IntoResourceResult::into_resource_result -> ReadResourceResult;
+    ReadResourceResult => |value, _uri| Ok(Outcome::Complete(value));
+    Outcome<ReadResourceResult> => |value, _uri| Ok(value);
+    InputRequiredResult => |value, _uri| Ok(Outcome::InputRequired(value));
+    ResourceContents => |value, _uri| Ok(Outcome::Complete(ReadResourceResult::new(vec![value])));
+    Vec<ResourceContents> => |value, _uri| Ok(Outcome::Complete(ReadResourceResult::new(value)));
+    // Text names no MIME type: the resource's declared `mime_type` is filled in when it is
+    // read (`text/plain` when it declares none).
+    String => |value, uri| ResourceContents::Text {
+        uri: uri.to_owned(),
+        mime_type: None,
+        text: value,
+        meta: None,
     }
-}
-
-impl IntoResourceResult for Outcome<ReadResourceResult> {
-    fn into_resource_result(self, _uri: &str) -> Result<Outcome<ReadResourceResult>, McpError> {
-        Ok(self)
-    }
-}
-
-impl IntoResourceResult for InputRequiredResult {
-    fn into_resource_result(self, _uri: &str) -> Result<Outcome<ReadResourceResult>, McpError> {
-        Ok(Outcome::InputRequired(self))
-    }
-}
-
-impl IntoResourceResult for ResourceContents {
-    fn into_resource_result(self, _uri: &str) -> Result<Outcome<ReadResourceResult>, McpError> {
-        Ok(Outcome::Complete(ReadResourceResult::new(vec![self])))
-    }
-}
-
-impl IntoResourceResult for Vec<ResourceContents> {
-    fn into_resource_result(self, _uri: &str) -> Result<Outcome<ReadResourceResult>, McpError> {
-        Ok(Outcome::Complete(ReadResourceResult::new(self)))
-    }
-}
-
-/// Text names no MIME type: the resource's declared `mime_type` is filled in when it is read
-/// (`text/plain` when it declares none).
-impl IntoResourceResult for String {
-    fn into_resource_result(self, uri: &str) -> Result<Outcome<ReadResourceResult>, McpError> {
-        let contents = ResourceContents::Text {
-            uri: uri.to_owned(),
-            mime_type: None,
-            text: self,
-            meta: None,
-        };
-        contents.into_resource_result(uri)
-    }
-}
-
-impl IntoResourceResult for &'static str {
-    fn into_resource_result(self, uri: &str) -> Result<Outcome<ReadResourceResult>, McpError> {
-        self.to_owned().into_resource_result(uri)
-    }
+    .into_resource_result(uri);
+    &'static str => |value, uri| value.to_owned().into_resource_result(uri);
 }
 
 impl<T: IntoResourceResult, E: Display + Any> IntoResourceResult for Result<T, E> {

@@ -1,6 +1,5 @@
 //! Prompt routes.
 
-use std::fmt;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -40,13 +39,7 @@ pub struct PromptRoute {
     requirements: Requirements,
 }
 
-impl fmt::Debug for PromptRoute {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PromptRoute")
-            .field("prompt", &self.prompt)
-            .finish_non_exhaustive()
-    }
-}
+debug_fields!(PromptRoute, prompt);
 
 impl PromptRoute {
     /// A prompt named `name` served by `handler`. Its arguments are the properties of the
@@ -85,25 +78,16 @@ impl PromptRoute {
         &self.prompt
     }
 
-    /// Sets the description.
-    #[must_use]
-    pub fn description(mut self, description: impl Into<String>) -> Self {
-        self.prompt.description = Some(description.into());
-        self
-    }
+    setters! {
+        /// Sets the description.
+        pub fn description(description: impl Into<String>) |b|
+            b.prompt.description = Some(description.into());
 
-    /// Sets the display title.
-    #[must_use]
-    pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.prompt.title = Some(title.into());
-        self
-    }
+        /// Sets the display title.
+        pub fn title(title: impl Into<String>) |b| b.prompt.title = Some(title.into());
 
-    /// Replaces the argument list.
-    #[must_use]
-    pub fn arguments(mut self, arguments: Vec<PromptArgument>) -> Self {
-        self.prompt.arguments = Some(arguments);
-        self
+        /// Replaces the argument list.
+        pub fn arguments(arguments: Vec<PromptArgument>) |b| b.prompt.arguments = Some(arguments);
     }
 
     /// Suggests values for `argument` (`completion/complete` with a `ref/prompt`).

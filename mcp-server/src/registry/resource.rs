@@ -1,6 +1,5 @@
 //! Resource and resource-template routes.
 
-use std::fmt;
 use std::sync::Arc;
 
 use typemcp_core::McpError;
@@ -61,13 +60,7 @@ pub struct ResourceRoute {
     requirements: Requirements,
 }
 
-impl fmt::Debug for ResourceRoute {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ResourceRoute")
-            .field("resource", &self.resource)
-            .finish_non_exhaustive()
-    }
-}
+debug_fields!(ResourceRoute, resource);
 
 impl ResourceRoute {
     /// A resource at `uri` named `name`, read by `handler`.
@@ -95,33 +88,25 @@ impl ResourceRoute {
         &self.resource
     }
 
-    /// Sets the description.
-    #[must_use]
-    pub fn description(mut self, description: impl Into<String>) -> Self {
-        self.resource.description = Some(description.into());
-        self
-    }
+    setters! {
+        /// Sets the description.
+        pub fn description(description: impl Into<String>) |b|
+            b.resource.description = Some(description.into());
 
-    /// Sets the display title.
-    #[must_use]
-    pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.resource.title = Some(title.into());
-        self
-    }
+        /// Sets the display title.
+        pub fn title(title: impl Into<String>) |b| b.resource.title = Some(title.into());
 
-    /// Sets the MIME type: listed, and given to what the handler reads unless it names its
-    /// own (a handler returning text is served with it).
-    ///
-    /// ```
-    /// use typemcp_server::ResourceRoute;
-    /// let route = ResourceRoute::new("rooms://all", "rooms", || async { r#"["blue"]"# })
-    ///     .mime_type("application/json");
-    /// assert_eq!(route.resource().mime_type.as_deref(), Some("application/json"));
-    /// ```
-    #[must_use]
-    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
-        self.resource.mime_type = Some(mime_type.into());
-        self
+        /// Sets the MIME type: listed, and given to what the handler reads unless it names its
+        /// own (a handler returning text is served with it).
+        ///
+        /// ```
+        /// use typemcp_server::ResourceRoute;
+        /// let route = ResourceRoute::new("rooms://all", "rooms", || async { r#"["blue"]"# })
+        ///     .mime_type("application/json");
+        /// assert_eq!(route.resource().mime_type.as_deref(), Some("application/json"));
+        /// ```
+        pub fn mime_type(mime_type: impl Into<String>) |b|
+            b.resource.mime_type = Some(mime_type.into());
     }
 
     pub(crate) fn read(
@@ -159,13 +144,7 @@ pub struct ResourceTemplateRoute {
     requirements: Requirements,
 }
 
-impl fmt::Debug for ResourceTemplateRoute {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ResourceTemplateRoute")
-            .field("template", &self.template)
-            .finish_non_exhaustive()
-    }
-}
+debug_fields!(ResourceTemplateRoute, template);
 
 impl ResourceTemplateRoute {
     /// A template named `name`, read by `handler`. A malformed template is a
@@ -197,26 +176,18 @@ impl ResourceTemplateRoute {
         &self.template
     }
 
-    /// Sets the description.
-    #[must_use]
-    pub fn description(mut self, description: impl Into<String>) -> Self {
-        self.template.description = Some(description.into());
-        self
-    }
+    setters! {
+        /// Sets the description.
+        pub fn description(description: impl Into<String>) |b|
+            b.template.description = Some(description.into());
 
-    /// Sets the display title.
-    #[must_use]
-    pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.template.title = Some(title.into());
-        self
-    }
+        /// Sets the display title.
+        pub fn title(title: impl Into<String>) |b| b.template.title = Some(title.into());
 
-    /// Sets the MIME type of matching resources: listed, and given to what the handler reads
-    /// unless it names its own.
-    #[must_use]
-    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
-        self.template.mime_type = Some(mime_type.into());
-        self
+        /// Sets the MIME type of matching resources: listed, and given to what the handler reads
+        /// unless it names its own.
+        pub fn mime_type(mime_type: impl Into<String>) |b|
+            b.template.mime_type = Some(mime_type.into());
     }
 
     /// Suggests values for the template variable `variable` (`completion/complete` with a

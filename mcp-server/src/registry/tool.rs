@@ -1,6 +1,5 @@
 //! Tool routes.
 
-use std::fmt;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -40,13 +39,7 @@ pub struct ToolRoute {
     param_headers: ParamHeaders,
 }
 
-impl fmt::Debug for ToolRoute {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ToolRoute")
-            .field("tool", &self.tool)
-            .finish_non_exhaustive()
-    }
-}
+debug_fields!(ToolRoute, tool);
 
 impl ToolRoute {
     /// A tool named `name` served by `handler`. The input schema comes from the handler's
@@ -94,72 +87,39 @@ impl ToolRoute {
         &self.tool
     }
 
-    /// Sets the description (what the tool does, for the model).
-    #[must_use]
-    pub fn description(mut self, description: impl Into<String>) -> Self {
-        self.tool.description = Some(description.into());
-        self
-    }
+    setters! {
+        /// Sets the description (what the tool does, for the model).
+        pub fn description(description: impl Into<String>) |b|
+            b.tool.description = Some(description.into());
 
-    /// Sets the display title.
-    #[must_use]
-    pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.tool.title = Some(title.into());
-        self
-    }
+        /// Sets the display title.
+        pub fn title(title: impl Into<String>) |b| b.tool.title = Some(title.into());
 
-    /// Sets all annotations at once.
-    #[must_use]
-    pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
-        self.tool.annotations = Some(annotations);
-        self
-    }
+        /// Sets all annotations at once.
+        pub fn annotations(annotations: ToolAnnotations) |b| b.tool.annotations = Some(annotations);
 
-    /// Marks the tool read-only (`readOnlyHint`).
-    #[must_use]
-    pub fn read_only(mut self) -> Self {
-        self.annotations_mut().read_only_hint = Some(true);
-        self
-    }
+        /// Marks the tool read-only (`readOnlyHint`).
+        pub fn read_only() |b| b.annotations_mut().read_only_hint = Some(true);
 
-    /// Marks the tool destructive (`destructiveHint`).
-    #[must_use]
-    pub fn destructive(mut self) -> Self {
-        self.annotations_mut().destructive_hint = Some(true);
-        self
-    }
+        /// Marks the tool destructive (`destructiveHint`).
+        pub fn destructive() |b| b.annotations_mut().destructive_hint = Some(true);
 
-    /// Marks the tool idempotent (`idempotentHint`).
-    #[must_use]
-    pub fn idempotent(mut self) -> Self {
-        self.annotations_mut().idempotent_hint = Some(true);
-        self
-    }
+        /// Marks the tool idempotent (`idempotentHint`).
+        pub fn idempotent() |b| b.annotations_mut().idempotent_hint = Some(true);
 
-    /// Sets `openWorldHint`.
-    #[must_use]
-    pub fn open_world(mut self, open: bool) -> Self {
-        self.annotations_mut().open_world_hint = Some(open);
-        self
-    }
+        /// Sets `openWorldHint`.
+        pub fn open_world(open: bool) |b| b.annotations_mut().open_world_hint = Some(open);
 
-    /// Lets calls run as tasks (the tasks extension, [`TaskSupport::Optional`]): for a
-    /// client that declared the extension, a call still running after the server's
-    /// [`task_grace`](crate::ServerBuilder::task_grace) is answered with a task, which the
-    /// client polls; any other client waits for the result. `#[tool(task)]` does the same.
-    #[must_use]
-    pub fn task(mut self) -> Self {
-        self.task_support = TaskSupport::Optional;
-        self
-    }
+        /// Lets calls run as tasks (the tasks extension, [`TaskSupport::Optional`]): for a
+        /// client that declared the extension, a call still running after the server's
+        /// [`task_grace`](crate::ServerBuilder::task_grace) is answered with a task, which the
+        /// client polls; any other client waits for the result. `#[tool(task)]` does the same.
+        pub fn task() |b| b.task_support = TaskSupport::Optional;
 
-    /// Serves only clients that can take a task ([`TaskSupport::Required`]): one that did not
-    /// declare the tasks extension gets `-32021`; for the others it is like
-    /// [`task`](Self::task). `#[tool(task = "required")]` does the same.
-    #[must_use]
-    pub fn task_required(mut self) -> Self {
-        self.task_support = TaskSupport::Required;
-        self
+        /// Serves only clients that can take a task ([`TaskSupport::Required`]): one that did not
+        /// declare the tasks extension gets `-32021`; for the others it is like
+        /// [`task`](Self::task). `#[tool(task = "required")]` does the same.
+        pub fn task_required() |b| b.task_support = TaskSupport::Required;
     }
 
     /// Whether calls may run as tasks.
@@ -167,46 +127,32 @@ impl ToolRoute {
         self.task_support
     }
 
-    /// Replaces the input schema (its root must be `type: "object"`). The schema is what
-    /// clients see; arguments are still checked by parsing them into the handler's types.
-    /// To also validate them against a hand-written schema, enable the `schema-validation`
-    /// feature and call `validate_arguments()`.
-    ///
-    /// A property may ask HTTP clients to mirror its argument into an `Mcp-Param-{Name}`
-    /// header with `"x-mcp-header": "Name"` (SEP-2243). Such annotations are checked when the
-    /// route is registered: a non-empty header-name token, unique case-insensitively, on a
-    /// `string`, `integer` or `boolean` property reached through `properties` alone; otherwise
-    /// [`BuildError::InvalidParamHeader`](crate::BuildError::InvalidParamHeader).
-    #[must_use]
-    pub fn input_schema(mut self, schema: Map<String, Value>) -> Self {
-        self.tool.input_schema = schema;
-        self
-    }
+    setters! {
+        /// Replaces the input schema (its root must be `type: "object"`). The schema is what
+        /// clients see; arguments are still checked by parsing them into the handler's types.
+        /// To also validate them against a hand-written schema, enable the `schema-validation`
+        /// feature and call `validate_arguments()`.
+        ///
+        /// A property may ask HTTP clients to mirror its argument into an `Mcp-Param-{Name}`
+        /// header with `"x-mcp-header": "Name"` (SEP-2243). Such annotations are checked when the
+        /// route is registered: a non-empty header-name token, unique case-insensitively, on a
+        /// `string`, `integer` or `boolean` property reached through `properties` alone; otherwise
+        /// [`BuildError::InvalidParamHeader`](crate::BuildError::InvalidParamHeader).
+        pub fn input_schema(schema: Map<String, Value>) |b| b.tool.input_schema = schema;
 
-    /// Replaces the output schema.
-    #[must_use]
-    pub fn output_schema(mut self, schema: Map<String, Value>) -> Self {
-        self.tool.output_schema = Some(schema);
-        self
-    }
+        /// Replaces the output schema.
+        pub fn output_schema(schema: Map<String, Value>) |b| b.tool.output_schema = Some(schema);
 
-    /// Sets the tool's `_meta`.
-    #[must_use]
-    pub fn meta(mut self, meta: Meta) -> Self {
-        self.tool.meta = Some(meta);
-        self
-    }
+        /// Sets the tool's `_meta`.
+        pub fn meta(meta: Meta) |b| b.tool.meta = Some(meta);
 
-    /// Validates arguments against the input schema (JSON Schema 2020-12, with `jsonschema`)
-    /// before the handler runs; a violation is a tool execution error (`isError`) listing
-    /// every problem with its path. For hand-written schemas whose constraints the handler's
-    /// types do not express. The schema is compiled when the route is registered, and a
-    /// schema that does not compile is a [`BuildError`](crate::BuildError).
-    #[cfg(feature = "schema-validation")]
-    #[must_use]
-    pub fn validate_arguments(mut self) -> Self {
-        self.validation = schema::Validation::enabled();
-        self
+        /// Validates arguments against the input schema (JSON Schema 2020-12, with `jsonschema`)
+        /// before the handler runs; a violation is a tool execution error (`isError`) listing
+        /// every problem with its path. For hand-written schemas whose constraints the handler's
+        /// types do not express. The schema is compiled when the route is registered, and a
+        /// schema that does not compile is a [`BuildError`](crate::BuildError).
+        #[cfg(feature = "schema-validation")]
+        pub fn validate_arguments() |b| b.validation = schema::Validation::enabled();
     }
 
     fn annotations_mut(&mut self) -> &mut ToolAnnotations {

@@ -12,3 +12,12 @@ pub(crate) enum Change {
     /// One resource changed.
     ResourceUpdated(String),
 }
+
+impl Change {
+    /// Every list change: what a listener that missed some is told.
+    pub(crate) const LISTS: [Change; 3] = [
+        Self::ToolsListChanged,
+        Self::PromptsListChanged,
+        Self::ResourcesListChanged,
+    ];
+}

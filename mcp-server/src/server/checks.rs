@@ -66,29 +66,6 @@ pub enum BuildError {
     },
 }
 
-impl BuildError {
-    /// Checks a handler's needs against what the server has.
-    pub(crate) fn check_requirements(
-        handler: impl FnOnce() -> String,
-        requirements: &crate::handler::Requirements,
-        states: &http::Extensions,
-        has_signer: bool,
-    ) -> Result<(), Self> {
-        use crate::handler::Unmet;
-        match requirements.check(states, has_signer) {
-            Ok(()) => Ok(()),
-            Err(Unmet::State(state)) => Err(Self::MissingState {
-                handler: handler(),
-                state,
-            }),
-            Err(Unmet::Signer(extractor)) => Err(Self::MissingSigner {
-                handler: handler(),
-                extractor,
-            }),
-        }
-    }
-}
-
 /// The checks every route passes before it is registered: its schema, its template, and
 /// what its handler needs from the server.
 pub(crate) struct Checks<'a> {
@@ -97,39 +74,45 @@ pub(crate) struct Checks<'a> {
 }
 
 impl Checks<'_> {
+    /// Checks a handler's needs against what the server has.
+    fn require(
+        &self,
+        handler: impl FnOnce() -> String,
+        requirements: &crate::handler::Requirements,
+    ) -> Result<(), BuildError> {
+        use crate::handler::Unmet;
+        requirements
+            .check(self.states, self.has_signer)
+            .map_err(|unmet| match unmet {
+                Unmet::State(state) => BuildError::MissingState {
+                    handler: handler(),
+                    state,
+                },
+                Unmet::Signer(extractor) => BuildError::MissingSigner {
+                    handler: handler(),
+                    extractor,
+                },
+            })
+    }
+
     /// Checks a tool; the route as registered.
     pub(crate) fn tool(&self, tool: &crate::ToolRoute) -> Result<crate::ToolRoute, BuildError> {
         let name = &tool.tool().name;
         let prepared = tool.prepare()?;
-        BuildError::check_requirements(
-            || format!("tool {name:?}"),
-            tool.requirements(),
-            self.states,
-            self.has_signer,
-        )?;
+        self.require(|| format!("tool {name:?}"), tool.requirements())?;
         Ok(prepared)
     }
 
     pub(crate) fn prompt(&self, prompt: &crate::PromptRoute) -> Result<(), BuildError> {
         let name = &prompt.prompt().name;
-        BuildError::check_requirements(
-            || format!("prompt {name:?}"),
-            prompt.requirements(),
-            self.states,
-            self.has_signer,
-        )
+        self.require(|| format!("prompt {name:?}"), prompt.requirements())
     }
 
     pub(crate) fn resource(&self, resource: &AnyResourceRoute) -> Result<(), BuildError> {
         match resource {
             AnyResourceRoute::Static(route) => {
                 let uri = &route.resource().uri;
-                BuildError::check_requirements(
-                    || format!("resource {uri:?}"),
-                    route.requirements(),
-                    self.states,
-                    self.has_signer,
-                )
+                self.require(|| format!("resource {uri:?}"), route.requirements())
             }
             AnyResourceRoute::Template(route) => {
                 let template = &route.resource_template().uri_template;
@@ -139,11 +122,9 @@ impl Checks<'_> {
                         template: template.clone(),
                         source,
                     })?;
-                BuildError::check_requirements(
+                self.require(
                     || format!("resource template {template:?}"),
                     route.requirements(),
-                    self.states,
-                    self.has_signer,
                 )
             }
         }

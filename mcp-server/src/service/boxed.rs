@@ -2,7 +2,6 @@
 //! the answer to a layer's error or panic.
 
 use std::convert::Infallible;
-use std::fmt;
 use std::future::{Future, poll_fn};
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
@@ -36,11 +35,7 @@ pub struct BoxMcpService {
     inner: BoxCloneSyncService<McpRequest, McpResponse, BoxError>,
 }
 
-impl fmt::Debug for BoxMcpService {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("BoxMcpService").finish_non_exhaustive()
-    }
-}
+debug_fields!(BoxMcpService);
 
 type BoxFuture = Pin<Box<dyn Future<Output = McpResponse> + Send>>;
 

@@ -476,12 +476,12 @@ impl Awaitable for DynamicForm {
 }
 
 /// Reads a JSON answer that is not an elicitation result.
-fn parse<T: DeserializeOwned>(response: Option<&Value>, what: &str) -> Answer<T> {
-    match response {
+fn parse<T: DeserializeOwned, U>(json: Option<&Value>, what: &str, wrap: fn(T) -> U) -> Answer<U> {
+    match json {
         None => Answer::Missing,
         Some(value) => T::deserialize(value).map_or_else(
             |err| Answer::Malformed(FormError::whole(format!("not a {what}: {err}"))),
-            Answer::Accepted,
+            |value| Answer::Accepted(wrap(value)),
         ),
     }
 }
@@ -525,11 +525,7 @@ impl Awaitable for Sampled {
     }
 
     fn read(response: Option<&Value>, _asked: Option<&InputRequest>) -> Answer<Self> {
-        match parse::<CreateMessageResult>(response, "sampling result") {
-            Answer::Accepted(result) => Answer::Accepted(Self(result)),
-            Answer::Malformed(err) => Answer::Malformed(err),
-            _ => Answer::Missing,
-        }
+        parse(response, "sampling result", Self)
     }
 }
 
@@ -567,10 +563,6 @@ impl Awaitable for Roots {
     }
 
     fn read(response: Option<&Value>, _asked: Option<&InputRequest>) -> Answer<Self> {
-        match parse::<ListRootsResult>(response, "roots list") {
-            Answer::Accepted(result) => Answer::Accepted(Self(result)),
-            Answer::Malformed(err) => Answer::Malformed(err),
-            _ => Answer::Missing,
-        }
+        parse(response, "roots list", Self)
     }
 }

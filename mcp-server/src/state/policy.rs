@@ -187,26 +187,20 @@ impl RequestStateSigner {
         Ok(self)
     }
 
-    /// How far another instance's clock may run ahead (default five seconds): a state that
-    /// expires later than `now + ttl + skew` is refused.
-    #[must_use]
-    pub fn clock_skew(mut self, skew: Duration) -> Self {
-        self.signer = self.signer.with_clock_skew(skew);
-        self
-    }
+    setters! {
+        /// How far another instance's clock may run ahead (default five seconds): a state that
+        /// expires later than `now + ttl + skew` is refused.
+        pub fn clock_skew(skew: Duration) |b| b.signer = b.signer.with_clock_skew(skew);
 
-    /// Whether the messages of `Round`'s questions travel in the signed state (default
-    /// `true`).
-    ///
-    /// Kept, a question asked again (its answer was missing or malformed) repeats its own
-    /// message, and each state grows by its messages' length. Dropped, states stay small and a
-    /// question is asked again with a fixed message ("Please answer again: ..."). What a
-    /// question built at run time needs to be checked and asked again (its options, schema or
-    /// URL) always travels.
-    #[must_use]
-    pub fn messages_in_state(mut self, keep: bool) -> Self {
-        self.keep_messages = keep;
-        self
+        /// Whether the messages of `Round`'s questions travel in the signed state (default
+        /// `true`).
+        ///
+        /// Kept, a question asked again (its answer was missing or malformed) repeats its own
+        /// message, and each state grows by its messages' length. Dropped, states stay small and a
+        /// question is asked again with a fixed message ("Please answer again: ..."). What a
+        /// question built at run time needs to be checked and asked again (its options, schema or
+        /// URL) always travels.
+        pub fn messages_in_state(keep: bool) |b| b.keep_messages = keep;
     }
 
     /// Makes every state good for one use: after it verifies, and before the handler runs,
@@ -296,18 +290,12 @@ impl RequestStateSigner {
         self.process_key
     }
 
-    /// The longest state accepted, checked before decoding (default 16 KiB).
-    #[must_use]
-    pub fn max_state_bytes(mut self, max: usize) -> Self {
-        self.signer = self.signer.with_max_token_bytes(max);
-        self
-    }
+    setters! {
+        /// The longest state accepted, checked before decoding (default 16 KiB).
+        pub fn max_state_bytes(max: usize) |b| b.signer = b.signer.with_max_token_bytes(max);
 
-    /// Replaces the clock (tests of expiry).
-    #[must_use]
-    pub fn clock(mut self, clock: Clock) -> Self {
-        self.signer = self.signer.with_clock(clock);
-        self
+        /// Replaces the clock (tests of expiry).
+        pub fn clock(clock: Clock) |b| b.signer = b.signer.with_clock(clock);
     }
 
     /// Replaces the binding policy with a function of the request and what the transport

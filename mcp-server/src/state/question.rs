@@ -241,14 +241,7 @@ fn unsettled<T: Awaitable>(
     }
 }
 
-impl std::fmt::Debug for Question {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Question")
-            .field("key", &self.key)
-            .field("kind", &self.kind)
-            .finish_non_exhaustive()
-    }
-}
+debug_fields!(Question, key, kind);
 
 impl Question {
     /// The question `key`, answered with a `T`.

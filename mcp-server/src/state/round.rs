@@ -558,6 +558,7 @@ pub(crate) fn seal<S: Serialize>(
 pub struct Step<S, T>(StepKind<T>, PhantomData<fn() -> S>);
 
 /// The three ends of a step.
+#[derive(Debug)]
 enum StepKind<T> {
     Done(T),
     Ask(InputRequiredResult),
@@ -566,11 +567,7 @@ enum StepKind<T> {
 
 impl<S, T: std::fmt::Debug> std::fmt::Debug for Step<S, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.0 {
-            StepKind::Done(value) => f.debug_tuple("Done").field(value).finish(),
-            StepKind::Ask(result) => f.debug_tuple("Ask").field(result).finish(),
-            StepKind::Fail(err) => f.debug_tuple("Fail").field(err).finish(),
-        }
+        std::fmt::Debug::fmt(&self.0, f)
     }
 }
 

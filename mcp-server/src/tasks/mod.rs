@@ -118,13 +118,7 @@ pub(crate) struct Tasks {
     changes: broadcast::Sender<String>,
 }
 
-impl std::fmt::Debug for Tasks {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Tasks")
-            .field("settings", &self.settings)
-            .finish_non_exhaustive()
-    }
-}
+debug_fields!(Tasks, settings);
 
 /// Whether a new task was stored.
 pub(crate) enum Admitted {

@@ -13,3 +13,18 @@ pub use signal::shutdown_signal;
 mod stdio;
 
 pub use crate::budget::{DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_MESSAGE_BYTES};
+
+/// What a `notifications/cancelled` names (`None` for any other notification, and for a
+/// malformed one, which is logged and ignored).
+#[cfg(any(feature = "http", feature = "stdio"))]
+pub(crate) fn cancelled(
+    notification: typemcp_core::jsonrpc::IncomingNotification,
+) -> Option<typemcp_core::protocol::CancelledParams> {
+    if notification.method != typemcp_core::protocol::methods::CANCELLED {
+        return None;
+    }
+    let params = serde_json::from_value(serde_json::Value::Object(notification.params));
+    params
+        .inspect_err(|_| tracing::debug!("ignoring a malformed notifications/cancelled"))
+        .ok()
+}

@@ -194,13 +194,7 @@ impl Server {
                         };
                     }
                     SessionHeader::Unknown if !modern_meta => {
-                        return Err(Reply::error_as(
-                            Some(request.id.clone()),
-                            McpError::invalid_request(
-                                "Session not found: it ended or expired; send initialize again",
-                            ),
-                            Verdict::UnknownSession,
-                        ));
+                        return Err(Reply::unknown_session(Some(request.id.clone())));
                     }
                     SessionHeader::Absent | SessionHeader::Unknown => {}
                 }

@@ -129,36 +129,30 @@ async fn forward_changes(
         let caps = server.caps();
         let changes_now = match change {
             Ok(change) => vec![change],
-            Err(RecvError::Lagged(_)) => vec![
-                Change::ToolsListChanged,
-                Change::PromptsListChanged,
-                Change::ResourcesListChanged,
-            ],
+            Err(RecvError::Lagged(_)) => Change::LISTS.to_vec(),
             Err(RecvError::Closed) => return,
         };
         for change in changes_now {
-            match change {
+            let (method, params) = match change {
                 Change::ToolsListChanged if caps.tools.is_some() => {
-                    session.notify(methods::TOOLS_LIST_CHANGED, json!({})).await;
+                    (methods::TOOLS_LIST_CHANGED, json!({}))
                 }
                 Change::PromptsListChanged if caps.prompts.is_some() => {
-                    session
-                        .notify(methods::PROMPTS_LIST_CHANGED, json!({}))
-                        .await;
+                    (methods::PROMPTS_LIST_CHANGED, json!({}))
                 }
                 Change::ResourcesListChanged if caps.resources.is_some() => {
-                    session
-                        .notify(methods::RESOURCES_LIST_CHANGED, json!({}))
-                        .await;
+                    (methods::RESOURCES_LIST_CHANGED, json!({}))
                 }
                 Change::ResourceUpdated(uri) if session.is_subscribed(&uri) => {
                     let params = ResourceUpdatedParams { uri, meta: None };
-                    if let Ok(params) = serde_json::to_value(params) {
-                        session.notify(methods::RESOURCES_UPDATED, params).await;
+                    match serde_json::to_value(params) {
+                        Ok(params) => (methods::RESOURCES_UPDATED, params),
+                        Err(_) => continue,
                     }
                 }
-                _ => {}
-            }
+                _ => continue,
+            };
+            session.notify(method, params).await;
         }
     }
 }

@@ -2,6 +2,7 @@
 //! caller's live tasks counted, expired ones forgotten.
 
 use std::collections::HashMap;
+use std::future::ready;
 use std::sync::{Mutex, PoisonError};
 
 use futures_util::future::BoxFuture;
@@ -294,8 +295,7 @@ impl TaskStore for MemoryTaskStore {
         id: &'a str,
         entry: TaskEntry,
     ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
-        let created = self.create_now(id, entry, None);
-        Box::pin(async move { created })
+        Box::pin(ready(self.create_now(id, entry, None)))
     }
 
     fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskEntry>, TaskStoreError>> {
@@ -303,7 +303,7 @@ impl TaskStore for MemoryTaskStore {
             .entries()
             .live(id, now_ms())
             .map(|held| held.entry.clone());
-        Box::pin(async move { Ok(found) })
+        Box::pin(ready(Ok(found)))
     }
 
     fn replace<'a>(
@@ -312,8 +312,7 @@ impl TaskStore for MemoryTaskStore {
         expected: u64,
         entry: TaskEntry,
     ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
-        let replaced = self.replace_now(id, expected, entry, None);
-        Box::pin(async move { replaced })
+        Box::pin(ready(self.replace_now(id, expected, entry, None)))
     }
 
     fn create_shared<'a>(
@@ -322,8 +321,7 @@ impl TaskStore for MemoryTaskStore {
         entry: TaskEntry,
         share: &'a TaskShare,
     ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
-        let created = self.create_now(id, entry, Some(share));
-        Box::pin(async move { created })
+        Box::pin(ready(self.create_now(id, entry, Some(share))))
     }
 
     fn replace_shared<'a>(
@@ -333,8 +331,7 @@ impl TaskStore for MemoryTaskStore {
         entry: TaskEntry,
         share: &'a TaskShare,
     ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
-        let replaced = self.replace_now(id, expected, entry, Some(share));
-        Box::pin(async move { replaced })
+        Box::pin(ready(self.replace_now(id, expected, entry, Some(share))))
     }
 
     fn load_many<'a>(
@@ -342,13 +339,11 @@ impl TaskStore for MemoryTaskStore {
         ids: &'a [String],
     ) -> BoxFuture<'a, Result<Vec<Option<TaskEntry>>, TaskStoreError>> {
         let now = now_ms();
-        let found = {
-            let mut entries = self.entries();
-            ids.iter()
-                .map(|id| entries.live(id, now).map(|held| held.entry.clone()))
-                .collect()
-        };
-        Box::pin(async move { Ok(found) })
+        let mut entries = self.entries();
+        let found = ids
+            .iter()
+            .map(|id| entries.live(id, now).map(|held| held.entry.clone()));
+        Box::pin(ready(Ok(found.collect())))
     }
 }
 

@@ -176,40 +176,30 @@ impl RedisTaskStore {
         })
     }
 
-    /// Bounds how many tasks not yet expired the store holds, for every instance sharing it
-    /// (default [`DEFAULT_CAPACITY`](Self::DEFAULT_CAPACITY), at least one). Beyond it a call
-    /// of a task tool runs as a plain call.
-    ///
-    /// ```no_run
-    /// # async fn run() -> Result<(), typemcp_server::tasks::TaskStoreError> {
-    /// let store = typemcp_server::tasks::RedisTaskStore::connect("redis://127.0.0.1/").await?
-    ///     .with_capacity(20_000)
-    ///     .with_max_bytes(64 * 1024 * 1024);
-    /// # let _ = store;
-    /// # Ok(())
-    /// # }
-    /// ```
-    #[must_use]
-    pub fn with_capacity(mut self, capacity: usize) -> Self {
-        self.capacity = capacity.max(1);
-        self
-    }
+    setters! {
+        /// Bounds how many tasks not yet expired the store holds, for every instance sharing it
+        /// (default [`DEFAULT_CAPACITY`](Self::DEFAULT_CAPACITY), at least one). Beyond it a call
+        /// of a task tool runs as a plain call.
+        ///
+        /// ```no_run
+        /// # async fn run() -> Result<(), typemcp_server::tasks::TaskStoreError> {
+        /// let store = typemcp_server::tasks::RedisTaskStore::connect("redis://127.0.0.1/").await?
+        ///     .with_capacity(20_000)
+        ///     .with_max_bytes(64 * 1024 * 1024);
+        /// # let _ = store;
+        /// # Ok(())
+        /// # }
+        /// ```
+        pub fn with_capacity(capacity: usize) |b| b.capacity = capacity.max(1);
 
-    /// Bounds the bytes of the tasks the store holds (ids and JSON, for every instance
-    /// sharing it; default [`DEFAULT_MAX_BYTES`](Self::DEFAULT_MAX_BYTES), at least one
-    /// KiB): what clients can make Redis keep. Redis adds its own overhead per key.
-    #[must_use]
-    pub fn with_max_bytes(mut self, max_bytes: usize) -> Self {
-        self.max_bytes = max_bytes.max(1024);
-        self
-    }
+        /// Bounds the bytes of the tasks the store holds (ids and JSON, for every instance
+        /// sharing it; default [`DEFAULT_MAX_BYTES`](Self::DEFAULT_MAX_BYTES), at least one
+        /// KiB): what clients can make Redis keep. Redis adds its own overhead per key.
+        pub fn with_max_bytes(max_bytes: usize) |b| b.max_bytes = max_bytes.max(1024);
 
-    /// Replaces the prefix of every key (default
-    /// [`DEFAULT_KEY_PREFIX`](Self::DEFAULT_KEY_PREFIX)): one per deployment sharing a Redis.
-    #[must_use]
-    pub fn with_key_prefix(mut self, prefix: impl Into<String>) -> Self {
-        self.prefix = prefix.into();
-        self
+        /// Replaces the prefix of every key (default
+        /// [`DEFAULT_KEY_PREFIX`](Self::DEFAULT_KEY_PREFIX)): one per deployment sharing a Redis.
+        pub fn with_key_prefix(prefix: impl Into<String>) |b| b.prefix = prefix.into();
     }
 
     /// The prefix of every key.
@@ -282,11 +272,9 @@ impl RedisTaskStore {
         command
     }
 
-    async fn create_with(
-        &self,
-        command: Cmd,
-        share: Option<&TaskShare>,
-    ) -> Result<bool, TaskStoreError> {
+    /// Runs a `CREATE` or `REPLACE` script (`REPLACE` returns only 1, 0 or -3): whether it
+    /// wrote, or the budget it met.
+    async fn write(&self, command: Cmd, share: Option<&TaskShare>) -> Result<bool, TaskStoreError> {
         match self
             .link
             .query::<i64>(&command)
@@ -300,21 +288,6 @@ impl RedisTaskStore {
             -2 => Err(TaskStoreError::Full {
                 capacity: self.capacity,
             }),
-            -3 => Err(TaskStoreError::OutOfBytes {
-                max_bytes: self.max_bytes,
-            }),
-            _ => Ok(false),
-        }
-    }
-
-    async fn replace_with(&self, command: Cmd) -> Result<bool, TaskStoreError> {
-        match self
-            .link
-            .query::<i64>(&command)
-            .await
-            .map_err(store_error)?
-        {
-            1 => Ok(true),
             -3 => Err(TaskStoreError::OutOfBytes {
                 max_bytes: self.max_bytes,
             }),
@@ -360,7 +333,7 @@ impl TaskStore for RedisTaskStore {
         entry: TaskEntry,
     ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
         let command = self.create_command(id, &entry, None);
-        Box::pin(self.create_with(command, None))
+        Box::pin(self.write(command, None))
     }
 
     fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskEntry>, TaskStoreError>> {
@@ -380,7 +353,7 @@ impl TaskStore for RedisTaskStore {
         entry: TaskEntry,
     ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
         let command = self.replace_command(id, expected, &entry, None);
-        Box::pin(self.replace_with(command))
+        Box::pin(self.write(command, None))
     }
 
     fn create_shared<'a>(
@@ -390,7 +363,7 @@ impl TaskStore for RedisTaskStore {
         share: &'a TaskShare,
     ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
         let command = self.create_command(id, &entry, Some(share));
-        Box::pin(self.create_with(command, Some(share)))
+        Box::pin(self.write(command, Some(share)))
     }
 
     fn replace_shared<'a>(
@@ -401,7 +374,7 @@ impl TaskStore for RedisTaskStore {
         share: &'a TaskShare,
     ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
         let command = self.replace_command(id, expected, &entry, Some(share));
-        Box::pin(self.replace_with(command))
+        Box::pin(self.write(command, None))
     }
 
     fn load_many<'a>(

@@ -36,7 +36,6 @@ use typemcp_core::McpError;
 use typemcp_core::jsonrpc::{
     IncomingMessage, IncomingNotification, IncomingRequest, parse_message,
 };
-use typemcp_core::protocol::{CancelledParams, methods};
 
 use super::in_flight::{self, Held, InFlight, Place};
 use super::origin;
@@ -45,7 +44,7 @@ use super::{HttpConfig, negotiate, resume, status, stream};
 use crate::Server;
 use crate::caller::Caller;
 use crate::context::{AuthIdentity, TransportInfo};
-use crate::dispatch::{Era, Reply, Scope, SessionHeader, Verdict, has_modern_meta};
+use crate::dispatch::{Era, Reply, Scope, SessionHeader, has_modern_meta};
 use crate::outbound::Outbound;
 use crate::service::McpRequest;
 use crate::session::Session;
@@ -127,9 +126,7 @@ fn refuse(status: StatusCode, message: &'static str) -> Response {
 /// The answer to every message naming a session this endpoint does not know: 404, which
 /// tells a 2025-11-25 client to start a new session.
 fn session_not_found(id: Option<typemcp_core::RequestId>) -> Response {
-    let error =
-        McpError::invalid_request("Session not found: it ended or expired; send initialize again");
-    stream::json(Reply::error_as(id, error, Verdict::UnknownSession))
+    stream::json(Reply::unknown_session(id))
 }
 
 /// The refusal of a request beyond its caller's share of requests in flight.
@@ -301,27 +298,16 @@ async fn handle(endpoint: Arc<Endpoint>, request: Request) -> Response {
 /// The caller of an HTTP request, from what its extensions carry (the authentication
 /// layer's identity, the connection's peer address).
 fn caller_of(parts: &http::request::Parts) -> Caller {
-    let subject = parts
-        .extensions
-        .get::<AuthIdentity>()
-        .map(AuthIdentity::subject);
-    Caller::of(subject, crate::caller::peer_of(parts))
+    Caller::of(owner(parts), crate::caller::peer_of(parts))
 }
 
 /// A notification POSTed on a session: `notifications/cancelled` cancels the request it
 /// names (and so the server's requests pushed for it); the others need no action.
 fn session_notification(session: &Session, notification: IncomingNotification) {
-    if notification.method != methods::CANCELLED {
-        return;
-    }
-    match serde_json::from_value::<CancelledParams>(serde_json::Value::Object(notification.params))
+    if let Some(params) = crate::transport::cancelled(notification)
+        && session.cancel(&params.request_id)
     {
-        Ok(params) => {
-            if session.cancel(&params.request_id) {
-                tracing::debug!(request_id = %params.request_id, "request cancelled by the client");
-            }
-        }
-        Err(_) => tracing::debug!("ignoring a malformed notifications/cancelled"),
+        tracing::debug!(request_id = %params.request_id, "request cancelled by the client");
     }
 }
 
@@ -419,14 +405,14 @@ impl Endpoint {
         let keep_alive = self.config.keep_alive;
         let Some(last_event_id) = parts.headers.get(LAST_EVENT_ID) else {
             let stream = resume::listen(&live.streams, &live.session, keep_alive);
-            return in_flight::until_sent(stream, Held::new(place, Some(live)));
+            return in_flight::until_sent(stream, Held::new(place, Some(live), None));
         };
         let resumed = match last_event_id.to_str() {
             Ok(last_event_id) => resume::resume(&live.streams, last_event_id, keep_alive),
             Err(_) => Err(resume::Refused::Bad(resume::BadEventId::Malformed)),
         };
         match resumed {
-            Ok(stream) => in_flight::until_sent(stream, Held::new(place, Some(live))),
+            Ok(stream) => in_flight::until_sent(stream, Held::new(place, Some(live), None)),
             Err(refused) => {
                 tracing::debug!(?refused, "refused to resume a stream");
                 refuse(StatusCode::BAD_REQUEST, refused.message())
@@ -484,7 +470,8 @@ impl Endpoint {
             }
             _ => None,
         };
-        let held = Held::serving(place, named.flatten(), self.server.lifecycle().serving());
+        let serving = self.server.lifecycle().serving();
+        let held = Held::new(place, named.flatten(), Some(serving));
         let (status, cancelled) = if on_session {
             (status::on_session as fn(_) -> _, Some(token.clone()))
         } else {

@@ -112,21 +112,12 @@ pub(crate) struct Held {
 }
 
 impl Held {
-    /// Holds `place` and, if given, the session in use.
-    pub(crate) fn new(place: Place, session: Option<InUse>) -> Arc<Self> {
+    /// Holds `place` and, if given, the session in use and the request's count as served.
+    pub(crate) fn new(place: Place, session: Option<InUse>, serving: Option<Serving>) -> Arc<Self> {
         Arc::new(Self {
             _place: place,
             _session: session,
-            _serving: None,
-        })
-    }
-
-    /// Holds `place`, the session in use if any, and the request's count as served.
-    pub(crate) fn serving(place: Place, session: Option<InUse>, serving: Serving) -> Arc<Self> {
-        Arc::new(Self {
-            _place: place,
-            _session: session,
-            _serving: Some(serving),
+            _serving: serving,
         })
     }
 }

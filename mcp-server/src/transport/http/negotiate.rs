@@ -10,6 +10,12 @@ pub(crate) struct Accepts {
     pub(crate) sse: bool,
 }
 
+/// Both JSON and SSE.
+const ALL: Accepts = Accepts {
+    json: true,
+    sse: true,
+};
+
 /// `Content-Type` is `application/json` (parameters such as `charset` allowed).
 pub(crate) fn is_json_body(headers: &HeaderMap) -> bool {
     headers
@@ -27,10 +33,7 @@ pub(crate) fn accepts(headers: &HeaderMap) -> Accepts {
         .filter_map(|v| v.to_str().ok())
         .peekable();
     if values.peek().is_none() {
-        return Accepts {
-            json: true,
-            sse: true,
-        };
+        return ALL;
     }
     let mut accepts = Accepts {
         json: false,
@@ -44,10 +47,7 @@ pub(crate) fn accepts(headers: &HeaderMap) -> Accepts {
         }
         let is = |name: &str| mime.eq_ignore_ascii_case(name);
         if is("*/*") {
-            accepts = Accepts {
-                json: true,
-                sse: true,
-            };
+            accepts = ALL;
         } else if is("application/json") || is("application/*") {
             accepts.json = true;
         } else if is("text/event-stream") || is("text/*") {

@@ -244,13 +244,10 @@ impl Sessions {
         {
             return false;
         }
-        match table.remove(id) {
-            Some(entry) => {
-                entry.live.session.close();
-                true
-            }
-            None => false,
-        }
+        table
+            .remove(id)
+            .inspect(|entry| entry.live.session.close())
+            .is_some()
     }
 }
 

@@ -38,7 +38,7 @@ use tokio_util::sync::CancellationToken;
 use typemcp_core::jsonrpc::{
     IncomingMessage, IncomingNotification, IncomingRequest, parse_message,
 };
-use typemcp_core::protocol::{CancelledParams, methods};
+use typemcp_core::protocol::methods;
 use typemcp_core::{McpError, RequestId};
 
 use framing::{AsyncLines, Line};
@@ -365,14 +365,7 @@ impl Connection {
     }
 
     fn on_notification(&mut self, notification: IncomingNotification) {
-        if notification.method != methods::CANCELLED {
-            return;
-        }
-        let params = serde_json::from_value::<CancelledParams>(serde_json::Value::Object(
-            notification.params,
-        ));
-        let Ok(params) = params else {
-            tracing::debug!("ignoring a malformed notifications/cancelled");
+        let Some(params) = crate::transport::cancelled(notification) else {
             return;
         };
         if let Some((token, handle)) = lock(&self.in_flight).remove(&params.request_id) {

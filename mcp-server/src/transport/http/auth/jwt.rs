@@ -273,36 +273,25 @@ impl Authenticator for JwtAuthenticator {
 }
 
 impl JwtAuthenticatorBuilder {
-    /// Verifies RS256 and ES256 tokens with the keys of the JWKS document in `path` (read
-    /// by [`build`](Self::build)). Keys without `kid`, of another type or curve, or for
-    /// encryption (`"use": "enc"`) are skipped. Call it again to add another document.
-    #[must_use]
-    pub fn jwks_file(mut self, path: impl AsRef<Path>) -> Self {
-        self.jwks.push(JwksSource::File(path.as_ref().to_owned()));
-        self
-    }
+    setters! {
+        /// Verifies RS256 and ES256 tokens with the keys of the JWKS document in `path` (read
+        /// by [`build`](Self::build)). Keys without `kid`, of another type or curve, or for
+        /// encryption (`"use": "enc"`) are skipped. Call it again to add another document.
+        pub fn jwks_file(path: impl AsRef<Path>) |b|
+            b.jwks.push(JwksSource::File(path.as_ref().to_owned()));
 
-    /// Like [`jwks_file`](Self::jwks_file), with the document itself.
-    #[must_use]
-    pub fn jwks_json(mut self, document: impl Into<String>) -> Self {
-        self.jwks.push(JwksSource::Inline(document.into()));
-        self
-    }
+        /// Like [`jwks_file`](Self::jwks_file), with the document itself.
+        pub fn jwks_json(document: impl Into<String>) |b|
+            b.jwks.push(JwksSource::Inline(document.into()));
 
-    /// Verifies HS256 tokens with this shared secret (at least 32 bytes). The builder and
-    /// the key wipe their copies when dropped; wipe yours.
-    #[must_use]
-    pub fn hs256_secret(mut self, secret: impl Into<Vec<u8>>) -> Self {
-        self.secret = Some(Zeroizing::new(secret.into()));
-        self
-    }
+        /// Verifies HS256 tokens with this shared secret (at least 32 bytes). The builder and
+        /// the key wipe their copies when dropped; wipe yours.
+        pub fn hs256_secret(secret: impl Into<Vec<u8>>) |b|
+            b.secret = Some(Zeroizing::new(secret.into()));
 
-    /// The clock-skew allowance on `exp` and `nbf` (default 30 s; at most 5 min, whole
-    /// seconds).
-    #[must_use]
-    pub fn leeway(mut self, leeway: Duration) -> Self {
-        self.leeway = leeway.min(MAX_LEEWAY);
-        self
+        /// The clock-skew allowance on `exp` and `nbf` (default 30 s; at most 5 min, whole
+        /// seconds).
+        pub fn leeway(leeway: Duration) |b| b.leeway = leeway.min(MAX_LEEWAY);
     }
 
     /// Reads the keys and checks the settings.

@@ -333,13 +333,7 @@ impl Stream {
 
     /// The priming event: the stream's first id, no message, and `retry` when configured.
     pub(crate) fn priming(&self, retry: Option<std::time::Duration>) -> Sse {
-        let event = Sse::default()
-            .id(EventId {
-                stream: self.number,
-                seq: 0,
-            }
-            .render(&self.tag))
-            .data("");
+        let event = self.event(0, &Bytes::new());
         match retry {
             Some(retry) => event.retry_duration(retry),
             None => event,
