@@ -136,6 +136,10 @@ fn a_flow_split_across_two_instances_runs_once_and_no_state_replays_anywhere() {
         instance("split-a", &ring, &shared),
         instance("split-b", &ring, &shared),
     );
+    // The control below, started before any state is minted: its own store's epoch (its
+    // start, in seconds) must not be later than the states it is shown, or it would refuse
+    // them as minted before it, on a machine slow enough to cross a second meanwhile.
+    let alone = instance("split-alone", &ring, &[]);
     let (mut on_a, mut on_b) = (HttpClient::new(a.url()), HttpClient::new(b.url()));
 
     // Round 1 on A, round 2 and the rest on B.
@@ -189,7 +193,6 @@ fn a_flow_split_across_two_instances_runs_once_and_no_state_replays_anywhere() {
     // The control: an instance with the same ring that keeps consumed states in its own
     // memory accepts the finished flow's last state and deploys again. The shared store is
     // what refuses it above.
-    let alone = instance("split-alone", &ring, &[]);
     let again = HttpClient::new(alone.url()).send(&call(20, Some((consented(), &state3))));
     complete(&again);
     assert_eq!(deploys_run(&alone), 1, "{}", alone.output());

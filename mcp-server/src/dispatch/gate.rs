@@ -2,7 +2,9 @@
 //! matching capability on this very request; otherwise the call fails with `-32021`.
 //! `Round::ask` and `Inputs::ask` check before the handler returns (so it can still act on
 //! it), and the guard skips the gate for the result they built with the state they minted in
-//! this request; every other `input_required` result, however built, passes this gate.
+//! this request; every other `input_required` result, however built, passes this gate. (A
+//! handler that copies such a result from `Step::asking` and changes its questions before
+//! returning it with the same state is trusted: only its own code can do that.)
 //! The error's message names each capability missing (``the client did not declare the
 //! `elicitation.form` capability``), its `data.requiredCapabilities` holds them as an object.
 
