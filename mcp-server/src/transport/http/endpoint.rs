@@ -39,6 +39,7 @@ use typemcp_core::jsonrpc::{
 
 use super::in_flight::{self, Held, InFlight, Place};
 use super::origin;
+use super::resume::Resumable;
 use super::sessions::{Full, InUse, Limits, Sessions};
 use super::{HttpConfig, negotiate, resume, status, stream};
 use crate::Server;
@@ -466,7 +467,7 @@ impl Endpoint {
                 if let Some(control) = control {
                     transport = transport.with_sse_control(control);
                 }
-                Some((Arc::clone(&live.streams), stream))
+                Some(Resumable::new(Arc::clone(&live.streams), stream))
             }
             _ => None,
         };
@@ -478,33 +479,16 @@ impl Endpoint {
             (status::of as fn(_) -> _, None)
         };
         let request = McpRequest::new(request, era, transport, outbound, token);
-        let reply = stream::serve(self.server.clone(), request, Arc::clone(&held), cancelled);
-        let response = match (resumable, notifications) {
-            (Some((streams, stream)), Some(notifications)) => {
-                let request = resume::Request {
-                    stream,
-                    reply,
-                    status,
-                    notifications,
-                    json_allowed: accepts.json,
-                    id,
-                    cancel_on_drop,
-                };
-                resume::respond(&streams, request, self.config.keep_alive).await
-            }
-            (_, notifications) => {
-                stream::respond(
-                    reply,
-                    status,
-                    notifications,
-                    accepts.json,
-                    id,
-                    cancel_on_drop,
-                    self.config.keep_alive,
-                )
-                .await
-            }
+        let answer = stream::Answer {
+            reply: stream::serve(self.server.clone(), request, Arc::clone(&held), cancelled),
+            status,
+            notifications,
+            json_allowed: accepts.json,
+            id,
+            cancel_on_drop,
+            resumable,
         };
+        let response = stream::respond(answer, self.config.keep_alive).await;
         in_flight::until_sent(response, held)
     }
 

@@ -1,8 +1,9 @@
 //! Answering one request: a JSON body when the handler finishes without notifying, or an
 //! SSE stream (notifications, then the response) as soon as it sends its first
-//! notification. Dropping the stream (the client went away) cancels the handler. The
-//! requests of 2025-11-25 sessions are answered by [`super::resume`] instead, whose streams
-//! are resumable; [`json_or_nothing`] serves both.
+//! notification. Every request of either era is answered here; only where an SSE answer's
+//! events go differs: a stream of its own, which dropping (the client went away) cancels
+//! the handler, or a 2025-11-25 session's resumable stream ([`super::resume`]), which
+//! outlives its connection.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -22,6 +23,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use typemcp_core::RequestId;
 
 use super::in_flight::Held;
+use super::resume::Resumable;
 use super::status;
 use crate::Server;
 use crate::dispatch::{Reply, Verdict};
@@ -44,7 +46,7 @@ pub(crate) fn json_with(body: Bytes, status: StatusCode) -> Response {
 
 /// A reply as a JSON response; an empty body (a request the client cancelled, which gets no
 /// response) as `202 Accepted` without one.
-pub(crate) fn json_or_nothing(reply: Reply, status: fn(Verdict) -> StatusCode) -> Response {
+fn json_or_nothing(reply: Reply, status: fn(Verdict) -> StatusCode) -> Response {
     if reply.body.is_empty() {
         StatusCode::ACCEPTED.into_response()
     } else {
@@ -73,52 +75,83 @@ pub(crate) fn serve(
     })
 }
 
-/// Runs the request and answers with JSON or SSE, whichever fits; a JSON answer's status is
-/// `status` of what the reply reports.
-pub(crate) async fn respond(
-    mut reply: ReplyFuture,
-    status: fn(Verdict) -> StatusCode,
-    notifications: Option<mpsc::Receiver<Bytes>>,
-    json_allowed: bool,
-    id: RequestId,
-    cancel_on_drop: DropGuard,
-    keep_alive: Duration,
-) -> Response {
+/// What [`respond`] needs of the request being served.
+pub(crate) struct Answer {
+    /// The request's reply, once the handler is done.
+    pub(crate) reply: ReplyFuture,
+    /// The status of a JSON answer, from what its reply reports.
+    pub(crate) status: fn(Verdict) -> StatusCode,
+    /// The handler's messages, when the client accepts SSE.
+    pub(crate) notifications: Option<mpsc::Receiver<Bytes>>,
+    /// Whether the client accepts a JSON answer.
+    pub(crate) json_allowed: bool,
+    pub(crate) id: RequestId,
+    /// Cancels the handler when dropped (a plain stream that went away), unless disarmed.
+    pub(crate) cancel_on_drop: DropGuard,
+    /// A 2025-11-25 session's resumable stream for the events, if any.
+    pub(crate) resumable: Option<Resumable>,
+}
+
+/// Runs the request and answers with JSON or SSE, whichever fits.
+pub(crate) async fn respond(answer: Answer, keep_alive: Duration) -> Response {
+    let Answer {
+        mut reply,
+        status,
+        notifications,
+        json_allowed,
+        id,
+        cancel_on_drop,
+        resumable,
+    } = answer;
     let Some(mut rx) = notifications else {
         let response = json_or_nothing(reply.await, status);
         drop(cancel_on_drop.disarm());
         return response;
     };
-    if !json_allowed {
-        return sse(
-            VecDeque::new(),
+    let mut pending = VecDeque::new();
+    let mut done = None;
+    if json_allowed {
+        // A stream's close request is a message too: it makes the answer a stream.
+        tokio::select! {
+            biased;
+            finished = &mut reply => {
+                // Notifications queued before the handler finished still go first, on a stream.
+                while let Ok(message) = rx.try_recv() {
+                    pending.push_back(message);
+                }
+                if pending.is_empty() {
+                    drop(cancel_on_drop.disarm());
+                    return json_or_nothing(finished, status);
+                }
+                done = Some(finished);
+            }
+            Some(first) = rx.recv() => pending.push_back(first),
+        }
+    }
+    if let Some(resumable) = resumable {
+        let task = match done {
+            Some(finished) => tokio::spawn(std::future::ready(finished)),
+            None => tokio::spawn(reply),
+        };
+        return resumable.answer(pending, rx, task, id, cancel_on_drop, keep_alive);
+    }
+    match done {
+        Some(finished) => {
+            drop(cancel_on_drop.disarm());
+            if !finished.body.is_empty() {
+                pending.push_back(finished.body);
+            }
+            let nothing_to_cancel = CancellationToken::new().drop_guard();
+            sse(pending, rx, None, id, nothing_to_cancel, keep_alive)
+        }
+        None => sse(
+            pending,
             rx,
             Some(tokio::spawn(reply)),
             id,
             cancel_on_drop,
             keep_alive,
-        );
-    }
-    tokio::select! {
-        biased;
-        done = &mut reply => {
-            drop(cancel_on_drop.disarm());
-            // Notifications queued before the handler finished still go first, on a stream.
-            let mut pending = VecDeque::new();
-            while let Ok(message) = rx.try_recv() {
-                pending.push_back(message);
-            }
-            if pending.is_empty() {
-                return json_or_nothing(done, status);
-            }
-            if !done.body.is_empty() {
-                pending.push_back(done.body);
-            }
-            sse(pending, rx, None, id, CancellationToken::new().drop_guard(), keep_alive)
-        }
-        Some(first) = rx.recv() => {
-            sse(VecDeque::from([first]), rx, Some(tokio::spawn(reply)), id, cancel_on_drop, keep_alive)
-        }
+        ),
     }
 }
 

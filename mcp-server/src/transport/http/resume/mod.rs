@@ -48,22 +48,20 @@ mod stream;
 mod tests;
 
 use std::collections::{HashMap, VecDeque};
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
 use axum::response::Response;
 use bytes::Bytes;
-use http::StatusCode;
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
 use typemcp_core::RequestId;
 
 use super::HttpConfig;
 use crate::context::SseControl;
-use crate::dispatch::{Reply, Verdict};
+use crate::dispatch::Reply;
 use crate::session::Session;
 use budget::ByteBudget;
 pub(crate) use event_id::BadEventId;
@@ -243,65 +241,38 @@ impl Streams {
     }
 }
 
-type ReplyFuture = Pin<Box<dyn Future<Output = Reply> + Send>>;
-
-/// What [`respond`] needs of the request being served.
-pub(crate) struct Request {
-    pub(crate) stream: Arc<Stream>,
-    pub(crate) reply: ReplyFuture,
-    pub(crate) status: fn(Verdict) -> StatusCode,
-    pub(crate) notifications: mpsc::Receiver<Bytes>,
-    pub(crate) json_allowed: bool,
-    pub(crate) id: RequestId,
-    pub(crate) cancel_on_drop: DropGuard,
+/// A 2025-11-25 session's stream prepared for one request's answer.
+pub(crate) struct Resumable {
+    streams: Arc<Streams>,
+    stream: Arc<Stream>,
 }
 
-/// Answers a session's request: JSON when the handler finishes without sending anything
-/// (and the client accepts JSON), else a resumable SSE stream.
-pub(crate) async fn respond(
-    streams: &Arc<Streams>,
-    request: Request,
-    keep_alive: Duration,
-) -> Response {
-    let Request {
-        stream,
-        mut reply,
-        status,
-        notifications: mut rx,
-        json_allowed,
-        id,
-        cancel_on_drop,
-    } = request;
-    let mut pending = VecDeque::new();
-    let mut done = None;
-    if json_allowed {
-        // A close request is a message too: it makes the answer a stream.
-        tokio::select! {
-            biased;
-            finished = &mut reply => {
-                while let Ok(message) = rx.try_recv() {
-                    pending.push_back(message);
-                }
-                if pending.is_empty() {
-                    drop(cancel_on_drop.disarm());
-                    return super::stream::json_or_nothing(finished, status);
-                }
-                done = Some(finished);
-            }
-            Some(first) = rx.recv() => pending.push_back(first),
-        }
+impl Resumable {
+    /// `stream` of `streams`, from [`Streams::prepare`].
+    pub(crate) fn new(streams: Arc<Streams>, stream: Arc<Stream>) -> Self {
+        Self { streams, stream }
     }
-    let task = match done {
-        Some(finished) => tokio::spawn(std::future::ready(finished)),
-        None => tokio::spawn(reply),
-    };
-    streams.register(&stream);
-    let priming = streams
-        .polling
-        .then(|| stream.priming(streams.settings.retry));
-    let connection = stream.start(Arc::clone(streams), priming);
-    tokio::spawn(pump::request(stream, pending, rx, task, id, cancel_on_drop));
-    body::response(connection, keep_alive)
+
+    /// Answers with this resumable stream: first `pending`, then the handler's messages on
+    /// `rx`, then the response of `task`. The request goes on when a connection goes away.
+    pub(crate) fn answer(
+        self,
+        pending: VecDeque<Bytes>,
+        rx: mpsc::Receiver<Bytes>,
+        task: JoinHandle<Reply>,
+        id: RequestId,
+        cancel_on_drop: DropGuard,
+        keep_alive: Duration,
+    ) -> Response {
+        let Self { streams, stream } = self;
+        streams.register(&stream);
+        let priming = streams
+            .polling
+            .then(|| stream.priming(streams.settings.retry));
+        let connection = stream.start(Arc::clone(&streams), priming);
+        tokio::spawn(pump::request(stream, pending, rx, task, id, cancel_on_drop));
+        body::response(connection, keep_alive)
+    }
 }
 
 /// The session's GET stream (a new one replaces the previous one as the session's sink).
