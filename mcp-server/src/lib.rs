@@ -62,6 +62,7 @@ mod macros;
 mod error;
 
 mod budget;
+mod build_error;
 mod builder;
 mod caller;
 pub mod context;

@@ -8,16 +8,22 @@
 //!
 //! | layer | modules |
 //! |---|---|
-//! | 0. channels, budgets and leaves | `error`, `outbound`, `budget`, `caller`, `redis_link` |
+//! | 0. channels, budgets and leaves | `error`, `build_error`, `outbound`, `budget`, `caller`, `redis_link` |
 //! | 1. sessions and tasks | `session`, `subscription`, `tasks` |
-//! | 2. what a handler sees, and the server's shared state | `context`, `registry`, `handler`, `state`, `server` |
-//! | 3. the dispatcher (eras, methods, the multi-round guard) | `dispatch` |
-//! | 4. the service every transport hands its requests to | `service` |
-//! | 5. assembling a server | `builder` |
-//! | 6. transports, and what sits on top | `transport`, `logging`, `macro_support` |
+//! | 2. what a handler sees of its request | `context` |
+//! | 3. request states: signing, verifying, the multi-round types | `state` |
+//! | 4. handlers and their extractors | `handler` |
+//! | 5. routes | `registry` |
+//! | 6. the server's shared state | `server` |
+//! | 7. the dispatcher (eras, methods, the multi-round guard) | `dispatch` |
+//! | 8. the service every transport hands its requests to | `service` |
+//! | 9. assembling a server | `builder` |
+//! | 10. transports, and what sits on top | `transport`, `logging`, `macro_support` |
 //!
-//! Modules of one layer may use each other. A new top-level module must be given a layer
-//! here, or this test fails.
+//! Modules of one layer may use each other. One use goes up, by design, and is listed in
+//! [`UPWARD`]: a handler's context hands it the server it runs on
+//! ([`RequestContext::server`], to change its routes), while the server's routes take that
+//! context. A new top-level module must be given a layer here, or this test fails.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -27,6 +33,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, u8)] = &[
     ("macros", 0),
     ("error", 0),
+    ("build_error", 0),
     ("outbound", 0),
     ("budget", 0),
     ("caller", 0),
@@ -35,23 +42,27 @@ const LAYERS: &[(&str, u8)] = &[
     ("subscription", 1),
     ("tasks", 1),
     ("context", 2),
-    ("registry", 2),
-    ("handler", 2),
-    ("state", 2),
-    ("server", 2),
-    ("dispatch", 3),
-    ("service", 4),
-    ("builder", 5),
-    ("transport", 6),
-    ("logging", 6),
-    ("macro_support", 6),
+    ("state", 3),
+    ("handler", 4),
+    ("registry", 5),
+    ("server", 6),
+    ("dispatch", 7),
+    ("service", 8),
+    ("builder", 9),
+    ("transport", 10),
+    ("logging", 10),
+    ("macro_support", 10),
 ];
+
+/// The uses that go up, each with its file: the whole list, so that a new one fails.
+const UPWARD: &[(&str, &str)] = &[("context/mod.rs", "server")];
 
 /// The crate root's re-exports, by the module that defines them.
 const ROOT_EXPORTS: &[(&str, &str)] = &[
     ("Server", "server"),
     ("CachePolicy", "server"),
-    ("BuildError", "server"),
+    ("BuildError", "build_error"),
+    ("Rejection", "error"),
     ("ServerBuilder", "builder"),
     ("RequestContext", "context"),
     ("TransportInfo", "context"),
@@ -201,8 +212,8 @@ fn no_module_uses_one_in_a_layer_above_it() {
                 unplaced.push(format!("{target} (used in {})", file.display()));
                 continue;
             };
-            if theirs > own {
-                let shown = file.strip_prefix(&src).unwrap_or(file).display();
+            let shown = file.strip_prefix(&src).unwrap_or(file).display();
+            if theirs > own && !UPWARD.contains(&(shown.to_string().as_str(), target)) {
                 violations
                     .entry(format!(
                         "{module} (layer {own}) uses {target} (layer {theirs})"

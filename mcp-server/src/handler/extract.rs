@@ -1,43 +1,12 @@
 //! Extractors: the types a handler may take as parameters.
 
-use std::fmt;
-
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
-use typemcp_core::McpError;
 
 use super::Invocation;
 use crate::RequestContext;
-
-/// Why a handler could not be called.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Rejection {
-    /// The arguments do not fit the handler: reported to the model as a tool execution
-    /// error (`isError: true`) for tools, and as `-32602` elsewhere.
-    InvalidArguments(String),
-    /// A protocol or server error answered as a JSON-RPC error.
-    Error(McpError),
-    /// The handler cannot run yet: ask the client this first (a multi-round extractor
-    /// re-asking a question whose answer is missing or malformed).
-    InputRequired(Box<typemcp_core::protocol::InputRequiredResult>),
-}
-
-impl From<McpError> for Rejection {
-    fn from(value: McpError) -> Self {
-        Self::Error(value)
-    }
-}
-
-impl fmt::Display for Rejection {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::InvalidArguments(message) => f.write_str(message),
-            Self::Error(err) => write!(f, "{err}"),
-            Self::InputRequired(_) => f.write_str("input required"),
-        }
-    }
-}
+use crate::error::Rejection;
 
 /// A value a handler can take as a parameter, built from the [`Invocation`].
 #[diagnostic::on_unimplemented(

@@ -23,14 +23,16 @@
 
 mod extract;
 mod invocation;
+mod multi_round;
 mod output;
 mod requirements;
 
 use std::future::Future;
 
+pub use crate::error::Rejection;
 pub(crate) use extract::parse_argument;
 pub use extract::{
-    Arguments, FromInvocation, Rejection, ResourceParam, State, ToolArgument, ToolInput, UriParams,
+    Arguments, FromInvocation, ResourceParam, State, ToolArgument, ToolInput, UriParams,
 };
 pub use invocation::Invocation;
 pub use output::{IntoPromptResult, IntoResourceResult, IntoToolResult, Json};

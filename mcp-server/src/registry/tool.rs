@@ -10,7 +10,7 @@ use typemcp_core::protocol::{CallToolResult, Meta, Outcome, Tool, ToolAnnotation
 use super::param_headers::ParamHeaders;
 use super::{BoxFuture, RouteFn, erase};
 use super::{param_headers, schema};
-use crate::BuildError;
+use crate::build_error::BuildError;
 use crate::handler::{Handler, IntoToolResult, Invocation, Requirements};
 use crate::tasks::TaskSupport;
 

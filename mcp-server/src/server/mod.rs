@@ -31,9 +31,9 @@ use crate::registry::{
     AnyResourceRoute, IntoPromptRoute, IntoResourceRoute, IntoToolRoute, Registry,
 };
 
+pub use crate::build_error::BuildError;
 pub(crate) use catalog::Catalog;
 pub(crate) use changes::Change;
-pub use checks::BuildError;
 pub(crate) use checks::{Checks, warn_on_unusual_name};
 pub use config::CachePolicy;
 pub(crate) use config::ServerConfig;

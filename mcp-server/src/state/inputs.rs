@@ -6,14 +6,13 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 use typemcp_core::McpError;
 use typemcp_core::form::Answer;
-use typemcp_core::protocol::{InputRequiredResult, Outcome};
+use typemcp_core::protocol::{ClientCapabilities, InputRequiredResult, Outcome};
 
 use super::StateContext;
 use super::caps::{merge_capability, missing_capability};
 use super::envelope::{Answers, Asked, Envelope, awaited};
 use super::question::{AskError, Awaitable};
 use super::round::seal;
-use crate::handler::{FromInvocation, Invocation, Rejection};
 
 /// The newest round's answers **to the questions the verified state awaits**, for handlers
 /// that read answers without a state enum. On a first call (no state) it holds nothing, and
@@ -134,19 +133,21 @@ impl InputResponses {
     }
 }
 
-impl FromInvocation for InputResponses {
-    fn requirements(requirements: &mut crate::handler::Requirements) {
-        requirements.request_state_signer(std::any::type_name::<Self>());
-    }
-
-    fn from_invocation(invocation: &Invocation) -> Result<Self, Rejection> {
-        let context = invocation.state.clone();
+impl InputResponses {
+    /// The answers of `input_responses` to what the state verified into `context` awaits
+    /// (nothing on a first call).
+    pub(crate) fn verified(
+        context: Option<StateContext>,
+        input_responses: Option<&Value>,
+        caps: ClientCapabilities,
+        max_rounds: u32,
+    ) -> Self {
         let (round, asked) = context
             .as_ref()
             .and_then(|c| c.payload.as_deref())
             .and_then(awaited)
             .unwrap_or_default();
-        let responses = match &invocation.input_responses {
+        let responses = match input_responses {
             Some(Value::Object(map)) => map
                 .iter()
                 .filter(|(key, _)| asked.contains_key(key.as_str()))
@@ -154,14 +155,14 @@ impl FromInvocation for InputResponses {
                 .collect(),
             _ => Map::new(),
         };
-        Ok(Self {
+        Self {
             responses,
             asked,
             round,
             context,
-            caps: invocation.context.client_capabilities().clone(),
-            max_rounds: invocation.context.server().config().max_rounds,
-        })
+            caps,
+            max_rounds,
+        }
     }
 }
 
@@ -213,12 +214,13 @@ impl RawInputResponses {
     }
 }
 
-impl FromInvocation for RawInputResponses {
-    fn from_invocation(invocation: &Invocation) -> Result<Self, Rejection> {
-        Ok(Self(match &invocation.input_responses {
+impl RawInputResponses {
+    /// Every answer of `input_responses` (none unless it is an object).
+    pub(crate) fn of(input_responses: Option<&Value>) -> Self {
+        Self(match input_responses {
             Some(Value::Object(map)) => map.clone(),
             _ => Map::new(),
-        }))
+        })
     }
 }
 
@@ -248,7 +250,7 @@ impl FromInvocation for RawInputResponses {
 #[derive(Debug, Clone)]
 pub struct RequestState {
     raw: Option<String>,
-    context: Option<super::StateContext>,
+    context: Option<StateContext>,
 }
 
 impl RequestState {
@@ -274,15 +276,9 @@ impl RequestState {
     }
 }
 
-impl FromInvocation for RequestState {
-    fn requirements(requirements: &mut crate::handler::Requirements) {
-        requirements.reads_request_state();
-    }
-
-    fn from_invocation(invocation: &Invocation) -> Result<Self, Rejection> {
-        Ok(Self {
-            raw: invocation.request_state.clone(),
-            context: invocation.state.clone(),
-        })
+impl RequestState {
+    /// The state the client echoed (`raw`), verified into `context`.
+    pub(crate) fn of(raw: Option<String>, context: Option<StateContext>) -> Self {
+        Self { raw, context }
     }
 }

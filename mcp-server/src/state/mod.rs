@@ -39,8 +39,6 @@ pub use round::{Continuation, Round, Step};
 pub use typemcp_macros::Continuation;
 
 pub(crate) use caps::{merge_capability, missing_capability};
-#[cfg(feature = "http")]
-pub(crate) use policy::warn_if_process_key;
 pub(crate) use verify::{
     Minted, StateContext, check_input_responses, check_outgoing, verify_incoming,
 };

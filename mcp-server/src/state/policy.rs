@@ -13,8 +13,6 @@ use typemcp_core::state::{
 
 use super::single_use::SingleUseStore;
 use crate::RequestContext;
-#[cfg(feature = "http")]
-use crate::Server;
 
 /// What a binding policy sees of a request.
 #[derive(Debug, Clone, Copy)]
@@ -83,6 +81,21 @@ impl std::fmt::Debug for RequestStateSigner {
 }
 
 impl RequestStateSigner {
+    /// Logs, once per signer, a warning when it signs with a key drawn for its own process:
+    /// fine for one instance, but behind a load balancer (or across a restart) another
+    /// instance cannot verify the state, and every resumed multi-round request is refused.
+    #[cfg(feature = "http")] // Called when HTTP serving starts.
+    pub(crate) fn warn_if_process_key(&self) {
+        if self.process_key && !self.warned.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                "serving HTTP with a request-state key drawn for this process only: behind a load balancer, \
+                 or after a restart, another instance cannot verify the states this one signs, and every \
+                 resumed multi-round request (input_required) is refused with -32602; give every instance \
+                 the same key (RequestStateSigner::from_env(\"MCP_REQUEST_STATE_KEY\"))"
+            );
+        }
+    }
+
     /// A signer with this key (at least 32 bytes).
     pub fn new(key: impl AsRef<[u8]>) -> Result<Self, KeyError> {
         SigningKey::new(key).map(|k| Self::from_signer(StateSigner::new(k)))
@@ -362,23 +375,5 @@ impl RequestStateSigner {
     ) -> Result<VerifiedState, StateError> {
         self.signer
             .verify_state(token, binding.or(self.fixed.as_ref()))
-    }
-}
-
-/// Logs, once per signer, a warning when `server` signs states with a key drawn for its own
-/// process: fine for one instance, but behind a load balancer (or across a restart) another
-/// instance cannot verify the state, and every resumed multi-round request is refused.
-#[cfg(feature = "http")] // Called when HTTP serving starts.
-pub(crate) fn warn_if_process_key(server: &Server) {
-    let Some(signer) = &server.config().state_signer else {
-        return;
-    };
-    if signer.process_key && !signer.warned.swap(true, Ordering::Relaxed) {
-        tracing::warn!(
-            "serving HTTP with a request-state key drawn for this process only: behind a load balancer, \
-             or after a restart, another instance cannot verify the states this one signs, and every \
-             resumed multi-round request (input_required) is refused with -32602; give every instance \
-             the same key (RequestStateSigner::from_env(\"MCP_REQUEST_STATE_KEY\"))"
-        );
     }
 }

@@ -27,17 +27,14 @@ use serde_json::{Map, Value};
 use typemcp_core::McpError;
 use typemcp_core::form::explain;
 use typemcp_core::protocol::{
-    CallToolResult, ClientCapabilities, ElicitRequestParams, GetPromptResult, InputRequest,
-    InputRequiredResult, Outcome, ReadResourceResult,
+    ClientCapabilities, ElicitRequestParams, InputRequest, InputRequiredResult, Outcome,
 };
 
 use super::caps::{QuestionKind, merge_capability, missing_capability};
 use super::envelope::{Answers, Asked, Envelope, REASK_MESSAGE};
 use super::question::{AskError, Awaitable, Question, QuestionPrompt, Unsettled};
 use super::verify::{StateContext, refuse};
-use crate::handler::{
-    FromInvocation, IntoPromptResult, IntoResourceResult, IntoToolResult, Invocation, Rejection,
-};
+use crate::error::Rejection;
 
 /// A state enum of a multi-round handler. Derive it (`#[derive(Continuation)]`) next to
 /// `Serialize`, `Deserialize` and `Clone`; mark each variant with the questions it awaits:
@@ -186,18 +183,23 @@ struct Versioned {
     version: Option<String>,
 }
 
-impl<S: Continuation> FromInvocation for Round<S> {
-    fn requirements(requirements: &mut crate::handler::Requirements) {
-        requirements.request_state_signer(std::any::type_name::<Self>());
-    }
-
-    fn from_invocation(invocation: &Invocation) -> Result<Self, Rejection> {
-        let Some(context) = invocation.state.clone() else {
+impl<S: Continuation> Round<S> {
+    /// The round of a call whose echoed state (`request_state`, verified into `context`;
+    /// none without a signer) is answered by `input_responses`: a state this type's version
+    /// did not mint is refused, and a missing or malformed awaited answer asks again.
+    pub(crate) fn verified(
+        context: Option<StateContext>,
+        input_responses: Option<&Value>,
+        request_state: Option<&str>,
+        caps: ClientCapabilities,
+        max_rounds: u32,
+    ) -> Result<Self, Rejection> {
+        let Some(context) = context else {
             return Err(Rejection::Error(internal_error!(
                 "a handler takes Round<S>, but the server was built without a request-state signer"
             )));
         };
-        let responses = match &invocation.input_responses {
+        let responses = match input_responses {
             Some(Value::Object(map)) => map.clone(),
             _ => Map::new(),
         };
@@ -206,8 +208,8 @@ impl<S: Continuation> FromInvocation for Round<S> {
             round: 0,
             responses,
             asked: BTreeMap::new(),
-            caps: invocation.context.client_capabilities().clone(),
-            max_rounds: invocation.context.server().config().max_rounds,
+            caps,
+            max_rounds,
             context,
         };
         let Some(payload) = &round.context.payload else {
@@ -219,7 +221,7 @@ impl<S: Continuation> FromInvocation for Round<S> {
             return Err(reask(
                 &envelope,
                 &round.responses,
-                invocation.request_state.as_deref(),
+                request_state,
                 &round.context,
             ));
         }
@@ -598,7 +600,8 @@ impl<S, T> Step<S, T> {
         }
     }
 
-    fn into_outcome<R>(
+    /// The outcome of this step: `done` of a finished value, the questions, or the error.
+    pub(crate) fn into_outcome<R>(
         self,
         done: impl FnOnce(T) -> Result<Outcome<R>, McpError>,
     ) -> Result<Outcome<R>, McpError> {
@@ -607,27 +610,5 @@ impl<S, T> Step<S, T> {
             StepKind::Ask(result) => Ok(Outcome::InputRequired(result)),
             StepKind::Fail(err) => Err(err),
         }
-    }
-}
-
-impl<S, T: IntoToolResult> IntoToolResult for Step<S, T> {
-    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
-        self.into_outcome(T::into_tool_result)
-    }
-
-    fn output_schema(generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema> {
-        T::output_schema(generator)
-    }
-}
-
-impl<S, T: IntoPromptResult> IntoPromptResult for Step<S, T> {
-    fn into_prompt_result(self) -> Result<Outcome<GetPromptResult>, McpError> {
-        self.into_outcome(T::into_prompt_result)
-    }
-}
-
-impl<S, T: IntoResourceResult> IntoResourceResult for Step<S, T> {
-    fn into_resource_result(self, uri: &str) -> Result<Outcome<ReadResourceResult>, McpError> {
-        self.into_outcome(|value| value.into_resource_result(uri))
     }
 }

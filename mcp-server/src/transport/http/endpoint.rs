@@ -1,4 +1,4 @@
-//! The endpoint: transport checks, era routing (`dispatch::route`), then the dispatcher.
+//! The endpoint: transport checks, the era decided (`dispatch::era`), then the dispatcher.
 //!
 //! POST carries requests of both eras. GET (the session's notification stream) and DELETE
 //! (ending the session) exist only for 2025-11-25 sessions: without an `Mcp-Session-Id` they
@@ -14,7 +14,7 @@
 //! notifications alike, so that a client behind a balancer starts a new session at once
 //! instead of waiting for an answer that will never come. (A request or notification with
 //! modern `_meta` is the exception: it is served as on the 2026-07-28 wire, which ignores the
-//! header; see `dispatch::route`.)
+//! header; see `dispatch::era`.)
 //!
 //! Each request holds a place of its caller's share of requests in flight
 //! ([`super::in_flight`]) until its answer is sent and its handler is done; beyond the

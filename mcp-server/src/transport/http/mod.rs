@@ -74,7 +74,9 @@ impl Server {
 
     /// Like [`Server::http_service`], with explicit settings.
     pub fn http_service_with(&self, config: HttpConfig) -> Router {
-        crate::state::warn_if_process_key(self);
+        if let Some(signer) = &self.config().state_signer {
+            signer.warn_if_process_key();
+        }
         let auth = config.auth.as_ref().map(|auth| auth.layer.clone());
         let endpoint = Arc::new(endpoint::Endpoint::new(self.clone(), config));
         let router = Router::new().route_service("/", endpoint::EndpointService(endpoint));

@@ -9,7 +9,7 @@
 //! the session (if any) ends, so that requests waiting for the client's answers fail, in-flight
 //! requests drain, and the function returns.
 //!
-//! Both eras are served (see `dispatch::route`): the first `initialize` opens the process's
+//! Both eras are served (see `dispatch::era`): the first `initialize` opens the process's
 //! 2025-11-25 session, whose notifications outside any request (list changes, updates of
 //! subscribed resources) are written to stdout; requests with modern `_meta` are still
 //! served statelessly beside it. On that session the server may send requests of its own
@@ -242,7 +242,7 @@ impl Connection {
             }
             Ok(IncomingMessage::Request(request)) => self.on_request(request).await,
             Ok(IncomingMessage::Notification(notification)) => self.on_notification(notification),
-            // The answer to a request the server sent on the session (see `dispatch::outgoing`).
+            // The answer to a request the server sent on the session (see `session::outgoing`).
             Ok(IncomingMessage::Response { id }) => match &self.session {
                 Some(session) => {
                     session.answer(line);
