@@ -25,11 +25,11 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use futures_util::FutureExt;
 use http::header::{ALLOW, CONTENT_LENGTH};
 use http::{Method, StatusCode};
-use http_body_util::BodyExt;
+use http_body_util::{BodyExt, LengthLimitError, Limited};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use typemcp_core::McpError;
@@ -318,7 +318,8 @@ fn session_notification(session: &Session, notification: IncomingNotification) {
 const DRAIN_BYTES: usize = 16 * 1024 * 1024;
 const DRAIN_TIME: std::time::Duration = std::time::Duration::from_millis(500);
 
-/// Reads the body up to the limit; 413 beyond it.
+/// Reads the body up to the limit (a body of one frame, the usual case, without a copy);
+/// 413 beyond it.
 async fn read_body(
     headers: &http::HeaderMap,
     mut body: Body,
@@ -328,38 +329,15 @@ async fn read_body(
         .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
-    // A body that comes in one frame (the usual case) is used as it is, without a copy.
-    let mut first: Option<Bytes> = None;
-    let mut collected = BytesMut::new();
     if declared.is_none_or(|len| len <= limit as u64) {
-        loop {
-            match body.frame().await {
-                None if collected.is_empty() => return Ok(first.unwrap_or_default()),
-                None => return Ok(collected.freeze()),
-                Some(Err(_)) => {
-                    return Err(refuse(
-                        StatusCode::BAD_REQUEST,
-                        "Bad Request: the body could not be read",
-                    ));
-                }
-                Some(Ok(frame)) => {
-                    let Ok(data) = frame.into_data() else {
-                        continue;
-                    };
-                    let held = first.as_ref().map_or(0, Bytes::len) + collected.len();
-                    if held + data.len() > limit {
-                        break;
-                    }
-                    match first.take() {
-                        None if collected.is_empty() => first = Some(data),
-                        earlier => {
-                            if let Some(earlier) = earlier {
-                                collected.extend_from_slice(&earlier);
-                            }
-                            collected.extend_from_slice(&data);
-                        }
-                    }
-                }
+        match Limited::new(&mut body, limit).collect().await {
+            Ok(collected) => return Ok(collected.to_bytes()),
+            Err(error) if error.is::<LengthLimitError>() => {}
+            Err(_) => {
+                return Err(refuse(
+                    StatusCode::BAD_REQUEST,
+                    "Bad Request: the body could not be read",
+                ));
             }
         }
     }

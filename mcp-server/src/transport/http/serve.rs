@@ -4,7 +4,8 @@
 //!
 //! - A client has [`HttpConfig::request_head_timeout`] to send each request's head (hyper's
 //!   `header_read_timeout`), so a connection that trickles its headers, or sits idle between
-//!   requests, is closed rather than held for good.
+//!   requests, is closed rather than held for good; with HTTP/2, it has as long to send the
+//!   first bytes that say which version it speaks.
 //! - At most [`HttpConfig::max_connections`] connections are served at once; further ones
 //!   wait in the listen queue.
 //! - Each request carries the connection's peer address (`ConnectInfo<SocketAddr>`), the key
@@ -92,6 +93,9 @@ struct Driver {
     builder: hyper::server::conn::http1::Builder,
     #[cfg(feature = "http2")]
     builder: hyper_util::server::conn::auto::Builder<hyper_util::rt::TokioExecutor>,
+    /// How long a connection has to say which HTTP version it speaks.
+    #[cfg(feature = "http2")]
+    head_timeout: Duration,
 }
 
 type Io = TokioIo<tokio::net::TcpStream>;
@@ -116,7 +120,10 @@ impl Driver {
             .timer(TokioTimer::new())
             .header_read_timeout(head_timeout);
         builder.http2().timer(TokioTimer::new());
-        Self { builder }
+        Self {
+            builder,
+            head_timeout,
+        }
     }
 
     /// Serves one connection in a task of its own, holding `place` until it closes.
@@ -130,7 +137,21 @@ impl Driver {
         #[cfg(not(feature = "http2"))]
         let connection = graceful.watch(self.builder.serve_connection(io, service));
         #[cfg(feature = "http2")]
-        let connection = graceful.watch(self.builder.serve_connection(io, service).into_owned());
+        let connection = {
+            let (builder, watcher, wait) =
+                (self.builder.clone(), graceful.watcher(), self.head_timeout);
+            async move {
+                if !version_within(io.inner(), wait).await {
+                    tracing::debug!(
+                        "closed a connection that did not say its HTTP version in time"
+                    );
+                    return Ok(());
+                }
+                watcher
+                    .watch(builder.serve_connection(io, service).into_owned())
+                    .await
+            }
+        };
         tokio::spawn(async move {
             if let Err(err) = connection.await {
                 tracing::debug!(error = %err, "a connection ended with an error");
@@ -138,4 +159,25 @@ impl Driver {
             drop(place);
         });
     }
+}
+
+/// Whether `stream`'s first bytes say which HTTP version it speaks within `wait`: HTTP/2's
+/// preface whole, or bytes that are not a part of it. Serving both versions, hyper reads
+/// them before any of its timeouts applies, so a connection that sends nothing (or a part of
+/// the preface) would otherwise hold its place for good.
+#[cfg(feature = "http2")]
+async fn version_within(stream: &tokio::net::TcpStream, wait: Duration) -> bool {
+    const PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+    let decided = async {
+        let mut first = [0u8; 24];
+        loop {
+            match stream.peek(&mut first).await {
+                Ok(0) | Err(_) => return false,
+                Ok(n) if n == PREFACE.len() || first[..n] != PREFACE[..n] => return true,
+                // A part of the preface, and no more yet: a rare wait, looked at again shortly.
+                Ok(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+            }
+        }
+    };
+    tokio::time::timeout(wait, decided).await.unwrap_or(false)
 }
