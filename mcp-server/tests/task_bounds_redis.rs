@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use typemcp_server::tasks::{RedisTaskStore, TaskEntry, TaskStore};
+use typemcp_server::tasks::{RedisTaskStore, TaskEntry, TaskShare, TaskStore};
 use typemcp_server::transport::http::HttpConfig;
 use typemcp_server::{RequestContext, Server, tool};
 
@@ -214,7 +214,7 @@ async fn load_many_reads_every_task_in_one_round_trip() {
         data: "{}".into(),
     };
     for id in ids.iter().step_by(2) {
-        assert!(store.create(id, entry.clone()).await.unwrap());
+        assert!(store.create(id, entry.clone(), &anyone()).await.unwrap());
     }
     let before = command_calls(&redis).await;
     let found = store.load_many(&ids).await.unwrap();
@@ -270,4 +270,9 @@ async fn a_listen_of_n_tasks_looks_them_up_in_one_round_trip() {
     assert_eq!(changed.get("eval"), Some(&1), "{changed:?}");
     assert_eq!(changed.get("hmget"), Some(&(N as u64)), "{changed:?}");
     assert_eq!(changed.len(), 2, "{changed:?}");
+}
+
+/// A task of some caller, live, under no quota of note.
+fn anyone() -> TaskShare {
+    TaskShare::new("anyone", true, usize::MAX)
 }

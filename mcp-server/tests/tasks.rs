@@ -14,7 +14,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use typemcp_server::state::{Continuation, Reply, Round, Step};
-use typemcp_server::tasks::{MemoryTaskStore, TaskEntry, TaskStore};
+use typemcp_server::tasks::{MemoryTaskStore, TaskEntry, TaskShare, TaskStore};
 use typemcp_server::{
     AuthIdentity, ElicitForm, McpError, RequestContext, Server, ServerBuilder, State,
     TransportInfo, tool,
@@ -591,7 +591,12 @@ async fn a_working_task_whose_instance_vanished_fails_once_its_lease_is_over() {
         data: data.to_string(),
         ..entry.clone()
     };
-    assert!(store.replace(&id, entry.version, stale).await.unwrap());
+    assert!(
+        store
+            .replace(&id, entry.version, stale, &anyone())
+            .await
+            .unwrap()
+    );
     let task = client.get(&id).await;
     assert_eq!(task["result"]["status"], "failed", "{task}");
     assert_eq!(
@@ -652,4 +657,9 @@ async fn bad_task_requests_get_invalid_params() {
     }
     let reply = client.call("plain", json!({})).await;
     assert_eq!(reply["result"]["content"][0]["text"], "plain");
+}
+
+/// A task of some caller, live, under no quota of note.
+fn anyone() -> TaskShare {
+    TaskShare::new("anyone", true, usize::MAX)
 }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
-use typemcp_server::tasks::{RedisTaskStore, TaskEntry, TaskStore, TaskStoreError};
+use typemcp_server::tasks::{RedisTaskStore, TaskEntry, TaskShare, TaskStore, TaskStoreError};
 use typemcp_server::{Server, TransportInfo, tool};
 
 mod support;
@@ -40,31 +40,36 @@ async fn tasks_are_created_once_and_replaced_only_at_the_version_read() {
     let later = now_ms() + 60_000;
     assert!(
         store
-            .create("t1", entry(1, later, "{\"a\":1}"))
+            .create("t1", entry(1, later, "{\"a\":1}"), &anyone())
             .await
             .unwrap()
     );
-    assert!(!store.create("t1", entry(1, later, "{}")).await.unwrap());
+    assert!(
+        !store
+            .create("t1", entry(1, later, "{}"), &anyone())
+            .await
+            .unwrap()
+    );
     assert_eq!(
         store.load("t1").await.unwrap(),
         Some(entry(1, later, "{\"a\":1}"))
     );
     assert!(
         store
-            .replace("t1", 1, entry(2, later, "{\"a\":2}"))
+            .replace("t1", 1, entry(2, later, "{\"a\":2}"), &anyone())
             .await
             .unwrap()
     );
     assert!(
         !store
-            .replace("t1", 1, entry(3, later, "{\"a\":3}"))
+            .replace("t1", 1, entry(3, later, "{\"a\":3}"), &anyone())
             .await
             .unwrap()
     );
     assert_eq!(store.load("t1").await.unwrap().unwrap().data, "{\"a\":2}");
     assert!(
         !store
-            .replace("nope", 1, entry(2, later, "{}"))
+            .replace("nope", 1, entry(2, later, "{}"), &anyone())
             .await
             .unwrap()
     );
@@ -72,7 +77,7 @@ async fn tasks_are_created_once_and_replaced_only_at_the_version_read() {
     // A task that never expires is kept without a TTL.
     assert!(
         store
-            .create("forever", entry(1, u64::MAX, "{}"))
+            .create("forever", entry(1, u64::MAX, "{}"), &anyone())
             .await
             .unwrap()
     );
@@ -87,12 +92,22 @@ async fn of_many_concurrent_writers_of_one_version_exactly_one_wins() {
     let redis = redis_or_skip!();
     let store = Arc::new(RedisTaskStore::connect(&redis.url()).await.unwrap());
     let later = now_ms() + 60_000;
-    assert!(store.create("race", entry(1, later, "{}")).await.unwrap());
+    assert!(
+        store
+            .create("race", entry(1, later, "{}"), &anyone())
+            .await
+            .unwrap()
+    );
     let writers = (0..16).map(|i| {
         let store = Arc::clone(&store);
         tokio::spawn(async move {
             store
-                .replace("race", 1, entry(2, later, &format!("{{\"w\":{i}}}")))
+                .replace(
+                    "race",
+                    1,
+                    entry(2, later, &format!("{{\"w\":{i}}}")),
+                    &anyone(),
+                )
                 .await
                 .unwrap()
         })
@@ -110,7 +125,7 @@ async fn an_expired_task_is_gone() {
     let store = RedisTaskStore::connect(&redis.url()).await.unwrap();
     assert!(
         store
-            .create("short", entry(1, now_ms() + 150, "{}"))
+            .create("short", entry(1, now_ms() + 150, "{}"), &anyone())
             .await
             .unwrap()
     );
@@ -206,4 +221,9 @@ async fn a_task_outlives_the_server_that_created_it() {
         reply["error"]["code"], -32603,
         "a task cannot be stored: {reply}"
     );
+}
+
+/// A task of some caller, live, under no quota of note.
+fn anyone() -> TaskShare {
+    TaskShare::new("anyone", true, usize::MAX)
 }

@@ -170,7 +170,7 @@ impl Tasks {
     pub(crate) async fn create(&self, record: &TaskRecord) -> Result<Admitted, McpError> {
         let entry = record.to_entry(1)?;
         let share = self.share_of(record);
-        match self.store.create_shared(&record.id, entry, &share).await {
+        match self.store.create(&record.id, entry, &share).await {
             Ok(true) => {
                 self.announce(&record.id);
                 Ok(Admitted::Stored)
@@ -288,7 +288,7 @@ impl Tasks {
                 .to_entry(version.saturating_add(1))
                 .map_err(ChangeFailed::Error)?;
             let share = self.share_of(&record);
-            match self.store.replace_shared(id, version, entry, &share).await {
+            match self.store.replace(id, version, entry, &share).await {
                 Ok(true) => {
                     if visible {
                         self.announce(id);

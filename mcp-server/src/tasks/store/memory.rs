@@ -24,13 +24,14 @@ use crate::tasks::clock::now_ms;
 /// caller's quota with [`TaskStoreError::CallerQuota`], under the same lock.
 ///
 /// ```
-/// use typemcp_server::tasks::{MemoryTaskStore, TaskEntry, TaskStore};
+/// use typemcp_server::tasks::{MemoryTaskStore, TaskEntry, TaskShare, TaskStore};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let store = MemoryTaskStore::with_capacity(1);
+/// let share = TaskShare::new("caller", true, 16);
 /// let live = TaskEntry { version: 1, expires_at_ms: u64::MAX, data: "{}".into() };
-/// assert!(store.create("a", live.clone()).await.unwrap());
-/// assert!(store.create("b", live).await.is_err(), "full");
+/// assert!(store.create("a", live.clone(), &share).await.unwrap());
+/// assert!(store.create("b", live, &share).await.is_err(), "full");
 /// assert_eq!(store.len(), 1);
 /// # });
 /// ```
@@ -199,7 +200,7 @@ impl MemoryTaskStore {
         &self,
         id: &str,
         entry: TaskEntry,
-        share: Option<&TaskShare>,
+        share: &TaskShare,
     ) -> Result<bool, TaskStoreError> {
         let now = now_ms();
         let size = size_of(id, &entry);
@@ -207,7 +208,7 @@ impl MemoryTaskStore {
         if entries.live(id, now).is_some() {
             return Ok(false);
         }
-        let counted = share.filter(|share| share.live);
+        let counted = share.live.then_some(share);
         let over_quota = |entries: &Entries| {
             counted.is_some_and(|share| entries.live_of(&share.caller) >= share.max_live)
         };
@@ -255,7 +256,7 @@ impl MemoryTaskStore {
         id: &str,
         expected: u64,
         entry: TaskEntry,
-        share: Option<&TaskShare>,
+        share: &TaskShare,
     ) -> Result<bool, TaskStoreError> {
         let now = now_ms();
         let size = size_of(id, &entry);
@@ -276,7 +277,7 @@ impl MemoryTaskStore {
             return Ok(false);
         };
         held.entry = entry;
-        let settled = held.live && share.is_some_and(|share| !share.live);
+        let settled = held.live && !share.live;
         if settled {
             held.live = false;
         }
@@ -294,8 +295,9 @@ impl TaskStore for MemoryTaskStore {
         &'a self,
         id: &'a str,
         entry: TaskEntry,
+        share: &'a TaskShare,
     ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
-        Box::pin(ready(self.create_now(id, entry, None)))
+        Box::pin(ready(self.create_now(id, entry, share)))
     }
 
     fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskEntry>, TaskStoreError>> {
@@ -311,27 +313,9 @@ impl TaskStore for MemoryTaskStore {
         id: &'a str,
         expected: u64,
         entry: TaskEntry,
-    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
-        Box::pin(ready(self.replace_now(id, expected, entry, None)))
-    }
-
-    fn create_shared<'a>(
-        &'a self,
-        id: &'a str,
-        entry: TaskEntry,
         share: &'a TaskShare,
     ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
-        Box::pin(ready(self.create_now(id, entry, Some(share))))
-    }
-
-    fn replace_shared<'a>(
-        &'a self,
-        id: &'a str,
-        expected: u64,
-        entry: TaskEntry,
-        share: &'a TaskShare,
-    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
-        Box::pin(ready(self.replace_now(id, expected, entry, Some(share))))
+        Box::pin(ready(self.replace_now(id, expected, entry, share)))
     }
 
     fn load_many<'a>(
@@ -362,26 +346,55 @@ mod tests {
     #[tokio::test]
     async fn expired_tasks_read_as_absent_and_free_their_slot() {
         let store = MemoryTaskStore::with_capacity(1);
-        assert!(store.create("old", entry(1, 1)).await.unwrap());
+        assert!(store.create("old", entry(1, 1), &anyone()).await.unwrap());
         assert_eq!(store.load("old").await.unwrap(), None);
-        assert!(!store.replace("old", 1, entry(2, u64::MAX)).await.unwrap());
-        assert!(store.create("new", entry(1, u64::MAX)).await.unwrap());
+        assert!(
+            !store
+                .replace("old", 1, entry(2, u64::MAX), &anyone())
+                .await
+                .unwrap()
+        );
+        assert!(
+            store
+                .create("new", entry(1, u64::MAX), &anyone())
+                .await
+                .unwrap()
+        );
         assert_eq!(store.len(), 1);
     }
 
     #[tokio::test]
     async fn only_the_expected_version_is_replaced() {
         let store = MemoryTaskStore::new();
-        assert!(store.create("t", entry(1, u64::MAX)).await.unwrap());
-        assert!(store.replace("t", 1, entry(2, u64::MAX)).await.unwrap());
-        assert!(!store.replace("t", 1, entry(3, u64::MAX)).await.unwrap());
-        assert_eq!(store.load("t").await.unwrap(), Some(entry(2, u64::MAX)));
         assert!(
-            !store
-                .replace("missing", 1, entry(2, u64::MAX))
+            store
+                .create("t", entry(1, u64::MAX), &anyone())
                 .await
                 .unwrap()
         );
+        assert!(
+            store
+                .replace("t", 1, entry(2, u64::MAX), &anyone())
+                .await
+                .unwrap()
+        );
+        assert!(
+            !store
+                .replace("t", 1, entry(3, u64::MAX), &anyone())
+                .await
+                .unwrap()
+        );
+        assert_eq!(store.load("t").await.unwrap(), Some(entry(2, u64::MAX)));
+        assert!(
+            !store
+                .replace("missing", 1, entry(2, u64::MAX), &anyone())
+                .await
+                .unwrap()
+        );
+    }
+
+    fn anyone() -> TaskShare {
+        TaskShare::new("anyone", true, usize::MAX)
     }
 
     fn share(caller: &str, live: bool) -> TaskShare {
@@ -394,48 +407,43 @@ mod tests {
         let (alice, bob) = (share("alice", true), share("bob", true));
         assert!(
             store
-                .create_shared("a1", entry(1, u64::MAX), &alice)
+                .create("a1", entry(1, u64::MAX), &alice)
                 .await
                 .unwrap()
         );
         assert!(
             store
-                .create_shared("a2", entry(1, u64::MAX), &alice)
+                .create("a2", entry(1, u64::MAX), &alice)
                 .await
                 .unwrap()
         );
-        let err = store.create_shared("a3", entry(1, u64::MAX), &alice).await;
+        let err = store.create("a3", entry(1, u64::MAX), &alice).await;
         assert!(
             matches!(err, Err(TaskStoreError::CallerQuota { max_live: 2 })),
             "{err:?}"
         );
-        assert!(
-            store
-                .create_shared("b1", entry(1, u64::MAX), &bob)
-                .await
-                .unwrap()
-        );
+        assert!(store.create("b1", entry(1, u64::MAX), &bob).await.unwrap());
         // Settling a1 frees alice's slot at once; renewing a2 (still live) does not.
         let settled = share("alice", false);
         assert!(
             store
-                .replace_shared("a1", 1, entry(2, u64::MAX), &settled)
+                .replace("a1", 1, entry(2, u64::MAX), &settled)
                 .await
                 .unwrap()
         );
         assert!(
             store
-                .replace_shared("a2", 1, entry(2, u64::MAX), &alice)
+                .replace("a2", 1, entry(2, u64::MAX), &alice)
                 .await
                 .unwrap()
         );
         assert!(
             store
-                .create_shared("a3", entry(1, u64::MAX), &alice)
+                .create("a3", entry(1, u64::MAX), &alice)
                 .await
                 .unwrap()
         );
-        let err = store.create_shared("a4", entry(1, u64::MAX), &alice).await;
+        let err = store.create("a4", entry(1, u64::MAX), &alice).await;
         assert!(
             matches!(err, Err(TaskStoreError::CallerQuota { .. })),
             "{err:?}"
@@ -450,9 +458,9 @@ mod tests {
             expires_at_ms: u64::MAX,
             data: "x".repeat(1500),
         };
-        assert!(store.create("big", big.clone()).await.unwrap());
+        assert!(store.create("big", big.clone(), &anyone()).await.unwrap());
         assert_eq!(store.bytes(), 1503);
-        let err = store.create("two", big.clone()).await;
+        let err = store.create("two", big.clone(), &anyone()).await;
         assert!(
             matches!(err, Err(TaskStoreError::OutOfBytes { max_bytes: 2048 })),
             "{err:?}"
@@ -462,15 +470,15 @@ mod tests {
             data: "x".repeat(3000),
             ..big.clone()
         };
-        assert!(store.replace("big", 1, grown).await.is_err());
+        assert!(store.replace("big", 1, grown, &anyone()).await.is_err());
         let small = TaskEntry {
             version: 2,
             data: "{}".into(),
             ..big.clone()
         };
-        assert!(store.replace("big", 1, small).await.unwrap());
+        assert!(store.replace("big", 1, small, &anyone()).await.unwrap());
         assert_eq!(store.bytes(), 5);
-        assert!(store.create("two", big).await.unwrap());
+        assert!(store.create("two", big, &anyone()).await.unwrap());
     }
 
     #[tokio::test]
@@ -482,22 +490,17 @@ mod tests {
             expires_at_ms: 1,
             data: "x".repeat(1500),
         };
-        assert!(
-            store
-                .create_shared("old1", old.clone(), &alice)
-                .await
-                .unwrap()
-        );
+        assert!(store.create("old1", old.clone(), &alice).await.unwrap());
         assert_eq!(store.load_many(&["old1".into()]).await.unwrap(), vec![None]);
         assert!(
             store
-                .create_shared("n1", entry(1, u64::MAX), &alice)
+                .create("n1", entry(1, u64::MAX), &alice)
                 .await
                 .unwrap()
         );
         assert!(
             store
-                .create_shared("n2", entry(1, u64::MAX), &alice)
+                .create("n2", entry(1, u64::MAX), &alice)
                 .await
                 .unwrap()
         );

@@ -124,73 +124,52 @@ impl TaskStoreError {
 /// sharing the store (a task is created "durably" before its id is handed out). Entries past
 /// their `expires_at_ms` may be forgotten, and must read as absent once forgotten.
 ///
-/// The SDK writes through [`create_shared`](Self::create_shared) and
-/// [`replace_shared`](Self::replace_shared), and reads many tasks at once through
-/// [`load_many`](Self::load_many); their default methods fall back on the three required
-/// ones (without a per-caller quota), so a store of your own only needs those three, and
-/// implements the others to enforce the quota and to batch reads.
+/// Every write names the caller the task counts against ([`TaskShare`]): a store keeps each
+/// caller within its quota of live tasks, so that no caller can fill it for the others.
+/// [`load_many`](Self::load_many) reads many tasks at once; by default, one by one.
 ///
 /// The trait is object safe; a server holds its store as `Arc<dyn TaskStore>`.
 ///
 /// ```
-/// use typemcp_server::tasks::{MemoryTaskStore, TaskEntry, TaskStore};
+/// use typemcp_server::tasks::{MemoryTaskStore, TaskEntry, TaskShare, TaskStore};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let store = MemoryTaskStore::new();
+/// let share = TaskShare::new("caller", true, 16);
 /// let entry = TaskEntry { version: 1, expires_at_ms: u64::MAX, data: "{}".into() };
-/// assert!(store.create("t1", entry.clone()).await.unwrap());
-/// assert!(!store.create("t1", entry.clone()).await.unwrap(), "ids are never reused");
+/// assert!(store.create("t1", entry.clone(), &share).await.unwrap());
+/// assert!(!store.create("t1", entry.clone(), &share).await.unwrap(), "ids are never reused");
 /// let next = TaskEntry { version: 2, data: r#"{"x":1}"#.into(), ..entry };
-/// assert!(store.replace("t1", 1, next.clone()).await.unwrap());
-/// assert!(!store.replace("t1", 1, next.clone()).await.unwrap(), "version 1 is gone");
+/// assert!(store.replace("t1", 1, next.clone(), &share).await.unwrap());
+/// assert!(!store.replace("t1", 1, next.clone(), &share).await.unwrap(), "version 1 is gone");
 /// assert_eq!(store.load("t1").await.unwrap(), Some(next));
 /// # });
 /// ```
 pub trait TaskStore: Send + Sync + 'static {
-    /// Stores `entry` under `id` unless `id` exists; says whether it was stored.
+    /// Stores `entry` under `id` unless `id` exists, and says whether it was stored; counts
+    /// the task against `share.caller` when it is `share.live`, failing with
+    /// [`TaskStoreError::CallerQuota`] when the caller has `share.max_live` live tasks
+    /// already, in the same atomic step as the creation.
     fn create<'a>(
         &'a self,
         id: &'a str,
         entry: TaskEntry,
+        share: &'a TaskShare,
     ) -> BoxFuture<'a, Result<bool, TaskStoreError>>;
 
     /// The entry under `id`, if there is one (and it has not expired).
     fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskEntry>, TaskStoreError>>;
 
-    /// Replaces the entry under `id` with `entry` if its version is still `expected`; says
-    /// whether it did (`false`: changed meanwhile, or gone).
+    /// Replaces the entry under `id` with `entry` if its version is still `expected`, and
+    /// says whether it did (`false`: changed meanwhile, or gone); a task that is no longer
+    /// `share.live` stops counting against its caller at once.
     fn replace<'a>(
         &'a self,
         id: &'a str,
         expected: u64,
         entry: TaskEntry,
+        share: &'a TaskShare,
     ) -> BoxFuture<'a, Result<bool, TaskStoreError>>;
-
-    /// [`create`](Self::create), counting the task against `share.caller`: fails with
-    /// [`TaskStoreError::CallerQuota`] when the caller has `share.max_live` live tasks
-    /// already, in the same atomic step as the creation. By default, `create` (no quota).
-    fn create_shared<'a>(
-        &'a self,
-        id: &'a str,
-        entry: TaskEntry,
-        share: &'a TaskShare,
-    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
-        let _ = share;
-        self.create(id, entry)
-    }
-
-    /// [`replace`](Self::replace); a task that is no longer `share.live` stops counting
-    /// against its caller at once. By default, `replace`.
-    fn replace_shared<'a>(
-        &'a self,
-        id: &'a str,
-        expected: u64,
-        entry: TaskEntry,
-        share: &'a TaskShare,
-    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
-        let _ = share;
-        self.replace(id, expected, entry)
-    }
 
     /// The entries under `ids`, in their order (`None` for each that is absent). By default,
     /// [`load`](Self::load) for each in turn; a store over the network should read them in
@@ -214,8 +193,9 @@ impl<T: TaskStore + ?Sized> TaskStore for Arc<T> {
         &'a self,
         id: &'a str,
         entry: TaskEntry,
+        share: &'a TaskShare,
     ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
-        (**self).create(id, entry)
+        (**self).create(id, entry, share)
     }
 
     fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskEntry>, TaskStoreError>> {
@@ -227,27 +207,9 @@ impl<T: TaskStore + ?Sized> TaskStore for Arc<T> {
         id: &'a str,
         expected: u64,
         entry: TaskEntry,
-    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
-        (**self).replace(id, expected, entry)
-    }
-
-    fn create_shared<'a>(
-        &'a self,
-        id: &'a str,
-        entry: TaskEntry,
         share: &'a TaskShare,
     ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
-        (**self).create_shared(id, entry, share)
-    }
-
-    fn replace_shared<'a>(
-        &'a self,
-        id: &'a str,
-        expected: u64,
-        entry: TaskEntry,
-        share: &'a TaskShare,
-    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
-        (**self).replace_shared(id, expected, entry, share)
+        (**self).replace(id, expected, entry, share)
     }
 
     fn load_many<'a>(

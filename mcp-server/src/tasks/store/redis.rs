@@ -213,13 +213,11 @@ impl RedisTaskStore {
 
     /// The keys of the accounts, in the scripts' order after the task's: index, sizes,
     /// bytes, and the set of `caller`'s live tasks.
-    fn account_keys(&self, caller: Option<&str>) -> [String; 4] {
+    fn account_keys(&self, caller: &str) -> [String; 4] {
         let prefix = &self.prefix;
         // The caller's key is hashed: no subject or address appears in a key name.
-        let caller = caller.map_or_else(String::new, |caller| {
-            let digest = Sha256::digest(caller.as_bytes());
-            digest[..16].iter().map(|b| format!("{b:02x}")).collect()
-        });
+        let digest = Sha256::digest(caller.as_bytes());
+        let caller: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
         [
             format!("{prefix}#index"),
             format!("{prefix}#sizes"),
@@ -228,14 +226,14 @@ impl RedisTaskStore {
         ]
     }
 
-    fn create_command(&self, id: &str, entry: &TaskEntry, share: Option<&TaskShare>) -> Cmd {
-        let counted = share.filter(|share| share.live);
+    fn create_command(&self, id: &str, entry: &TaskEntry, share: &TaskShare) -> Cmd {
+        let counted = share.live.then_some(share);
         let mut command = redis::cmd("EVAL");
         command
             .arg(format!("{FORGET_EXPIRED}{CREATE}"))
             .arg(5)
             .arg(self.key(id))
-            .arg(&self.account_keys(counted.map(|share| share.caller.as_str())))
+            .arg(&self.account_keys(&share.caller))
             .arg(entry.version)
             .arg(&entry.data)
             .arg(expiry(entry))
@@ -253,14 +251,14 @@ impl RedisTaskStore {
         id: &str,
         expected: u64,
         entry: &TaskEntry,
-        share: Option<&TaskShare>,
+        share: &TaskShare,
     ) -> Cmd {
         let mut command = redis::cmd("EVAL");
         command
             .arg(REPLACE)
             .arg(5)
             .arg(self.key(id))
-            .arg(&self.account_keys(share.map(|share| share.caller.as_str())))
+            .arg(&self.account_keys(&share.caller))
             .arg(expected)
             .arg(entry.version)
             .arg(&entry.data)
@@ -268,13 +266,13 @@ impl RedisTaskStore {
             .arg(id)
             .arg(self.max_bytes)
             .arg(size_of(id, entry))
-            .arg(u8::from(share.is_none_or(|share| share.live)));
+            .arg(u8::from(share.live));
         command
     }
 
     /// Runs a `CREATE` or `REPLACE` script (`REPLACE` returns only 1, 0 or -3): whether it
     /// wrote, or the budget it met.
-    async fn write(&self, command: Cmd, share: Option<&TaskShare>) -> Result<bool, TaskStoreError> {
+    async fn write(&self, command: Cmd, share: &TaskShare) -> Result<bool, TaskStoreError> {
         match self
             .link
             .query::<i64>(&command)
@@ -283,7 +281,7 @@ impl RedisTaskStore {
         {
             1 => Ok(true),
             -1 => Err(TaskStoreError::CallerQuota {
-                max_live: share.map_or(0, |share| share.max_live),
+                max_live: share.max_live,
             }),
             -2 => Err(TaskStoreError::Full {
                 capacity: self.capacity,
@@ -331,9 +329,10 @@ impl TaskStore for RedisTaskStore {
         &'a self,
         id: &'a str,
         entry: TaskEntry,
+        share: &'a TaskShare,
     ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
-        let command = self.create_command(id, &entry, None);
-        Box::pin(self.write(command, None))
+        let command = self.create_command(id, &entry, share);
+        Box::pin(self.write(command, share))
     }
 
     fn load<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskEntry>, TaskStoreError>> {
@@ -351,30 +350,10 @@ impl TaskStore for RedisTaskStore {
         id: &'a str,
         expected: u64,
         entry: TaskEntry,
-    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
-        let command = self.replace_command(id, expected, &entry, None);
-        Box::pin(self.write(command, None))
-    }
-
-    fn create_shared<'a>(
-        &'a self,
-        id: &'a str,
-        entry: TaskEntry,
         share: &'a TaskShare,
     ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
-        let command = self.create_command(id, &entry, Some(share));
-        Box::pin(self.write(command, Some(share)))
-    }
-
-    fn replace_shared<'a>(
-        &'a self,
-        id: &'a str,
-        expected: u64,
-        entry: TaskEntry,
-        share: &'a TaskShare,
-    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
-        let command = self.replace_command(id, expected, &entry, Some(share));
-        Box::pin(self.write(command, None))
+        let command = self.replace_command(id, expected, &entry, share);
+        Box::pin(self.write(command, share))
     }
 
     fn load_many<'a>(
