@@ -1,0 +1,318 @@
+//! Answering the server's questions: one trait, [`Answers`], for the questions of a
+//! 2026-07-28 `input_required` round and for those a 2025-11-25 server pushes, a [`Reply`]
+//! to one question (a form answered with the type that derived it), and [`Scripted`]
+//! answers for tests.
+
+use std::collections::BTreeSet;
+use std::sync::Mutex;
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+use typemcp_core::form::{ElicitForm, FormValidator};
+use typemcp_core::protocol::{
+    ClientCapabilities, ElicitRequestParams, ElicitationCapability, InputRequest, RequestedSchema,
+};
+
+use crate::error::ClientError;
+use crate::wire::BoxFuture;
+
+/// One question of the server's, as [`Answers`] sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct Question<'a> {
+    /// The key the server asked it under (a 2026-07-28 round); `None` for a question a
+    /// 2025-11-25 server pushed, which has no key.
+    pub key: Option<&'a str>,
+    /// The round it was asked in, from 1; `None` for a pushed question.
+    pub round: Option<u32>,
+    /// What is asked.
+    pub request: &'a InputRequest,
+}
+
+impl Question<'_> {
+    /// How the question is named in errors: its key, else its method.
+    pub fn name(&self) -> String {
+        match (self.key, self.request) {
+            (Some(key), _) => key.to_owned(),
+            (None, InputRequest::Elicitation(_)) => "elicitation/create".to_owned(),
+            (None, InputRequest::Sampling(_)) => "sampling/createMessage".to_owned(),
+            (None, _) => "roots/list".to_owned(),
+        }
+    }
+
+    /// The form the question asks to fill, if it is a form elicitation.
+    pub fn form(&self) -> Option<&RequestedSchema> {
+        match self.request {
+            InputRequest::Elicitation(ElicitRequestParams::Form {
+                requested_schema, ..
+            }) => Some(requested_schema),
+            _ => None,
+        }
+    }
+}
+
+/// Answers the server's questions, whatever the era: the client runs the rounds of
+/// `input_required` results and answers a 2025-11-25 session's pushed requests with the
+/// same implementation, so code using it never sees which the server speaks.
+pub trait Answers: Send + Sync + 'static {
+    /// The reply to `question`; an error fails the call that asked it.
+    fn answer<'a>(&'a self, question: Question<'a>) -> BoxFuture<'a, Result<Reply, ClientError>>;
+
+    /// What the client declares it can answer: by default, elicitation in form and URL mode.
+    fn capabilities(&self) -> ClientCapabilities {
+        let mut elicitation = ElicitationCapability::default();
+        elicitation.form = Some(Map::new());
+        elicitation.url = Some(Map::new());
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.elicitation = Some(elicitation);
+        capabilities
+    }
+}
+
+/// Answers nothing: every question fails its call (a client of servers that never ask). It
+/// declares no capability, so a server that must ask says which capability is missing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoAnswers;
+
+impl Answers for NoAnswers {
+    fn answer<'a>(&'a self, question: Question<'a>) -> BoxFuture<'a, Result<Reply, ClientError>> {
+        Box::pin(std::future::ready(Err(ClientError::Unanswered {
+            question: question.name(),
+            reason: "this client answers no questions".to_owned(),
+        })))
+    }
+
+    fn capabilities(&self) -> ClientCapabilities {
+        ClientCapabilities::default()
+    }
+}
+
+/// The reply to one question.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply(ReplyKind);
+
+#[derive(Debug, Clone, PartialEq)]
+enum ReplyKind {
+    /// A filled form, and the fields of the form type it was written as, if typed.
+    Form {
+        content: Map<String, Value>,
+        typed: Option<(&'static str, BTreeSet<String>)>,
+    },
+    Decline,
+    Cancel,
+    /// A URL visited (accept without content).
+    Visited,
+    /// Any other response, as sent (sampling, roots).
+    Raw(Value),
+}
+
+impl Reply {
+    /// Accepts a form with `value`, of the [`ElicitForm`] type the server derived the form
+    /// from. Before it goes out it is checked against the form the server sent: the form must
+    /// have exactly the type's fields, and the value must meet the form's constraints.
+    pub fn accept<T: ElicitForm + Serialize>(value: &T) -> Self {
+        let fields = T::requested_schema().properties.keys().cloned().collect();
+        let typed = Some((std::any::type_name::<T>(), fields));
+        Self(ReplyKind::Form {
+            content: content_of(value),
+            typed,
+        })
+    }
+
+    /// Accepts a form with `content` as it is (still checked against the form's constraints).
+    pub fn accept_content(content: Map<String, Value>) -> Self {
+        Self(ReplyKind::Form {
+            content,
+            typed: None,
+        })
+    }
+
+    /// Declines the question.
+    pub fn decline() -> Self {
+        Self(ReplyKind::Decline)
+    }
+
+    /// Cancels the question.
+    pub fn cancel() -> Self {
+        Self(ReplyKind::Cancel)
+    }
+
+    /// Says the user visited the URL of a URL elicitation.
+    pub fn visited() -> Self {
+        Self(ReplyKind::Visited)
+    }
+
+    /// Any response as it is (a `CreateMessageResult`, a `ListRootsResult`).
+    pub fn raw(response: Value) -> Self {
+        Self(ReplyKind::Raw(response))
+    }
+
+    /// The response to `question`, checked against it.
+    pub(crate) fn respond(self, question: &Question<'_>) -> Result<Value, ClientError> {
+        let unfit = |reason: String| ClientError::Unanswered {
+            question: question.name(),
+            reason,
+        };
+        match (self.0, question.request) {
+            (ReplyKind::Raw(value), _) => Ok(value),
+            (ReplyKind::Decline, InputRequest::Elicitation(_)) => Ok(json!({"action": "decline"})),
+            (ReplyKind::Cancel, InputRequest::Elicitation(_)) => Ok(json!({"action": "cancel"})),
+            (ReplyKind::Visited, InputRequest::Elicitation(ElicitRequestParams::Url { .. })) => {
+                Ok(json!({"action": "accept"}))
+            }
+            (ReplyKind::Form { content, typed }, InputRequest::Elicitation(_)) => {
+                let Some(form) = question.form() else {
+                    return Err(unfit("a URL visit was answered with a form".to_owned()));
+                };
+                if let Some((type_name, fields)) = typed {
+                    let asked: BTreeSet<String> = form.properties.keys().cloned().collect();
+                    if asked != fields {
+                        return Err(unfit(format!(
+                            "answered with {type_name} (fields {fields:?}), but the form has fields {asked:?}"
+                        )));
+                    }
+                }
+                check_content(form, &content).map_err(unfit)?;
+                Ok(json!({"action": "accept", "content": content}))
+            }
+            (_, _) => Err(unfit(
+                "the reply is not one to this kind of question".to_owned(),
+            )),
+        }
+    }
+
+    /// The form fields of the type this reply was written as, if it is a typed form.
+    fn typed_fields(&self) -> Option<&BTreeSet<String>> {
+        match &self.0 {
+            ReplyKind::Form {
+                typed: Some((_, fields)),
+                ..
+            } => Some(fields),
+            _ => None,
+        }
+    }
+}
+
+/// The fields of `value` as a form's content.
+fn content_of<T: Serialize>(value: &T) -> Map<String, Value> {
+    match serde_json::to_value(value) {
+        Ok(Value::Object(content)) => content,
+        _ => Map::new(),
+    }
+}
+
+/// Checks `content` against `form`: no field the form lacks, and every constraint met.
+fn check_content(form: &RequestedSchema, content: &Map<String, Value>) -> Result<(), String> {
+    if let Some(extra) = content.keys().find(|k| !form.properties.contains_key(*k)) {
+        return Err(format!("the form has no field {extra:?}"));
+    }
+    let problems = FormValidator::new(form).check(content);
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let problems: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    Err(format!(
+        "the answer breaks the form: {}",
+        problems.join("; ")
+    ))
+}
+
+/// Answers scripted ahead, for tests: each reply answers one question, matched by its key
+/// (and round, when given); a question a 2025-11-25 server pushes, which has no key, takes
+/// the first reply whose form type has the form's fields (a URL visit, the first
+/// [`Reply::visited`]). A question no reply matches fails its call, naming it.
+///
+/// ```
+/// use typemcp_client::{Reply, Scripted};
+/// # #[derive(typemcp_server::ElicitForm, serde::Serialize)]
+/// # struct Confirm { ok: bool }
+/// let script = Scripted::new()
+///     .reply("confirm", Reply::accept(&Confirm { ok: true }))
+///     .reply_in(2, "region", Reply::decline());
+/// # let _ = script;
+/// ```
+#[derive(Debug, Default)]
+pub struct Scripted {
+    replies: Mutex<Vec<ScriptLine>>,
+}
+
+#[derive(Debug)]
+struct ScriptLine {
+    key: String,
+    round: Option<u32>,
+    reply: Reply,
+}
+
+impl Scripted {
+    /// No replies yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Answers the question under `key` with `reply`, in whichever round it comes.
+    #[must_use]
+    pub fn reply(self, key: impl Into<String>, reply: Reply) -> Self {
+        self.push(key.into(), None, reply)
+    }
+
+    /// Answers the question under `key` of round `round` (from 1) with `reply`.
+    #[must_use]
+    pub fn reply_in(self, round: u32, key: impl Into<String>, reply: Reply) -> Self {
+        self.push(key.into(), Some(round), reply)
+    }
+
+    fn push(self, key: String, round: Option<u32>, reply: Reply) -> Self {
+        self.replies
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(ScriptLine { key, round, reply });
+        self
+    }
+
+    /// How many replies no question has taken yet.
+    pub fn unused(&self) -> usize {
+        self.replies
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .len()
+    }
+
+    fn take(&self, question: &Question<'_>) -> Option<Reply> {
+        let mut replies = self
+            .replies
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let found = match question.key {
+            Some(key) => replies.iter().position(|r| {
+                r.key == key && r.round.is_none_or(|round| Some(round) == question.round)
+            }),
+            // A pushed question has no key: a form takes the first reply typed with its
+            // fields, a URL visit the first `visited()`.
+            None => match (question.form(), question.request) {
+                (Some(form), _) => {
+                    let asked: BTreeSet<String> = form.properties.keys().cloned().collect();
+                    replies
+                        .iter()
+                        .position(|r| r.reply.typed_fields() == Some(&asked))
+                }
+                (None, InputRequest::Elicitation(ElicitRequestParams::Url { .. })) => {
+                    replies.iter().position(|r| r.reply.0 == ReplyKind::Visited)
+                }
+                (None, _) => None,
+            },
+        }?;
+        Some(replies.remove(found).reply)
+    }
+}
+
+impl Answers for Scripted {
+    fn answer<'a>(&'a self, question: Question<'a>) -> BoxFuture<'a, Result<Reply, ClientError>> {
+        let reply = self.take(&question).ok_or_else(|| ClientError::Unanswered {
+            question: question.name(),
+            reason: match question.round {
+                Some(round) => format!("the script has no reply for it in round {round}"),
+                None => "the script has no reply of a form type with these fields".to_owned(),
+            },
+        });
+        Box::pin(std::future::ready(reply))
+    }
+}

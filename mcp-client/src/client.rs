@@ -1,0 +1,502 @@
+//! [`Client`]: one connection to a server, the era chosen when it opens, and the server's
+//! methods as typed calls that run the `input_required` rounds themselves.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+use tokio::io::{AsyncRead, AsyncWrite};
+use typemcp_core::McpError;
+use typemcp_core::protocol::{
+    CallToolResult, ClientCapabilities, DiscoverResult, GetPromptResult, Implementation,
+    InitializeResult, InputRequest, Outcome, Prompt, ReadResourceResult, Resource,
+    ResourceTemplate, ServerCapabilities, Tool, methods,
+};
+
+use crate::answers::{Answers, NoAnswers, Question};
+use crate::error::ClientError;
+use crate::wire::{Connection, ServerRequests};
+
+/// The revision of the 2026-07-28 wire.
+pub const MODERN: &str = "2026-07-28";
+/// The revision of the sessions a client opens with `initialize`.
+pub const SESSION: &str = "2025-11-25";
+
+/// The most pages a list is read in, whatever cursors the server hands out.
+const MAX_PAGES: usize = 1_000;
+
+/// Which era the client speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum EraChoice {
+    /// `server/discover` first; `initialize` when the server does not answer it with a
+    /// discover result (it does not know the method, or answers something else).
+    #[default]
+    Automatic,
+    /// 2026-07-28 only: per-request `_meta`, `server/discover`.
+    Modern,
+    /// A 2025-11-25 session, opened with `initialize`.
+    Session,
+}
+
+/// The era a connection speaks, once chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Era {
+    /// 2026-07-28: stateless requests carrying `_meta`.
+    Modern,
+    /// A 2025-11-25 session.
+    Session,
+}
+
+/// Builds a [`Client`]: how it answers the server's questions, which era it speaks, and
+/// how many rounds a call may take.
+#[derive(Clone)]
+pub struct ClientBuilder {
+    answers: Arc<dyn Answers>,
+    era: EraChoice,
+    info: Implementation,
+    max_rounds: u32,
+    probe_timeout: Duration,
+}
+
+impl std::fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("era", &self.era)
+            .field("info", &self.info)
+            .field("max_rounds", &self.max_rounds)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for ClientBuilder {
+    fn default() -> Self {
+        Self {
+            answers: Arc::new(NoAnswers),
+            era: EraChoice::Automatic,
+            info: Implementation::new("typemcp-client", env!("CARGO_PKG_VERSION")),
+            max_rounds: 16,
+            probe_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+impl ClientBuilder {
+    /// Answers the server's questions with `answers` (by default, none are answered).
+    #[must_use]
+    pub fn answers(mut self, answers: impl Answers) -> Self {
+        self.answers = Arc::new(answers);
+        self
+    }
+
+    /// Speaks `era` (by default, chosen automatically).
+    #[must_use]
+    pub fn era(mut self, era: EraChoice) -> Self {
+        self.era = era;
+        self
+    }
+
+    /// Names the client to the server.
+    #[must_use]
+    pub fn client_info(mut self, info: Implementation) -> Self {
+        self.info = info;
+        self
+    }
+
+    /// Gives up on a call still asking for input after `rounds` rounds (16 by default).
+    #[must_use]
+    pub fn max_rounds(mut self, rounds: u32) -> Self {
+        self.max_rounds = rounds.max(1);
+        self
+    }
+
+    /// Connects over newline-delimited JSON-RPC on `reader` and `writer` (a server's
+    /// `serve_io` on an in-memory duplex, a child's stdio), choosing the era.
+    pub async fn connect_io<R, W>(self, reader: R, writer: W) -> Result<Client, ClientError>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let connection = Connection::open(reader, writer, pushed(Arc::clone(&self.answers)));
+        Client::open(self, connection, None).await
+    }
+
+    /// Starts `command` and connects over its stdin and stdout (its stderr is inherited);
+    /// the child is killed when the client is dropped.
+    pub async fn spawn(self, mut command: tokio::process::Command) -> Result<Client, ClientError> {
+        command
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true);
+        let mut child = command.spawn()?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(ClientError::Closed);
+        };
+        let connection = Connection::open(stdout, stdin, pushed(Arc::clone(&self.answers)));
+        Client::open(self, connection, Some(child)).await
+    }
+}
+
+/// The server's pushed requests (a 2025-11-25 session), answered by `answers`.
+fn pushed(answers: Arc<dyn Answers>) -> ServerRequests {
+    Arc::new(move |method: String, params: Value| {
+        let answers = Arc::clone(&answers);
+        Box::pin(async move {
+            if method == "ping" {
+                return Ok(json!({}));
+            }
+            let request: InputRequest =
+                serde_json::from_value(json!({"method": method, "params": params}))
+                    .map_err(|_| McpError::method_not_found(&method))?;
+            let question = Question {
+                key: None,
+                round: None,
+                request: &request,
+            };
+            let reply = answers.answer(question).await.map_err(refused)?;
+            reply.respond(&question).map_err(refused)
+        })
+    })
+}
+
+/// What a pushed request is answered with when the client's answers fail it.
+fn refused(error: ClientError) -> McpError {
+    tracing::warn!(%error, "a question of the server's was not answered");
+    McpError::internal(error.to_string())
+}
+
+/// A connection to one MCP server.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use typemcp_client::Client;
+/// use typemcp_server::{Server, tool};
+///
+/// /// Adds two numbers.
+/// #[tool]
+/// async fn add(a: i64, b: i64) -> i64 {
+///     a + b
+/// }
+///
+/// let server = Server::builder().tool(add).build()?;
+/// let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+/// let (read, write) = tokio::io::split(server_end);
+/// tokio::spawn(server.serve_io(read, write));
+/// let (read, write) = tokio::io::split(client_end);
+/// let client = Client::builder().connect_io(read, write).await?;
+/// let result = client.call_tool("add", serde_json::json!({"a": 2, "b": 3})).await?;
+/// assert_eq!(typemcp_client::ToolResultExt::text(&result), "5");
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct Client {
+    connection: Connection,
+    era: Era,
+    capabilities: ClientCapabilities,
+    info: Implementation,
+    server: ServerDescription,
+    answers: Arc<dyn Answers>,
+    max_rounds: u32,
+    _child: Option<tokio::process::Child>,
+}
+
+/// What the server said about itself when the connection opened.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ServerDescription {
+    /// The server's name and version, if it gave them.
+    pub info: Option<Implementation>,
+    /// What it offers.
+    pub capabilities: ServerCapabilities,
+    /// Its instructions for the model, if any.
+    pub instructions: Option<String>,
+    /// The revision spoken.
+    pub version: String,
+}
+
+impl std::fmt::Debug for dyn Answers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Answers")
+    }
+}
+
+impl Client {
+    /// A builder.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+
+    async fn open(
+        builder: ClientBuilder,
+        connection: Connection,
+        child: Option<tokio::process::Child>,
+    ) -> Result<Self, ClientError> {
+        let capabilities = builder.answers.capabilities();
+        let mut client = Self {
+            connection,
+            era: Era::Modern,
+            capabilities,
+            info: builder.info,
+            server: ServerDescription {
+                info: None,
+                capabilities: ServerCapabilities::default(),
+                instructions: None,
+                version: MODERN.to_owned(),
+            },
+            answers: builder.answers,
+            max_rounds: builder.max_rounds,
+            _child: child,
+        };
+        if builder.era != EraChoice::Session {
+            match client.discover(builder.probe_timeout).await {
+                Ok(description) => {
+                    client.server = description;
+                    return Ok(client);
+                }
+                Err(error) if builder.era == EraChoice::Modern => return Err(error),
+                Err(error) => {
+                    tracing::debug!(%error, "no discover result: opening a 2025-11-25 session");
+                }
+            }
+        }
+        client.era = Era::Session;
+        client.server = client.initialize().await?;
+        Ok(client)
+    }
+
+    /// `server/discover`, within `timeout`: a discover result naming 2026-07-28.
+    async fn discover(&self, timeout: Duration) -> Result<ServerDescription, ClientError> {
+        let params = json!({"_meta": self.meta()});
+        let answer =
+            tokio::time::timeout(timeout, self.connection.request(methods::DISCOVER, params))
+                .await
+                .map_err(|_| ClientError::TimedOut {
+                    method: methods::DISCOVER.to_owned(),
+                    after: timeout,
+                })??;
+        let discovered: DiscoverResult = parse(methods::DISCOVER, answer)?;
+        if !discovered.supported_versions.iter().any(|v| v == MODERN) {
+            return Err(ClientError::Malformed {
+                method: methods::DISCOVER.to_owned(),
+                reason: format!(
+                    "the server supports {:?}, not {MODERN}",
+                    discovered.supported_versions
+                ),
+            });
+        }
+        Ok(ServerDescription {
+            info: discovered
+                .meta
+                .as_ref()
+                .and_then(|meta| meta.get("io.modelcontextprotocol/serverInfo"))
+                .and_then(|info| serde_json::from_value(info.clone()).ok()),
+            capabilities: discovered.capabilities,
+            instructions: discovered.instructions,
+            version: MODERN.to_owned(),
+        })
+    }
+
+    /// `initialize`, then `notifications/initialized`.
+    async fn initialize(&self) -> Result<ServerDescription, ClientError> {
+        let params = json!({
+            "protocolVersion": SESSION,
+            "capabilities": self.capabilities,
+            "clientInfo": self.info,
+        });
+        let answer = self.connection.request("initialize", params).await?;
+        let initialized: InitializeResult = parse("initialize", answer)?;
+        self.connection
+            .notify("notifications/initialized", json!({}))
+            .await?;
+        Ok(ServerDescription {
+            info: Some(initialized.server_info),
+            capabilities: initialized.capabilities,
+            instructions: initialized.instructions,
+            version: initialized.protocol_version,
+        })
+    }
+
+    /// The era this connection speaks.
+    pub fn era(&self) -> Era {
+        self.era
+    }
+
+    /// What the server said about itself.
+    pub fn server(&self) -> &ServerDescription {
+        &self.server
+    }
+
+    /// The `_meta` every 2026-07-28 request carries.
+    fn meta(&self) -> Value {
+        json!({
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": self.capabilities,
+            "io.modelcontextprotocol/clientInfo": self.info,
+        })
+    }
+
+    /// Sends `method` with `params`, adding `_meta` on the 2026-07-28 wire.
+    async fn send(
+        &self,
+        method: &str,
+        mut params: Map<String, Value>,
+    ) -> Result<Value, ClientError> {
+        if self.era == Era::Modern {
+            params.insert("_meta".to_owned(), self.meta());
+        }
+        self.connection.request(method, Value::Object(params)).await
+    }
+
+    /// Every tool, all pages read.
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
+        self.list_all(methods::TOOLS_LIST, "tools").await
+    }
+
+    /// Every prompt, all pages read.
+    pub async fn list_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
+        self.list_all(methods::PROMPTS_LIST, "prompts").await
+    }
+
+    /// Every resource, all pages read.
+    pub async fn list_resources(&self) -> Result<Vec<Resource>, ClientError> {
+        self.list_all(methods::RESOURCES_LIST, "resources").await
+    }
+
+    /// Every resource template, all pages read.
+    pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ClientError> {
+        self.list_all(methods::RESOURCES_TEMPLATES_LIST, "resourceTemplates")
+            .await
+    }
+
+    async fn list_all<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        field: &str,
+    ) -> Result<Vec<T>, ClientError> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let mut params = Map::new();
+            if let Some(cursor) = cursor.take() {
+                params.insert("cursor".to_owned(), Value::String(cursor));
+            }
+            let mut page = self.send(method, params).await?;
+            let listed = page.get_mut(field).map(Value::take).unwrap_or(Value::Null);
+            items.extend(parse::<Vec<T>>(method, listed)?);
+            match page.get("nextCursor").and_then(Value::as_str) {
+                Some(next) => cursor = Some(next.to_owned()),
+                None => return Ok(items),
+            }
+        }
+        Err(ClientError::Malformed {
+            method: method.to_owned(),
+            reason: format!("still a next page after {MAX_PAGES} pages"),
+        })
+    }
+
+    /// Calls the tool `name` with `arguments`, answering whatever it asks on the way.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: impl Serialize,
+    ) -> Result<CallToolResult, ClientError> {
+        let mut params = Map::new();
+        params.insert("name".to_owned(), json!(name));
+        params.insert(
+            "arguments".to_owned(),
+            arguments_of(methods::TOOLS_CALL, arguments)?,
+        );
+        self.rounds(methods::TOOLS_CALL, params).await
+    }
+
+    /// Gets the prompt `name` with `arguments`, answering whatever it asks on the way.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: impl Serialize,
+    ) -> Result<GetPromptResult, ClientError> {
+        let mut params = Map::new();
+        params.insert("name".to_owned(), json!(name));
+        params.insert(
+            "arguments".to_owned(),
+            arguments_of(methods::PROMPTS_GET, arguments)?,
+        );
+        self.rounds(methods::PROMPTS_GET, params).await
+    }
+
+    /// Reads the resource at `uri`, answering whatever it asks on the way.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
+        let mut params = Map::new();
+        params.insert("uri".to_owned(), json!(uri));
+        self.rounds(methods::RESOURCES_READ, params).await
+    }
+
+    /// Sends `method` until it completes: on the 2026-07-28 wire each `input_required`
+    /// result's questions are answered and the call retried with the newest answers and the
+    /// echoed `requestState`, untouched; on a session the server pushes its questions while
+    /// the one request waits, and they are answered as they come.
+    async fn rounds<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+    ) -> Result<T, ClientError> {
+        if self.era == Era::Session {
+            return parse(method, self.send(method, params).await?);
+        }
+        let mut retry = params.clone();
+        for round in 1..=self.max_rounds {
+            let answer = self.send(method, retry).await?;
+            let asked = match parse::<Outcome<T>>(method, answer)? {
+                Outcome::Complete(result) => return Ok(result),
+                Outcome::InputRequired(asked) => asked,
+            };
+            retry = params.clone();
+            let mut responses = Map::new();
+            for (key, request) in asked.input_requests.iter().flatten() {
+                let question = Question {
+                    key: Some(key),
+                    round: Some(round),
+                    request,
+                };
+                let reply = self.answers.answer(question).await?;
+                responses.insert(key.clone(), reply.respond(&question)?);
+            }
+            if !responses.is_empty() {
+                retry.insert("inputResponses".to_owned(), Value::Object(responses));
+            }
+            if let Some(state) = asked.request_state {
+                retry.insert("requestState".to_owned(), Value::String(state));
+            }
+        }
+        Err(ClientError::TooManyRounds(self.max_rounds))
+    }
+}
+
+/// `arguments` as a JSON object.
+fn arguments_of(method: &str, arguments: impl Serialize) -> Result<Value, ClientError> {
+    match serde_json::to_value(arguments) {
+        Ok(Value::Null) => Ok(Value::Object(Map::new())),
+        Ok(object @ Value::Object(_)) => Ok(object),
+        Ok(_) => Err(ClientError::Malformed {
+            method: method.to_owned(),
+            reason: "the arguments are not an object".to_owned(),
+        }),
+        Err(error) => Err(ClientError::Malformed {
+            method: method.to_owned(),
+            reason: error.to_string(),
+        }),
+    }
+}
+
+/// The server's answer to `method` as `T`.
+fn parse<T: DeserializeOwned>(method: &str, answer: Value) -> Result<T, ClientError> {
+    serde_json::from_value(answer).map_err(|error| ClientError::Malformed {
+        method: method.to_owned(),
+        reason: error.to_string(),
+    })
+}

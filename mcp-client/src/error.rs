@@ -1,0 +1,56 @@
+//! What can go wrong talking to a server: [`ClientError`].
+
+use typemcp_core::McpError;
+
+/// Why a call did not give a result.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The server answered with a JSON-RPC error.
+    #[error("the server answered with an error: {0}")]
+    Server(McpError),
+    /// The connection ended (or was never open) before the answer came.
+    #[error("the connection to the server is closed")]
+    Closed,
+    /// The server's answer is not what the method returns.
+    #[error("the server's answer to {method} is malformed: {reason}")]
+    Malformed {
+        /// The method.
+        method: String,
+        /// What is wrong with the answer.
+        reason: String,
+    },
+    /// The server kept asking for input beyond the client's round limit.
+    #[error("the server still asked for input after {0} rounds")]
+    TooManyRounds(u32),
+    /// An answer does not fit the question the server asked (a form answered with the wrong
+    /// type, a value that breaks the form's constraints, a question nothing answers).
+    #[error("no answer fits the question {question}: {reason}")]
+    Unanswered {
+        /// The question's key (or, for a question pushed by a 2025-11-25 server, its method).
+        question: String,
+        /// Why.
+        reason: String,
+    },
+    /// The server did not answer in time.
+    #[error("the server did not answer {method} within {after:?}")]
+    TimedOut {
+        /// The method.
+        method: String,
+        /// How long the client waited.
+        after: std::time::Duration,
+    },
+    /// The server could not be started or reached.
+    #[error("the server could not be reached: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl ClientError {
+    /// The JSON-RPC error code, when the server answered with an error.
+    pub fn code(&self) -> Option<i32> {
+        match self {
+            Self::Server(error) => Some(error.code.0),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! A typed client of Model Context Protocol servers: connect to any server (a child process
+//! over stdio, or any byte stream, such as your own server's `serve_io` in the same process),
+//! list and call what it offers, and answer the questions it asks on the way with one
+//! [`Answers`] implementation, whichever era the server speaks.
+//!
+//! - **Both eras, chosen when the connection opens**: `server/discover` first (2026-07-28,
+//!   each request carrying `_meta`), `initialize` when the server does not answer it (a
+//!   2025-11-25 session); or forced either way ([`EraChoice`]).
+//! - **Multi-round calls run themselves**: a `tools/call`, `prompts/get` or `resources/read`
+//!   answered `input_required` is retried with the newest answers and the echoed
+//!   `requestState`, untouched, up to a round limit; a 2025-11-25 server's pushed questions go
+//!   to the same [`Answers`].
+//! - **Typed answers**: [`Reply::accept`] answers a form with a value of the
+//!   [`ElicitForm`](typemcp_core::form::ElicitForm) type the server derived it from, checked
+//!   against the form the server sent before it goes out; [`Scripted`] answers a test's
+//!   questions by key and round.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use typemcp_client::{Client, Reply, Scripted, ToolResultExt};
+//! use typemcp_server::state::{Continuation, Round, Step};
+//! use typemcp_server::{ElicitForm, Server, tool};
+//!
+//! /// Confirm the deploy.
+//! #[derive(ElicitForm, serde::Serialize)]
+//! struct Confirm {
+//!     ok: bool,
+//! }
+//!
+//! #[derive(serde::Serialize, serde::Deserialize, Clone, Continuation)]
+//! enum Flow {
+//!     #[awaits(confirm: Confirm)]
+//!     Confirming,
+//! }
+//!
+//! /// Deploys once confirmed.
+//! #[tool]
+//! async fn deploy(round: Round<Flow>) -> Step<Flow, String> {
+//!     use typemcp_server::state::Reply::Accepted;
+//!     match round.resume() {
+//!         None => round.ask(FlowAsking::Confirming { confirm: "Deploy?".into() }),
+//!         Some(FlowAnswered::Confirming { confirm: Accepted(Confirm { ok: true }) }) => {
+//!             Step::done("Deployed.")
+//!         }
+//!         Some(FlowAnswered::Confirming { .. }) => Step::done("Not deployed."),
+//!     }
+//! }
+//!
+//! let server = Server::builder().tool(deploy).build()?;
+//! let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+//! let (read, write) = tokio::io::split(server_end);
+//! tokio::spawn(server.serve_io(read, write));
+//! let (read, write) = tokio::io::split(client_end);
+//! let client = Client::builder()
+//!     .answers(Scripted::new().reply("confirm", Reply::accept(&Confirm { ok: true })))
+//!     .connect_io(read, write)
+//!     .await?;
+//! let result = client.call_tool("deploy", serde_json::json!({})).await?;
+//! assert_eq!(result.text(), "Deployed.");
+//! # Ok(())
+//! # }
+//! ```
+
+mod answers;
+mod client;
+mod error;
+mod results;
+mod wire;
+
+pub use answers::{Answers, NoAnswers, Question, Reply, Scripted};
+pub use client::{Client, ClientBuilder, Era, EraChoice, MODERN, SESSION, ServerDescription};
+pub use error::ClientError;
+pub use results::ToolResultExt;
+pub use typemcp_core;

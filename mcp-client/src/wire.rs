@@ -1,0 +1,228 @@
+//! One JSON-RPC connection over newline-delimited messages (a child's stdio, an in-memory
+//! duplex, any byte stream): the client's requests matched to their responses by id, and the
+//! server's own requests (a 2025-11-25 session's pushed questions, `ping`) answered by a
+//! callback. What the server sends is bounded: a line longer than the connection's limit
+//! ends the connection, and every request still waiting fails.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Map, Value, json};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::{Semaphore, mpsc, oneshot};
+use tokio::task::JoinHandle;
+use tokio_util::codec::{FramedRead, FramedWrite, LinesCodec};
+use typemcp_core::McpError;
+
+use crate::error::ClientError;
+
+/// The most bytes of one message the server may send (16 MiB).
+pub(crate) const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+
+/// How many outgoing messages may wait for the writer.
+const OUT_BACKLOG: usize = 64;
+
+/// How many of the server's requests are answered at once; one beyond is refused.
+const MAX_SERVER_REQUESTS: usize = 16;
+
+/// A boxed future.
+pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Answers one request of the server's (`method`, `params`): the result, or the error sent back.
+pub(crate) type ServerRequests =
+    Arc<dyn Fn(String, Value) -> BoxFuture<'static, Result<Value, McpError>> + Send + Sync>;
+
+type Waiting = HashMap<u64, oneshot::Sender<Result<Value, McpError>>>;
+
+/// The client's end of one connection.
+pub(crate) struct Connection {
+    out: mpsc::Sender<String>,
+    waiting: Arc<Mutex<Waiting>>,
+    next_id: AtomicU64,
+    tasks: [JoinHandle<()>; 2],
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("waiting", &lock(&self.waiting).len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+fn lock(waiting: &Mutex<Waiting>) -> MutexGuard<'_, Waiting> {
+    waiting.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Connection {
+    /// Serves the connection of `reader` and `writer` until either ends; the server's
+    /// requests go to `server_requests`.
+    pub(crate) fn open<R, W>(reader: R, writer: W, server_requests: ServerRequests) -> Self
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (out, mut outgoing) = mpsc::channel::<String>(OUT_BACKLOG);
+        let writing = tokio::spawn(async move {
+            let mut lines = FramedWrite::new(writer, LinesCodec::new());
+            while let Some(line) = outgoing.recv().await {
+                if lines.send(line).await.is_err() {
+                    break;
+                }
+            }
+        });
+        let waiting = Arc::new(Mutex::new(Waiting::new()));
+        let reading = tokio::spawn(read(
+            FramedRead::new(reader, LinesCodec::new_with_max_length(MAX_MESSAGE_BYTES)),
+            Arc::clone(&waiting),
+            out.clone(),
+            server_requests,
+        ));
+        Self {
+            out,
+            waiting,
+            next_id: AtomicU64::new(1),
+            tasks: [writing, reading],
+        }
+    }
+
+    /// Sends `method` with `params` and waits for its response.
+    pub(crate) async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        lock(&self.waiting).insert(id, tx);
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        if self.out.send(message.to_string()).await.is_err() {
+            lock(&self.waiting).remove(&id);
+            return Err(ClientError::Closed);
+        }
+        match rx.await {
+            Ok(Ok(result)) => Ok(result),
+            Ok(Err(error)) => Err(ClientError::Server(error)),
+            Err(_) => Err(ClientError::Closed),
+        }
+    }
+
+    /// Sends the notification `method` with `params`.
+    pub(crate) async fn notify(&self, method: &str, params: Value) -> Result<(), ClientError> {
+        let message = json!({"jsonrpc": "2.0", "method": method, "params": params});
+        self.out
+            .send(message.to_string())
+            .await
+            .map_err(|_| ClientError::Closed)
+    }
+}
+
+/// Reads the server's messages until the stream ends (or sends a line over the limit):
+/// responses go to their waiting requests, requests to `server_requests` (each answered on
+/// a task of its own), notifications are logged.
+async fn read<R: AsyncRead + Unpin>(
+    mut lines: FramedRead<R, LinesCodec>,
+    waiting: Arc<Mutex<Waiting>>,
+    out: mpsc::Sender<String>,
+    server_requests: ServerRequests,
+) {
+    let answering = Arc::new(Semaphore::new(MAX_SERVER_REQUESTS));
+    while let Some(line) = lines.next().await {
+        let line = match line {
+            Ok(line) => line,
+            Err(error) => {
+                tracing::warn!(%error, "the server sent what is not a line of at most 16 MiB");
+                break;
+            }
+        };
+        let Ok(Value::Object(message)) = serde_json::from_str::<Value>(&line) else {
+            tracing::warn!("the server sent a line that is not a JSON object");
+            continue;
+        };
+        match classify(message) {
+            Incoming::Response { id, outcome } => {
+                if let Some(waiter) = id.and_then(|id| lock(&waiting).remove(&id)) {
+                    let _ = waiter.send(outcome);
+                }
+            }
+            Incoming::Request { id, method, params } => {
+                let Ok(place) = Arc::clone(&answering).try_acquire_owned() else {
+                    let error = McpError::internal("too many requests of the server's at once");
+                    let reply = json!({"jsonrpc": "2.0", "id": id, "error": error});
+                    let _ = out.send(reply.to_string()).await;
+                    continue;
+                };
+                let (answer, out) = (Arc::clone(&server_requests), out.clone());
+                tokio::spawn(async move {
+                    let _place = place;
+                    let reply = match answer(method, params).await {
+                        Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                        Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
+                    };
+                    let _ = out.send(reply.to_string()).await;
+                });
+            }
+            Incoming::Notification { method } => {
+                tracing::debug!(%method, "a notification from the server");
+            }
+        }
+    }
+    // Nothing more will come: every request still waiting fails.
+    lock(&waiting).clear();
+}
+
+/// A message of the server's, by kind.
+enum Incoming {
+    Response {
+        /// The id, when it is one of this client's (a number).
+        id: Option<u64>,
+        outcome: Result<Value, McpError>,
+    },
+    Request {
+        id: Value,
+        method: String,
+        params: Value,
+    },
+    Notification {
+        method: String,
+    },
+}
+
+fn classify(mut message: Map<String, Value>) -> Incoming {
+    let method = message.remove("method").and_then(|m| match m {
+        Value::String(method) => Some(method),
+        _ => None,
+    });
+    let id = message.remove("id");
+    match (method, id) {
+        (Some(method), Some(id)) => Incoming::Request {
+            id,
+            method,
+            params: message.remove("params").unwrap_or(Value::Null),
+        },
+        (Some(method), None) => Incoming::Notification { method },
+        (None, id) => {
+            let outcome = match (message.remove("result"), message.remove("error")) {
+                (Some(result), None) => Ok(result),
+                (_, Some(error)) => Err(serde_json::from_value(error).unwrap_or_else(|_| {
+                    McpError::internal("the server answered with a malformed error")
+                })),
+                (None, None) => Err(McpError::internal(
+                    "the server answered with neither a result nor an error",
+                )),
+            };
+            Incoming::Response {
+                id: id.as_ref().and_then(Value::as_u64),
+                outcome,
+            }
+        }
+    }
+}
