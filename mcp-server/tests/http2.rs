@@ -1,7 +1,8 @@
 //! HTTP/2 beside HTTP/1.1 on [`Server::serve_http_on`] (feature `http2`: cleartext, prior
-//! knowledge): a tool call answered over HTTP/2, and the connections that do not say which
+//! knowledge): a tool call answered over HTTP/2; the connections that do not say which
 //! version they speak (nothing sent, or a part of HTTP/2's preface) closed after the head
-//! timeout while the others are served.
+//! timeout while the others are served; an HTTP/2 connection with no request in progress
+//! for as long closed, and one with a call in progress kept.
 
 #![cfg(feature = "http2")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -27,14 +28,24 @@ async fn start(config: HttpConfig) -> SocketAddr {
     serve_http(server, config).await
 }
 
-/// `message` POSTed over a new HTTP/2 connection: the status and the JSON body.
-async fn call_over_h2(addr: SocketAddr, message: &Value) -> (u16, Value) {
+type Sender = hyper::client::conn::http2::SendRequest<Full<Bytes>>;
+
+/// A new HTTP/2 connection (prior knowledge): its sender, and the connection's task, which
+/// ends when the server closes it.
+async fn connect_h2(addr: SocketAddr) -> (Sender, tokio::task::JoinHandle<()>) {
     let stream = TcpStream::connect(addr).await.unwrap();
-    let (mut sender, connection) =
+    let (sender, connection) =
         hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
             .await
             .unwrap();
-    tokio::spawn(connection);
+    let task = tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    (sender, task)
+}
+
+/// `message` POSTed on `sender`'s connection: the status and the JSON body.
+async fn post_h2(sender: &mut Sender, addr: SocketAddr, message: &Value) -> (u16, Value) {
     let request = http::Request::post(format!("http://{addr}/mcp"))
         .header("content-type", "application/json")
         .header("accept", "application/json")
@@ -43,12 +54,16 @@ async fn call_over_h2(addr: SocketAddr, message: &Value) -> (u16, Value) {
         .header("mcp-name", message["params"]["name"].as_str().unwrap())
         .body(Full::new(Bytes::from(message.to_string())))
         .unwrap();
-    let response = within(5, "the HTTP/2 answer", sender.send_request(request))
-        .await
-        .unwrap();
+    let response = sender.send_request(request).await.unwrap();
     let status = response.status().as_u16();
     let body = response.into_body().collect().await.unwrap().to_bytes();
     (status, serde_json::from_slice(&body).unwrap())
+}
+
+/// `message` POSTed over a new HTTP/2 connection: the status and the JSON body.
+async fn call_over_h2(addr: SocketAddr, message: &Value) -> (u16, Value) {
+    let (mut sender, _connection) = connect_h2(addr).await;
+    within(5, "the HTTP/2 answer", post_h2(&mut sender, addr, message)).await
 }
 
 /// Whether the server closes `stream` (end of file, or a reset) within 5 s.
@@ -95,4 +110,39 @@ async fn connections_that_do_not_say_their_version_are_closed_and_others_are_ser
     let (status, reply) =
         call_over_h2(addr, &call("after", "echo", json!({"text": "after"}))).await;
     assert_eq!(status, 200, "{reply}");
+}
+
+#[tokio::test]
+async fn an_http2_connection_with_no_request_is_closed_and_one_with_a_request_in_progress_is_not() {
+    let config = HttpConfig::default().request_head_timeout(Duration::from_millis(300));
+    let probe = Probe::default();
+    let addr = serve_http(tools(&probe).build().unwrap(), config).await;
+    let (_idle, idle_connection) = connect_h2(addr).await;
+    let (busy, _busy_connection) = connect_h2(addr).await;
+    let held = tokio::spawn({
+        let mut busy = busy.clone();
+        async move { post_h2(&mut busy, addr, &call("held", "hold", json!({}))).await }
+    });
+    within(5, "the idle HTTP/2 connection closed", idle_connection)
+        .await
+        .unwrap();
+    // Well past the head timeout, the connection with a call in progress still serves.
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    let mut busy = busy;
+    let (status, reply) = within(
+        5,
+        "a second call on the busy connection",
+        post_h2(
+            &mut busy,
+            addr,
+            &call("again", "echo", json!({"text": "again"})),
+        ),
+    )
+    .await;
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(text(&reply), "again");
+    probe.release.cancel();
+    let (status, reply) = within(5, "the held call", held).await.unwrap();
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(text(&reply), "finished");
 }

@@ -33,6 +33,8 @@
 pub mod auth;
 mod config;
 mod endpoint;
+#[cfg(feature = "http2")]
+mod h2_limits;
 mod in_flight;
 mod negotiate;
 mod origin;

@@ -5,7 +5,8 @@
 //! - A client has [`HttpConfig::request_head_timeout`] to send each request's head (hyper's
 //!   `header_read_timeout`), so a connection that trickles its headers, or sits idle between
 //!   requests, is closed rather than held for good; with HTTP/2, it has as long to send the
-//!   first bytes that say which version it speaks.
+//!   first bytes that say which version it speaks, and a connection with no request in
+//!   progress for as long is closed ([`super::h2_limits`]).
 //! - At most [`HttpConfig::max_connections`] connections are served at once; further ones
 //!   wait in the listen queue.
 //! - Each request carries the connection's peer address (`ConnectInfo<SocketAddr>`), the key
@@ -72,8 +73,8 @@ pub(super) async fn serve(
         let _ = stream.set_nodelay(true);
         // The peer address, for per-caller quotas (`crate::caller::Caller`), as axum's
         // `into_make_service_with_connect_info` would record it.
-        let service = TowerToHyperService::new(router.clone().layer(Extension(ConnectInfo(peer))));
-        driver.spawn(&graceful, TokioIo::new(stream), service, place);
+        let router = router.clone().layer(Extension(ConnectInfo(peer)));
+        driver.spawn(&graceful, TokioIo::new(stream), router, place);
     }
     drop(listener);
     // Requests were served or cancelled during the shutdown; what is left is writing out
@@ -99,7 +100,6 @@ struct Driver {
 }
 
 type Io = TokioIo<tokio::net::TcpStream>;
-type Service = TowerToHyperService<Router>;
 
 impl Driver {
     #[cfg(not(feature = "http2"))]
@@ -126,30 +126,41 @@ impl Driver {
         }
     }
 
-    /// Serves one connection in a task of its own, holding `place` until it closes.
+    /// Serves one connection of `router` in a task of its own, holding `place` until it
+    /// closes.
     fn spawn(
         &self,
         graceful: &GracefulShutdown,
         io: Io,
-        service: Service,
+        router: Router,
         place: tokio::sync::OwnedSemaphorePermit,
     ) {
         #[cfg(not(feature = "http2"))]
-        let connection = graceful.watch(self.builder.serve_connection(io, service));
+        let connection = graceful.watch(
+            self.builder
+                .serve_connection(io, TowerToHyperService::new(router)),
+        );
         #[cfg(feature = "http2")]
         let connection = {
             let (builder, watcher, wait) =
                 (self.builder.clone(), graceful.watcher(), self.head_timeout);
             async move {
-                if !version_within(io.inner(), wait).await {
+                if !super::h2_limits::version_within(io.inner(), wait).await {
                     tracing::debug!(
                         "closed a connection that did not say its HTTP version in time"
                     );
                     return Ok(());
                 }
-                watcher
-                    .watch(builder.serve_connection(io, service).into_owned())
-                    .await
+                let (router, activity) = super::h2_limits::Activity::track(router);
+                let service = TowerToHyperService::new(router);
+                let serving = watcher.watch(builder.serve_connection(io, service).into_owned());
+                tokio::select! {
+                    served = serving => served,
+                    () = activity.idle_for(wait) => {
+                        tracing::debug!("closed a connection idle for the head timeout");
+                        Ok(())
+                    }
+                }
             }
         };
         tokio::spawn(async move {
@@ -159,25 +170,4 @@ impl Driver {
             drop(place);
         });
     }
-}
-
-/// Whether `stream`'s first bytes say which HTTP version it speaks within `wait`: HTTP/2's
-/// preface whole, or bytes that are not a part of it. Serving both versions, hyper reads
-/// them before any of its timeouts applies, so a connection that sends nothing (or a part of
-/// the preface) would otherwise hold its place for good.
-#[cfg(feature = "http2")]
-async fn version_within(stream: &tokio::net::TcpStream, wait: Duration) -> bool {
-    const PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
-    let decided = async {
-        let mut first = [0u8; 24];
-        loop {
-            match stream.peek(&mut first).await {
-                Ok(0) | Err(_) => return false,
-                Ok(n) if n == PREFACE.len() || first[..n] != PREFACE[..n] => return true,
-                // A part of the preface, and no more yet: a rare wait, looked at again shortly.
-                Ok(_) => tokio::time::sleep(Duration::from_millis(10)).await,
-            }
-        }
-    };
-    tokio::time::timeout(wait, decided).await.unwrap_or(false)
 }
