@@ -28,7 +28,7 @@ use common::{
 use serde_json::{Value, json};
 
 /// Examples that are not servers: they run on their own and exit.
-const STANDALONE: [&str; 1] = ["input_required"];
+const STANDALONE: [&str; 2] = ["input_required", "conformance_client"];
 
 #[test]
 fn every_example_is_exercised() {
@@ -602,4 +602,55 @@ fn input_required_runs_its_flow_and_refuses_the_tampered_state() {
         stdout.contains("-32602"),
         "the tampered state is refused: {stdout}"
     );
+}
+
+/// The conformance client (its scenarios run under the suite in `tests/conformance`) drives
+/// the conformance server as its doc comment says: every tool called, every resource read and
+/// every prompt got, then exit 0; without a URL, or without a server, it exits 1.
+#[test]
+fn conformance_client_drives_the_conformance_server_and_exits() {
+    let dir = common::out_dir("examples-e2e");
+    let server = common::HttpServer::try_start(
+        Some(&dir.join("conformance_client-server.log")),
+        Duration::from_mins(1),
+    )
+    .unwrap_or_else(|error| panic!("conformance_server did not start: {error}"));
+    let log = dir.join("conformance_client.log");
+    let client = common::example_binary("conformance_client");
+    let mut command = Command::new(&client);
+    command.arg(server.url()).env("RUST_LOG", "info");
+    let mut run = common::ChildGuard::spawn_logged(&mut command, &log);
+    let status = run.wait_timeout(Duration::from_mins(1));
+    let output = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        status.is_some_and(|status| status.success()),
+        "conformance_client failed or hung ({status:?}):\n{output}"
+    );
+    assert!(output.contains("era=Modern"), "{output}");
+    // Every form is answered (only the tools that need the tasks extension, or fail on
+    // purpose, are refused).
+    for step in [
+        "tools/list",
+        "test_simple_text",
+        "test_elicitation",
+        "test_input_required_result_multi_round",
+        "resources/list",
+        "test://input-required/secret",
+        "prompts/list",
+        "test_input_required_result_prompt",
+    ] {
+        assert!(
+            output.contains(&format!("done what={step}")),
+            "{step} not done:\n{output}"
+        );
+    }
+    drop(server);
+    for args in [&[][..], &["http://127.0.0.1:9/mcp"][..]] {
+        let status = Command::new(&client)
+            .args(args)
+            .env("RUST_LOG", "off")
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(1), "{args:?}");
+    }
 }

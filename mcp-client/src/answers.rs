@@ -14,7 +14,7 @@ use typemcp_core::protocol::{
 };
 
 use crate::error::ClientError;
-use crate::wire::BoxFuture;
+use crate::transport::BoxFuture;
 
 /// One question of the server's, as [`Answers`] sees it.
 #[derive(Debug, Clone, Copy)]
@@ -99,6 +99,8 @@ enum ReplyKind {
     },
     Decline,
     Cancel,
+    /// A form accepted with the defaults it gives (SEP-1034).
+    Defaults,
     /// A URL visited (accept without content).
     Visited,
     /// Any other response, as sent (sampling, roots).
@@ -124,6 +126,12 @@ impl Reply {
             content,
             typed: None,
         })
+    }
+
+    /// Accepts a form with the `default` of each of its fields that has one (the fields
+    /// without a default are left out), as a user who changes nothing would (SEP-1034).
+    pub fn accept_defaults() -> Self {
+        Self(ReplyKind::Defaults)
     }
 
     /// Declines the question.
@@ -156,6 +164,14 @@ impl Reply {
             (ReplyKind::Raw(value), _) => Ok(value),
             (ReplyKind::Decline, InputRequest::Elicitation(_)) => Ok(json!({"action": "decline"})),
             (ReplyKind::Cancel, InputRequest::Elicitation(_)) => Ok(json!({"action": "cancel"})),
+            (ReplyKind::Defaults, InputRequest::Elicitation(_)) => {
+                let Some(form) = question.form() else {
+                    return Err(unfit("a URL visit was answered with a form".to_owned()));
+                };
+                let content = defaults_of(form);
+                check_content(form, &content).map_err(unfit)?;
+                Ok(json!({"action": "accept", "content": content}))
+            }
             (ReplyKind::Visited, InputRequest::Elicitation(ElicitRequestParams::Url { .. })) => {
                 Ok(json!({"action": "accept"}))
             }
@@ -190,6 +206,18 @@ impl Reply {
             _ => None,
         }
     }
+}
+
+/// The `default` of each field of `form` that has one.
+fn defaults_of(form: &RequestedSchema) -> Map<String, Value> {
+    form.properties
+        .iter()
+        .filter_map(|(name, field)| {
+            let mut field = serde_json::to_value(field).ok()?;
+            let default = field.get_mut("default").map(Value::take)?;
+            Some((name.clone(), default))
+        })
+        .collect()
 }
 
 /// The fields of `value` as a form's content.

@@ -1,23 +1,27 @@
 //! [`Client`]: one connection to a server, the era chosen when it opens, and the server's
 //! methods as typed calls that run the `input_required` rounds themselves.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};
-use typemcp_core::McpError;
+use typemcp_core::protocol::param_headers::{self, ParamHeader};
 use typemcp_core::protocol::{
-    CallToolResult, ClientCapabilities, DiscoverResult, GetPromptResult, Implementation,
-    InitializeResult, InputRequest, Outcome, Prompt, ReadResourceResult, Resource,
-    ResourceTemplate, ServerCapabilities, Tool, methods,
+    CallToolResult, ClientCapabilities, CompleteResult, CompletionReference, DiscoverResult,
+    GetPromptResult, Implementation, InitializeResult, InputRequest, Outcome, Prompt,
+    ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, Tool, methods,
 };
+use typemcp_core::{ErrorCode, McpError};
 
 use crate::answers::{Answers, NoAnswers, Question};
 use crate::error::ClientError;
-use crate::wire::{Connection, ServerRequests};
+use crate::transport::http::HttpConnection;
+use crate::transport::lines::Connection;
+use crate::transport::{Outgoing, ServerRequests, Transport};
 
 /// The revision of the 2026-07-28 wire.
 pub const MODERN: &str = "2026-07-28";
@@ -26,6 +30,9 @@ pub const SESSION: &str = "2025-11-25";
 
 /// The most pages a list is read in, whatever cursors the server hands out.
 const MAX_PAGES: usize = 1_000;
+
+/// The most tools whose mirrored arguments (`x-mcp-header`) are remembered.
+const MAX_REMEMBERED_TOOLS: usize = 10_000;
 
 /// Which era the client speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -60,6 +67,7 @@ pub struct ClientBuilder {
     info: Implementation,
     max_rounds: u32,
     probe_timeout: Duration,
+    headers: http::HeaderMap,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -80,6 +88,7 @@ impl Default for ClientBuilder {
             info: Implementation::new("typemcp-client", env!("CARGO_PKG_VERSION")),
             max_rounds: 16,
             probe_timeout: Duration::from_secs(10),
+            headers: http::HeaderMap::new(),
         }
     }
 }
@@ -113,6 +122,31 @@ impl ClientBuilder {
         self
     }
 
+    /// Sends the header `name: value` with every HTTP request (`Authorization: Bearer …`);
+    /// a name or value that is not a valid header is left out, with a warning.
+    #[must_use]
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        match (
+            http::HeaderName::try_from(name),
+            http::HeaderValue::from_str(value),
+        ) {
+            (Ok(name), Ok(mut value)) => {
+                value.set_sensitive(true);
+                self.headers.append(name, value);
+            }
+            _ => tracing::warn!(header = name, "not a valid HTTP header: left out"),
+        }
+        self
+    }
+
+    /// Connects to the Streamable HTTP endpoint at `url` (`http://host:port/mcp`), choosing
+    /// the era.
+    pub async fn connect_http(self, url: &str) -> Result<Client, ClientError> {
+        let headers = self.headers.clone();
+        let http = HttpConnection::new(url, headers, pushed(Arc::clone(&self.answers)))?;
+        Client::open(self, Transport::Http(http, Default::default()), None).await
+    }
+
     /// Connects over newline-delimited JSON-RPC on `reader` and `writer` (a server's
     /// `serve_io` on an in-memory duplex, a child's stdio), choosing the era.
     pub async fn connect_io<R, W>(self, reader: R, writer: W) -> Result<Client, ClientError>
@@ -121,7 +155,7 @@ impl ClientBuilder {
         W: AsyncWrite + Unpin + Send + 'static,
     {
         let connection = Connection::open(reader, writer, pushed(Arc::clone(&self.answers)));
-        Client::open(self, connection, None).await
+        Client::open(self, Transport::Lines(connection), None).await
     }
 
     /// Starts `command` and connects over its stdin and stdout (its stderr is inherited);
@@ -136,7 +170,7 @@ impl ClientBuilder {
             return Err(ClientError::Closed);
         };
         let connection = Connection::open(stdout, stdin, pushed(Arc::clone(&self.answers)));
-        Client::open(self, connection, Some(child)).await
+        Client::open(self, Transport::Lines(connection), Some(child)).await
     }
 }
 
@@ -195,13 +229,15 @@ fn refused(error: ClientError) -> McpError {
 /// ```
 #[derive(Debug)]
 pub struct Client {
-    connection: Connection,
+    connection: Transport,
     era: Era,
     capabilities: ClientCapabilities,
     info: Implementation,
     server: ServerDescription,
     answers: Arc<dyn Answers>,
     max_rounds: u32,
+    /// The mirrored arguments (`x-mcp-header`) of each tool listed, for HTTP calls.
+    mirrored: Mutex<Option<HashMap<String, Vec<ParamHeader>>>>,
     _child: Option<tokio::process::Child>,
 }
 
@@ -233,7 +269,7 @@ impl Client {
 
     async fn open(
         builder: ClientBuilder,
-        connection: Connection,
+        connection: Transport,
         child: Option<tokio::process::Child>,
     ) -> Result<Self, ClientError> {
         let capabilities = builder.answers.capabilities();
@@ -250,9 +286,11 @@ impl Client {
             },
             answers: builder.answers,
             max_rounds: builder.max_rounds,
+            mirrored: Mutex::new(None),
             _child: child,
         };
         if builder.era != EraChoice::Session {
+            client.connection.speak(Some(MODERN));
             match client.discover(builder.probe_timeout).await {
                 Ok(description) => {
                     client.server = description;
@@ -265,20 +303,34 @@ impl Client {
             }
         }
         client.era = Era::Session;
+        client.connection.speak(None);
         client.server = client.initialize().await?;
         Ok(client)
     }
 
-    /// `server/discover`, within `timeout`: a discover result naming 2026-07-28.
+    /// `server/discover`, within `timeout`: a discover result naming 2026-07-28. A server
+    /// that refuses the revision (`-32022`) while listing 2026-07-28 among those it supports
+    /// is asked once more.
     async fn discover(&self, timeout: Duration) -> Result<ServerDescription, ClientError> {
-        let params = json!({"_meta": self.meta()});
-        let answer =
-            tokio::time::timeout(timeout, self.connection.request(methods::DISCOVER, params))
-                .await
-                .map_err(|_| ClientError::TimedOut {
-                    method: methods::DISCOVER.to_owned(),
-                    after: timeout,
-                })??;
+        match self.discover_once(timeout).await {
+            Err(ClientError::Server(error))
+                if error.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+                    && supports_modern(&error) =>
+            {
+                tracing::debug!("the server refused {MODERN} but lists it: asking again");
+                self.discover_once(timeout).await
+            }
+            other => other,
+        }
+    }
+
+    async fn discover_once(&self, timeout: Duration) -> Result<ServerDescription, ClientError> {
+        let answer = tokio::time::timeout(timeout, self.send(methods::DISCOVER, Map::new()))
+            .await
+            .map_err(|_| ClientError::TimedOut {
+                method: methods::DISCOVER.to_owned(),
+                after: timeout,
+            })??;
         let discovered: DiscoverResult = parse(methods::DISCOVER, answer)?;
         if !discovered.supported_versions.iter().any(|v| v == MODERN) {
             return Err(ClientError::Malformed {
@@ -308,11 +360,16 @@ impl Client {
             "capabilities": self.capabilities,
             "clientInfo": self.info,
         });
-        let answer = self.connection.request("initialize", params).await?;
+        let answer = self
+            .connection
+            .request(outgoing("initialize", params))
+            .await?;
         let initialized: InitializeResult = parse("initialize", answer)?;
+        self.connection.speak(Some(&initialized.protocol_version));
         self.connection
             .notify("notifications/initialized", json!({}))
             .await?;
+        self.connection.listen();
         Ok(ServerDescription {
             info: Some(initialized.server_info),
             capabilities: initialized.capabilities,
@@ -324,6 +381,11 @@ impl Client {
     /// The era this connection speaks.
     pub fn era(&self) -> Era {
         self.era
+    }
+
+    /// The `Mcp-Session-Id` of a 2025-11-25 session over HTTP, if the server handed one out.
+    pub fn session_id(&self) -> Option<String> {
+        self.connection.session_id()
     }
 
     /// What the server said about itself.
@@ -341,20 +403,87 @@ impl Client {
     }
 
     /// Sends `method` with `params`, adding `_meta` on the 2026-07-28 wire.
-    async fn send(
+    async fn send(&self, method: &str, params: Map<String, Value>) -> Result<Value, ClientError> {
+        self.send_with(method, params, Vec::new()).await
+    }
+
+    /// Sends `method` with `params` and, over HTTP, the extra `headers`.
+    async fn send_with(
         &self,
         method: &str,
         mut params: Map<String, Value>,
+        headers: Vec<(String, String)>,
     ) -> Result<Value, ClientError> {
         if self.era == Era::Modern {
             params.insert("_meta".to_owned(), self.meta());
         }
-        self.connection.request(method, Value::Object(params)).await
+        let request = Outgoing {
+            method,
+            params: Value::Object(params),
+            headers,
+        };
+        self.connection.request(request).await
     }
 
-    /// Every tool, all pages read.
+    /// Whether the server answers: `ping` in a 2025-11-25 session; `server/discover` on the
+    /// 2026-07-28 wire, which has no `ping`.
+    pub async fn ping(&self) -> Result<(), ClientError> {
+        let method = match self.era {
+            Era::Modern => methods::DISCOVER,
+            Era::Session => "ping",
+        };
+        self.send(method, Map::new()).await.map(drop)
+    }
+
+    /// Every tool, all pages read. A tool whose `x-mcp-header` annotations break the rules of
+    /// SEP-2243 is left out (clients must not call it), with a warning naming it.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
-        self.list_all(methods::TOOLS_LIST, "tools").await
+        let mut tools: Vec<Tool> = self.list_all(methods::TOOLS_LIST, "tools").await?;
+        let mut mirrored = HashMap::new();
+        tools.retain(|tool| match param_headers::scan(&tool.input_schema) {
+            Ok(found) => {
+                if mirrored.len() < MAX_REMEMBERED_TOOLS {
+                    mirrored.insert(tool.name.clone(), found);
+                }
+                true
+            }
+            Err(invalid) => {
+                tracing::warn!(tool = %tool.name, %invalid, "a tool with an invalid x-mcp-header left out");
+                false
+            }
+        });
+        *self.mirrored.lock().unwrap_or_else(PoisonError::into_inner) = Some(mirrored);
+        Ok(tools)
+    }
+
+    /// The `Mcp-Param-*` headers of a call of `name` with `arguments`, over HTTP on the
+    /// 2026-07-28 wire (the tools are listed first if they were not).
+    async fn param_headers(
+        &self,
+        name: &str,
+        arguments: &Value,
+    ) -> Result<Vec<(String, String)>, ClientError> {
+        if self.era != Era::Modern || !self.connection.is_http() {
+            return Ok(Vec::new());
+        }
+        let listed = self
+            .mirrored
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some();
+        if !listed {
+            self.list_tools().await?;
+        }
+        let mirrored = self.mirrored.lock().unwrap_or_else(PoisonError::into_inner);
+        let found = mirrored.as_ref().and_then(|tools| tools.get(name));
+        Ok(found
+            .into_iter()
+            .flatten()
+            .filter_map(|param| {
+                let value = param.value_in(arguments)?;
+                Some((param.header_name(), param_headers::header_value(value)?))
+            })
+            .collect())
     }
 
     /// Every prompt, all pages read.
@@ -405,13 +534,12 @@ impl Client {
         name: &str,
         arguments: impl Serialize,
     ) -> Result<CallToolResult, ClientError> {
+        let arguments = arguments_of(methods::TOOLS_CALL, arguments)?;
+        let headers = self.param_headers(name, &arguments).await?;
         let mut params = Map::new();
         params.insert("name".to_owned(), json!(name));
-        params.insert(
-            "arguments".to_owned(),
-            arguments_of(methods::TOOLS_CALL, arguments)?,
-        );
-        self.rounds(methods::TOOLS_CALL, params).await
+        params.insert("arguments".to_owned(), arguments);
+        self.rounds(methods::TOOLS_CALL, params, headers).await
     }
 
     /// Gets the prompt `name` with `arguments`, answering whatever it asks on the way.
@@ -426,14 +554,45 @@ impl Client {
             "arguments".to_owned(),
             arguments_of(methods::PROMPTS_GET, arguments)?,
         );
-        self.rounds(methods::PROMPTS_GET, params).await
+        self.rounds(methods::PROMPTS_GET, params, Vec::new()).await
     }
 
     /// Reads the resource at `uri`, answering whatever it asks on the way.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
         let mut params = Map::new();
         params.insert("uri".to_owned(), json!(uri));
-        self.rounds(methods::RESOURCES_READ, params).await
+        self.rounds(methods::RESOURCES_READ, params, Vec::new())
+            .await
+    }
+
+    /// Completes the argument `argument`, typed so far as `value`, of a prompt or resource
+    /// template, with the `context` of arguments already chosen.
+    pub async fn complete(
+        &self,
+        reference: CompletionReference,
+        argument: &str,
+        value: &str,
+        context: Option<Map<String, Value>>,
+    ) -> Result<CompleteResult, ClientError> {
+        let mut params = Map::new();
+        params.insert("ref".to_owned(), json!(reference));
+        params.insert(
+            "argument".to_owned(),
+            json!({"name": argument, "value": value}),
+        );
+        if let Some(arguments) = context {
+            params.insert("context".to_owned(), json!({"arguments": arguments}));
+        }
+        parse(
+            methods::COMPLETION_COMPLETE,
+            self.send(methods::COMPLETION_COMPLETE, params).await?,
+        )
+    }
+
+    /// Ends the connection: over HTTP, a 2025-11-25 session is deleted on the server (a
+    /// client dropped without `close` leaves it to expire).
+    pub async fn close(self) -> Result<(), ClientError> {
+        self.connection.close().await
     }
 
     /// Sends `method` until it completes: on the 2026-07-28 wire each `input_required`
@@ -444,13 +603,14 @@ impl Client {
         &self,
         method: &str,
         params: Map<String, Value>,
+        headers: Vec<(String, String)>,
     ) -> Result<T, ClientError> {
         if self.era == Era::Session {
-            return parse(method, self.send(method, params).await?);
+            return parse(method, self.send_with(method, params, headers).await?);
         }
         let mut retry = params.clone();
         for round in 1..=self.max_rounds {
-            let answer = self.send(method, retry).await?;
+            let answer = self.send_with(method, retry, headers.clone()).await?;
             let asked = match parse::<Outcome<T>>(method, answer)? {
                 Outcome::Complete(result) => return Ok(result),
                 Outcome::InputRequired(asked) => asked,
@@ -475,6 +635,25 @@ impl Client {
         }
         Err(ClientError::TooManyRounds(self.max_rounds))
     }
+}
+
+/// A request with no extra headers.
+fn outgoing(method: &str, params: Value) -> Outgoing<'_> {
+    Outgoing {
+        method,
+        params,
+        headers: Vec::new(),
+    }
+}
+
+/// Whether a `-32022` error lists 2026-07-28 among the revisions the server supports.
+fn supports_modern(error: &McpError) -> bool {
+    error
+        .data
+        .as_ref()
+        .and_then(|data| data.get("supported"))
+        .and_then(Value::as_array)
+        .is_some_and(|supported| supported.iter().any(|v| v == MODERN))
 }
 
 /// `arguments` as a JSON object.

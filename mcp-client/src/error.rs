@@ -40,6 +40,22 @@ pub enum ClientError {
         /// How long the client waited.
         after: std::time::Duration,
     },
+    /// The server refused an HTTP request with this status, and no JSON-RPC error.
+    #[error("the server answered HTTP {status}: {body}")]
+    Http {
+        /// The status code.
+        status: u16,
+        /// The start of the body.
+        body: String,
+    },
+    /// The endpoint given cannot be used.
+    #[error("cannot connect to {endpoint}: {reason}")]
+    Endpoint {
+        /// The endpoint as given.
+        endpoint: String,
+        /// Why.
+        reason: String,
+    },
     /// The server could not be started or reached.
     #[error("the server could not be reached: {0}")]
     Io(#[from] std::io::Error),

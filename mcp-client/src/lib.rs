@@ -1,8 +1,13 @@
 //! A typed client of Model Context Protocol servers: connect to any server (a child process
-//! over stdio, or any byte stream, such as your own server's `serve_io` in the same process),
-//! list and call what it offers, and answer the questions it asks on the way with one
-//! [`Answers`] implementation, whichever era the server speaks.
+//! over stdio, a Streamable HTTP endpoint, or any byte stream, such as your own server's
+//! `serve_io` in the same process), list and call what it offers, and answer the questions it
+//! asks on the way with one [`Answers`] implementation, whichever era the server speaks.
 //!
+//! - **Transports**: [`ClientBuilder::spawn`] (stdio), [`ClientBuilder::connect_http`]
+//!   (`http://` endpoints: JSON or event-stream answers, `Mcp-Session-Id`, the standard and
+//!   `Mcp-Param-*` headers, streams resumed with `Last-Event-ID`), [`ClientBuilder::connect_io`].
+//!   The official conformance suite's client scenarios (outside OAuth and skills) pass with a
+//!   client built on it (`examples/conformance_client.rs` of the repository).
 //! - **Both eras, chosen when the connection opens**: `server/discover` first (2026-07-28,
 //!   each request carrying `_meta`), `initialize` when the server does not answer it (a
 //!   2025-11-25 session); or forced either way ([`EraChoice`]).
@@ -66,7 +71,7 @@ mod answers;
 mod client;
 mod error;
 mod results;
-mod wire;
+mod transport;
 
 pub use answers::{Answers, NoAnswers, Question, Reply, Scripted};
 pub use client::{Client, ClientBuilder, Era, EraChoice, MODERN, SESSION, ServerDescription};

@@ -39,6 +39,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod client;
 mod log;
 mod outcome;
 
@@ -184,6 +185,43 @@ fn conformance_suite_all() {
     let outcome = Outcome::evaluate(&log, &every).with_revision(SUITE_ALL);
     report(&outcome.render(exit));
     outcome.assert_conforms(&log, exit, &paths);
+}
+
+/// The suite's client scenarios (outside OAuth and skills) against a client built on
+/// `typemcp-client` (`examples/conformance_client.rs`), in its automatic era selection: each
+/// must end with no FAILURE and no WARNING check (see `client.rs`).
+#[test]
+fn conformance_client_scenarios() {
+    let _one = ONE_RUN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let paths = Paths::new();
+    fs::create_dir_all(&paths.out_dir)
+        .unwrap_or_else(|e| panic!("create {:?}: {e}", paths.out_dir));
+    let problems = client::run_all(|| conformance_cmd(&paths), &paths.out_dir);
+    assert!(
+        problems.is_empty(),
+        "client scenarios failed:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn client_checks_are_tallied_by_status() {
+    let dir = common::target_dir()
+        .join("conformance")
+        .join("client-tally-test");
+    let run = dir.join("tools_call-2026-12-03T00-00-00-000Z");
+    fs::create_dir_all(&run).unwrap_or_else(|e| panic!("create {run:?}: {e}"));
+    fs::write(
+        run.join("checks.json"),
+        r#"[{"id":"a","status":"SUCCESS"},{"id":"b","status":"INFO"},
+            {"id":"c","status":"SKIPPED"},{"id":"d","status":"WARNING","errorMessage":"late"}]"#,
+    )
+    .unwrap_or_else(|e| panic!("write checks.json: {e}"));
+    let tally = client::tally(&dir);
+    assert_eq!((tally.success, tally.skipped), (1, 1));
+    assert_eq!(tally.bad, ["WARNING d: late"]);
 }
 
 #[test]

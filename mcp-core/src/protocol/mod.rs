@@ -17,6 +17,7 @@ mod logging;
 mod meta;
 mod notifications;
 mod pagination;
+pub mod param_headers;
 mod prompts;
 mod resources;
 mod result;

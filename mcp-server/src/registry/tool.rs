@@ -188,7 +188,7 @@ impl ToolRoute {
         })?;
         #[cfg(feature = "http")]
         return Ok(Self {
-            param_headers: ParamHeaders::from(mirrored),
+            param_headers: ParamHeaders::new(mirrored),
             ..self.clone()
         });
         #[cfg(not(feature = "http"))]

@@ -52,10 +52,14 @@ fn check_arguments(
     arguments: &Value,
 ) -> Result<(), McpError> {
     for param in mirrored.iter() {
-        let Some(body) = param.value_in(arguments).filter(|v| is_primitive(v)) else {
+        let Some(body) = param
+            .declared
+            .value_in(arguments)
+            .filter(|v| is_primitive(v))
+        else {
             continue;
         };
-        let label = format!("Mcp-Param-{}", param.name);
+        let label = param.declared.header_name();
         let raw = headers
             .get(&param.header)
             .ok_or_else(|| headers::missing(&label))?;
@@ -125,7 +129,7 @@ mod tests {
         let Value::Object(schema) = schema else {
             unreachable!()
         };
-        ParamHeaders::from(crate::registry::param_headers::scan(&schema).unwrap())
+        ParamHeaders::new(crate::registry::param_headers::scan(&schema).unwrap())
     }
 
     fn check(headers: &[(&str, &[u8])], arguments: Value) -> Result<(), String> {

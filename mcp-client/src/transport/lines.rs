@@ -5,36 +5,22 @@
 //! ends the connection, and every request still waiting fails.
 
 use std::collections::HashMap;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use futures_util::{SinkExt, StreamExt};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{Semaphore, mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio_util::codec::{FramedRead, FramedWrite, LinesCodec};
 use typemcp_core::McpError;
 
+use super::{Incoming, MAX_MESSAGE_BYTES, MAX_SERVER_REQUESTS, ServerRequests, classify};
 use crate::error::ClientError;
-
-/// The most bytes of one message the server may send (16 MiB).
-pub(crate) const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 
 /// How many outgoing messages may wait for the writer.
 const OUT_BACKLOG: usize = 64;
-
-/// How many of the server's requests are answered at once; one beyond is refused.
-const MAX_SERVER_REQUESTS: usize = 16;
-
-/// A boxed future.
-pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-
-/// Answers one request of the server's (`method`, `params`): the result, or the error sent back.
-pub(crate) type ServerRequests =
-    Arc<dyn Fn(String, Value) -> BoxFuture<'static, Result<Value, McpError>> + Send + Sync>;
 
 type Waiting = HashMap<u64, oneshot::Sender<Result<Value, McpError>>>;
 
@@ -177,52 +163,4 @@ async fn read<R: AsyncRead + Unpin>(
     }
     // Nothing more will come: every request still waiting fails.
     lock(&waiting).clear();
-}
-
-/// A message of the server's, by kind.
-enum Incoming {
-    Response {
-        /// The id, when it is one of this client's (a number).
-        id: Option<u64>,
-        outcome: Result<Value, McpError>,
-    },
-    Request {
-        id: Value,
-        method: String,
-        params: Value,
-    },
-    Notification {
-        method: String,
-    },
-}
-
-fn classify(mut message: Map<String, Value>) -> Incoming {
-    let method = message.remove("method").and_then(|m| match m {
-        Value::String(method) => Some(method),
-        _ => None,
-    });
-    let id = message.remove("id");
-    match (method, id) {
-        (Some(method), Some(id)) => Incoming::Request {
-            id,
-            method,
-            params: message.remove("params").unwrap_or(Value::Null),
-        },
-        (Some(method), None) => Incoming::Notification { method },
-        (None, id) => {
-            let outcome = match (message.remove("result"), message.remove("error")) {
-                (Some(result), None) => Ok(result),
-                (_, Some(error)) => Err(serde_json::from_value(error).unwrap_or_else(|_| {
-                    McpError::internal("the server answered with a malformed error")
-                })),
-                (None, None) => Err(McpError::internal(
-                    "the server answered with neither a result nor an error",
-                )),
-            };
-            Incoming::Response {
-                id: id.as_ref().and_then(Value::as_u64),
-                outcome,
-            }
-        }
-    }
 }

@@ -1,0 +1,168 @@
+//! How the client reaches a server: newline-delimited JSON-RPC on a byte stream (a child's
+//! stdio, an in-memory duplex: [`lines`]) or Streamable HTTP ([`http`]). Both send the same
+//! [`Outgoing`] requests, match responses to them, and hand the server's own requests (a
+//! 2025-11-25 session's pushed questions, `ping`) to one callback. What the server sends is
+//! bounded: one message is at most [`MAX_MESSAGE_BYTES`].
+
+pub(crate) mod http;
+pub(crate) mod lines;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+use typemcp_core::McpError;
+
+use crate::error::ClientError;
+
+/// The most bytes of one message the server may send (16 MiB).
+pub(crate) const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+
+/// How many of the server's requests are answered at once; one beyond is refused.
+pub(crate) const MAX_SERVER_REQUESTS: usize = 16;
+
+/// A boxed future.
+pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Answers one request of the server's (`method`, `params`): the result, or the error sent back.
+pub(crate) type ServerRequests =
+    Arc<dyn Fn(String, Value) -> BoxFuture<'static, Result<Value, McpError>> + Send + Sync>;
+
+/// One request of the client's.
+#[derive(Debug)]
+pub(crate) struct Outgoing<'a> {
+    /// The method.
+    pub(crate) method: &'a str,
+    /// Its params.
+    pub(crate) params: Value,
+    /// Headers an HTTP request carries besides the standard ones (`Mcp-Param-*`); other
+    /// transports ignore them.
+    pub(crate) headers: Vec<(String, String)>,
+}
+
+/// The connection of one client.
+#[derive(Debug)]
+pub(crate) enum Transport {
+    /// Newline-delimited JSON-RPC on a byte stream.
+    Lines(lines::Connection),
+    /// Streamable HTTP, and the session's own event stream once it is open.
+    Http(
+        http::HttpConnection,
+        std::sync::Mutex<Option<http::AbortOnDrop>>,
+    ),
+}
+
+impl Transport {
+    /// Sends `request` and waits for its response.
+    pub(crate) async fn request(&self, request: Outgoing<'_>) -> Result<Value, ClientError> {
+        match self {
+            Self::Lines(lines) => lines.request(request.method, request.params).await,
+            Self::Http(http, _) => http.request(request).await,
+        }
+    }
+
+    /// Sends the notification `method` with `params`.
+    pub(crate) async fn notify(&self, method: &str, params: Value) -> Result<(), ClientError> {
+        match self {
+            Self::Lines(lines) => lines.notify(method, params).await,
+            Self::Http(http, _) => http.notify(method, params).await,
+        }
+    }
+
+    /// Records the revision spoken from now on (the `MCP-Protocol-Version` of HTTP requests;
+    /// `None` before a session is negotiated).
+    pub(crate) fn speak(&self, version: Option<&str>) {
+        if let Self::Http(http, _) = self {
+            http.speak(version);
+        }
+    }
+
+    /// Whether requests go over HTTP (and so carry the standard and parameter headers).
+    pub(crate) fn is_http(&self) -> bool {
+        matches!(self, Self::Http(..))
+    }
+
+    /// Opens the session's own event stream, over HTTP, for the server's requests that belong
+    /// to no request of the client's.
+    pub(crate) fn listen(&self) {
+        if let Self::Http(http, listening) = self {
+            let handle = http.listen();
+            *listening
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(handle);
+        }
+    }
+
+    /// The `Mcp-Session-Id` of an HTTP session, if the server handed one out.
+    pub(crate) fn session_id(&self) -> Option<String> {
+        match self {
+            Self::Lines(_) => None,
+            Self::Http(http, _) => http.session(),
+        }
+    }
+
+    /// Ends the connection: over HTTP, a session is deleted on the server.
+    pub(crate) async fn close(&self) -> Result<(), ClientError> {
+        match self {
+            Self::Lines(_) => Ok(()),
+            Self::Http(http, listening) => {
+                drop(
+                    listening
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .take(),
+                );
+                http.close().await
+            }
+        }
+    }
+}
+
+/// A message of the server's, by kind.
+pub(super) enum Incoming {
+    Response {
+        /// The id, when it is one of this client's (a number).
+        id: Option<u64>,
+        outcome: Result<Value, McpError>,
+    },
+    Request {
+        id: Value,
+        method: String,
+        params: Value,
+    },
+    Notification {
+        method: String,
+    },
+}
+
+pub(super) fn classify(mut message: Map<String, Value>) -> Incoming {
+    let method = message.remove("method").and_then(|m| match m {
+        Value::String(method) => Some(method),
+        _ => None,
+    });
+    let id = message.remove("id");
+    match (method, id) {
+        (Some(method), Some(id)) => Incoming::Request {
+            id,
+            method,
+            params: message.remove("params").unwrap_or(Value::Null),
+        },
+        (Some(method), None) => Incoming::Notification { method },
+        (None, id) => {
+            let outcome = match (message.remove("result"), message.remove("error")) {
+                (Some(result), None) => Ok(result),
+                (_, Some(error)) => Err(serde_json::from_value(error).unwrap_or_else(|_| {
+                    McpError::internal("the server answered with a malformed error")
+                })),
+                (None, None) => Err(McpError::internal(
+                    "the server answered with neither a result nor an error",
+                )),
+            };
+            Incoming::Response {
+                id: id.as_ref().and_then(Value::as_u64),
+                outcome,
+            }
+        }
+    }
+}

@@ -1,0 +1,226 @@
+//! The client against a server of this workspace over Streamable HTTP on a loopback port, in
+//! both eras: listing, plain calls, a two-round flow (2026-07-28 `input_required` rounds, and
+//! in a 2025-11-25 session the questions pushed on the call's event stream and answered by
+//! `POST`s of their own), arguments mirrored into `Mcp-Param-*` headers (the server refuses a
+//! call without them), a stream the server closes mid-call resumed with `Last-Event-ID`,
+//! `ping`, completion, and a session deleted by `close`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::json;
+use tokio::net::TcpListener;
+use typemcp_client::typemcp_core::protocol::CompletionReference;
+use typemcp_client::{Client, ClientError, Era, EraChoice, Reply, Scripted, ToolResultExt};
+use typemcp_server::state::{Continuation, Reply as Answered, Round, Step};
+use typemcp_server::transport::http::HttpConfig;
+use typemcp_server::{CompletionRequest, ElicitForm, RequestContext, Server, prompt, tool};
+
+/// Confirm the deploy.
+#[derive(ElicitForm, Serialize)]
+struct Confirm {
+    /// Go ahead?
+    ok: bool,
+}
+
+#[derive(serde::Serialize, serde::Deserialize, Clone, Continuation)]
+enum Flow {
+    #[awaits(confirm: Confirm)]
+    Confirming,
+}
+
+/// Deploys once confirmed.
+#[tool]
+async fn deploy(target: String, round: Round<Flow>) -> Step<Flow, String> {
+    match round.resume() {
+        None => round.ask(FlowAsking::Confirming {
+            confirm: format!("Deploy to {target}?").into(),
+        }),
+        Some(FlowAnswered::Confirming {
+            confirm: Answered::Accepted(Confirm { ok: true }),
+        }) => Step::done(format!("Deployed to {target}.")),
+        Some(FlowAnswered::Confirming { .. }) => Step::done("Not deployed."),
+    }
+}
+
+/// Runs a query in a region, the region mirrored as `Mcp-Param-Region`.
+#[tool]
+async fn query(
+    /// Where to run.
+    #[arg(header = "Region")]
+    region: String,
+    /// Whether to only plan it, mirrored as `Mcp-Param-Dry-Run`.
+    #[arg(header = "Dry-Run")]
+    dry_run: Option<bool>,
+) -> String {
+    format!("region={region} dry_run={}", dry_run.unwrap_or(false))
+}
+
+/// Closes the call's event stream before it answers (a no-op on the 2026-07-28 wire).
+#[tool]
+async fn interrupted(ctx: RequestContext) -> &'static str {
+    ctx.close_sse_stream().await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    "answered after the stream was resumed"
+}
+
+async fn cities(request: CompletionRequest) -> Vec<String> {
+    ["paris", "parma", "oslo"]
+        .iter()
+        .filter(|city| city.starts_with(&request.value))
+        .map(|city| (*city).to_owned())
+        .collect()
+}
+
+/// Plans a trip.
+#[prompt(complete(city = cities))]
+async fn trip(
+    /// Where to.
+    city: String,
+) -> String {
+    format!("Plan a trip to {city}.")
+}
+
+/// Serves the test server on a loopback port; its `/mcp` URL.
+async fn serve() -> String {
+    let server = Server::builder()
+        .tool(deploy)
+        .tool(query)
+        .tool(interrupted)
+        .prompt(trip)
+        .build()
+        .unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let config = HttpConfig::default().sse_retry(Duration::from_millis(200));
+    tokio::spawn(server.serve_http_on(listener, config, std::future::pending()));
+    url
+}
+
+async fn connect(url: &str, era: EraChoice) -> Client {
+    Client::builder()
+        .era(era)
+        .answers(Scripted::new().reply("confirm", Reply::accept(&Confirm { ok: true })))
+        .connect_http(url)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn both_eras_list_call_and_run_a_two_round_flow_over_http() {
+    let url = serve().await;
+    for (choice, era) in [
+        (EraChoice::Automatic, Era::Modern),
+        (EraChoice::Session, Era::Session),
+    ] {
+        let client = connect(&url, choice).await;
+        assert_eq!(client.era(), era);
+        let tools: Vec<String> = client
+            .list_tools()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|tool| tool.name)
+            .collect();
+        assert_eq!(tools, ["deploy", "query", "interrupted"], "{era:?}");
+        let done = client
+            .call_tool("deploy", json!({"target": "staging"}))
+            .await
+            .unwrap();
+        assert_eq!(done.text(), "Deployed to staging.", "{era:?}");
+        client.ping().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn mirrored_arguments_travel_as_headers_the_server_checks() {
+    let url = serve().await;
+    // Not listed first: the client lists the tools itself to learn what to mirror.
+    let client = connect(&url, EraChoice::Modern).await;
+    for (region, dry_run) in [("eu-west-1", true), ("Région du Nord ", false)] {
+        let answer = client
+            .call_tool("query", json!({"region": region, "dry_run": dry_run}))
+            .await
+            .unwrap();
+        assert!(!answer.is_tool_error(), "{answer:?}");
+        assert_eq!(answer.text(), format!("region={region} dry_run={dry_run}"));
+    }
+}
+
+#[tokio::test]
+async fn a_session_stream_closed_mid_call_is_resumed_with_last_event_id() {
+    let url = serve().await;
+    let client = connect(&url, EraChoice::Session).await;
+    let answer = client.call_tool("interrupted", json!({})).await.unwrap();
+    assert_eq!(answer.text(), "answered after the stream was resumed");
+}
+
+#[tokio::test]
+async fn completion_over_http() {
+    let url = serve().await;
+    let client = connect(&url, EraChoice::Automatic).await;
+    let reference = CompletionReference::Prompt {
+        name: "trip".to_owned(),
+        title: None,
+    };
+    let completed = client
+        .complete(reference, "city", "par", None)
+        .await
+        .unwrap();
+    assert_eq!(completed.completion.values, ["paris", "parma"]);
+}
+
+/// The status line of a raw `POST` of `tools/list` in the session `session` to `url`.
+async fn status_in_session(url: &str, session: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let address = url.trim_start_matches("http://").trim_end_matches("/mcp");
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#;
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n\
+         Mcp-Session-Id: {session}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).await.unwrap();
+    let answer = String::from_utf8_lossy(&answer).into_owned();
+    answer.lines().next().unwrap_or_default().to_owned()
+}
+
+#[tokio::test]
+async fn a_closed_session_is_gone_on_the_server() {
+    let url = serve().await;
+    let client = connect(&url, EraChoice::Session).await;
+    let session = client.session_id().expect("a session id");
+    assert!(status_in_session(&url, &session).await.contains("200"));
+    client.close().await.unwrap();
+    assert!(status_in_session(&url, &session).await.contains("404"));
+    // The modern wire has no session to close.
+    let modern = connect(&url, EraChoice::Modern).await;
+    assert_eq!(modern.session_id(), None);
+    modern.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_endpoint_that_is_not_http_is_refused_clearly() {
+    for url in ["https://example.com/mcp", "not a url", "ftp://host/mcp"] {
+        let error = Client::builder().connect_http(url).await.unwrap_err();
+        assert!(
+            matches!(error, ClientError::Endpoint { .. }),
+            "{url}: {error:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_server_that_is_not_there_is_an_io_error() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    drop(listener);
+    let error = Client::builder().connect_http(&url).await.unwrap_err();
+    assert!(matches!(error, ClientError::Io(_)), "{error:?}");
+}
