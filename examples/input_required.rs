@@ -1,26 +1,31 @@
 //! A multi-round request from end to end, in one process: a server whose `deploy` tool asks
-//! for confirmation and then a rollout plan, and a minimal client that answers as a user
-//! would, printing every message on the wire. At the end, a tampered `requestState` is
-//! refused before the tool runs.
+//! for confirmation and then a rollout plan, and `typemcp-client` answering each question with
+//! a value of the very form type the server derived it from, over an in-memory connection
+//! whose every message is printed as it passes. At the end, the last `requestState` seen on
+//! the wire, tampered with, is sent by hand and refused before the tool runs.
 //!
 //! ```text
 //! cargo run --example input_required
 //! ```
 
+use std::sync::{Arc, Mutex, PoisonError};
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use typemcp_client::{Client, EraChoice, Scripted, ToolResultExt};
 use typemcp_server::state::{Continuation, Reply, Round, Step};
 use typemcp_server::{ElicitForm, Server, TransportInfo, tool};
 
 /// Confirm the deploy.
-#[derive(ElicitForm)]
+#[derive(ElicitForm, Serialize)]
 struct Confirm {
     /// Go ahead?
     ok: bool,
 }
 
 /// How to roll it out.
-#[derive(ElicitForm)]
+#[derive(ElicitForm, Serialize)]
 struct Rollout {
     /// How many replicas to run.
     #[form(minimum = 1, maximum = 12, default = 2)]
@@ -62,48 +67,43 @@ async fn deploy(
     }
 }
 
-/// The simulated user: accepts every question, with an answer that fits the form.
-fn answer(key: &str) -> Value {
-    match key {
-        "confirm" => json!({ "action": "accept", "content": { "ok": true } }),
-        _ => json!({ "action": "accept", "content": { "replicas": 3 } }),
+/// The last `requestState` the server sent.
+type LastState = Arc<Mutex<Option<String>>>;
+
+/// Copies newline-delimited messages from `from` to `to`, printing each under `label` and
+/// keeping the last `requestState` it carries.
+async fn tap(
+    from: impl AsyncRead + Unpin,
+    mut to: impl AsyncWrite + Unpin,
+    label: &'static str,
+    last_state: LastState,
+) -> std::io::Result<()> {
+    let mut lines = BufReader::new(from).lines();
+    while let Some(line) = lines.next_line().await? {
+        if let Ok(message) = serde_json::from_str::<Value>(&line) {
+            println!("{label}\n{}\n", serde_json::to_string_pretty(&message)?);
+            if let Some(state) = message["result"]["requestState"].as_str() {
+                *last_state.lock().unwrap_or_else(PoisonError::into_inner) = Some(state.to_owned());
+            }
+        }
+        to.write_all(line.as_bytes()).await?;
+        to.write_all(b"\n").await?;
     }
+    Ok(())
 }
 
-fn request(id: i64, inputs: Option<&Value>, state: Option<&str>) -> Value {
-    let mut params = json!({
+/// A `tools/call` of `deploy` by hand, with `inputs` and `state`.
+fn request(id: i64, inputs: &Value, state: Option<&str>) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
         "name": "deploy",
         "arguments": { "target": "production" },
+        "inputResponses": inputs,
+        "requestState": state,
         "_meta": {
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": { "elicitation": {} }
         }
-    });
-    if let Some(inputs) = inputs {
-        params["inputResponses"] = inputs.clone();
-    }
-    if let Some(state) = state {
-        params["requestState"] = Value::from(state);
-    }
-    json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params })
-}
-
-async fn send(server: &Server, message: &Value) -> Result<Value, Box<dyn std::error::Error>> {
-    println!(
-        "client → server\n{}\n",
-        serde_json::to_string_pretty(message)?
-    );
-    let bytes = serde_json::to_vec(message)?;
-    let reply = server
-        .handle_message(&bytes, TransportInfo::in_process())
-        .await
-        .ok_or("no response to a request")?;
-    let reply: Value = serde_json::from_slice(&reply)?;
-    println!(
-        "server → client\n{}\n",
-        serde_json::to_string_pretty(&reply)?
-    );
-    Ok(reply)
+    }})
 }
 
 #[tokio::main]
@@ -117,39 +117,65 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .tool(deploy)
         .build()?;
 
-    let mut reply = send(&server, &request(1, None, None)).await?;
-    let mut id = 1;
-    let mut last_state = None;
-    while reply["result"]["resultType"] == "input_required" {
-        let result = &reply["result"];
-        let inputs: serde_json::Map<String, Value> = result["inputRequests"]
-            .as_object()
-            .map(|requests| {
-                requests
-                    .keys()
-                    .map(|key| (key.clone(), answer(key)))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let state = result["requestState"].as_str().map(str::to_owned);
-        id += 1;
-        reply = send(
-            &server,
-            &request(id, Some(&Value::Object(inputs)), state.as_deref()),
+    // client ⇄ tap ⇄ server, each link an in-memory pipe.
+    let (client_end, tap_client_side) = tokio::io::duplex(64 * 1024);
+    let (tap_server_side, server_end) = tokio::io::duplex(64 * 1024);
+    let (read, write) = tokio::io::split(server_end);
+    tokio::spawn(server.clone().serve_io(read, write));
+    let last_state = LastState::default();
+    let (from_client, to_client) = tokio::io::split(tap_client_side);
+    let (from_server, to_server) = tokio::io::split(tap_server_side);
+    tokio::spawn(tap(
+        from_client,
+        to_server,
+        "client → server",
+        last_state.clone(),
+    ));
+    tokio::spawn(tap(
+        from_server,
+        to_client,
+        "server → client",
+        last_state.clone(),
+    ));
+
+    // The user's answers, written as the form types themselves.
+    let answers = Scripted::new()
+        .reply(
+            "confirm",
+            typemcp_client::Reply::accept(&Confirm { ok: true }),
         )
+        .reply(
+            "rollout",
+            typemcp_client::Reply::accept(&Rollout { replicas: 3 }),
+        );
+    let (read, write) = tokio::io::split(client_end);
+    let client = Client::builder()
+        .era(EraChoice::Modern)
+        .answers(answers)
+        .connect_io(read, write)
         .await?;
-        last_state = state;
-    }
-    println!("Done: {}\n", reply["result"]["content"][0]["text"]);
+    let done = client
+        .call_tool("deploy", json!({ "target": "production" }))
+        .await?;
+    println!("Done: {:?}\n", done.text());
 
     println!("The last state, tampered with, is refused before the tool runs:\n");
-    let tampered = last_state.map(|s| format!("{s}x"));
-    let inputs = json!({ "rollout": answer("rollout") });
-    let refused = send(
-        &server,
-        &request(id + 1, Some(&inputs), tampered.as_deref()),
-    )
-    .await?;
+    let last = last_state
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
+    let tampered = last.map(|state| format!("{state}x"));
+    let inputs = json!({ "rollout": { "action": "accept", "content": { "replicas": 3 } } });
+    let message = serde_json::to_vec(&request(100, &inputs, tampered.as_deref()))?;
+    let refused = server
+        .handle_message(&message, TransportInfo::in_process())
+        .await
+        .ok_or("no response to a request")?;
+    let refused: Value = serde_json::from_slice(&refused)?;
+    println!(
+        "server → client\n{}\n",
+        serde_json::to_string_pretty(&refused)?
+    );
     if refused["error"]["code"] != -32602 {
         return Err("a tampered state was not refused".into());
     }

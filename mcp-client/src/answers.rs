@@ -196,6 +196,18 @@ impl Reply {
         }
     }
 
+    /// Whether this reply answers any form without naming a type (a decline, a cancel, the
+    /// form's defaults, content as it is).
+    fn is_untyped_form_reply(&self) -> bool {
+        matches!(
+            self.0,
+            ReplyKind::Decline
+                | ReplyKind::Cancel
+                | ReplyKind::Defaults
+                | ReplyKind::Form { typed: None, .. }
+        )
+    }
+
     /// The form fields of the type this reply was written as, if it is a typed form.
     fn typed_fields(&self) -> Option<&BTreeSet<String>> {
         match &self.0 {
@@ -246,8 +258,10 @@ fn check_content(form: &RequestedSchema, content: &Map<String, Value>) -> Result
 
 /// Answers scripted ahead, for tests: each reply answers one question, matched by its key
 /// (and round, when given); a question a 2025-11-25 server pushes, which has no key, takes
-/// the first reply whose form type has the form's fields (a URL visit, the first
-/// [`Reply::visited`]). A question no reply matches fails its call, naming it.
+/// the first reply whose form type has the form's fields, else the first reply that names no
+/// type (a decline, a cancel, [`Reply::accept_defaults`], [`Reply::accept_content`]) in
+/// script order; a URL visit takes the first [`Reply::visited`]. Each reply is used once. A
+/// question no reply matches fails its call, naming it.
 ///
 /// ```
 /// use typemcp_client::{Reply, Scripted};
@@ -321,6 +335,7 @@ impl Scripted {
                     replies
                         .iter()
                         .position(|r| r.reply.typed_fields() == Some(&asked))
+                        .or_else(|| replies.iter().position(|r| r.reply.is_untyped_form_reply()))
                 }
                 (None, InputRequest::Elicitation(ElicitRequestParams::Url { .. })) => {
                     replies.iter().position(|r| r.reply.0 == ReplyKind::Visited)

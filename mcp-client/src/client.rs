@@ -2,6 +2,7 @@
 //! methods as typed calls that run the `input_required` rounds themselves.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -19,9 +20,12 @@ use typemcp_core::{ErrorCode, McpError};
 
 use crate::answers::{Answers, NoAnswers, Question};
 use crate::error::ClientError;
+use crate::notification::Notification;
 use crate::transport::http::HttpConnection;
 use crate::transport::lines::Connection;
-use crate::transport::{Outgoing, ServerRequests, Transport};
+use crate::transport::{
+    Inbound, Notifier, Outgoing, ServerNotifications, ServerRequests, Transport,
+};
 
 /// The revision of the 2026-07-28 wire.
 pub const MODERN: &str = "2026-07-28";
@@ -67,7 +71,9 @@ pub struct ClientBuilder {
     info: Implementation,
     max_rounds: u32,
     probe_timeout: Duration,
+    request_timeout: Option<Duration>,
     headers: http::HeaderMap,
+    notifications: Option<ServerNotifications>,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -88,7 +94,9 @@ impl Default for ClientBuilder {
             info: Implementation::new("typemcp-client", env!("CARGO_PKG_VERSION")),
             max_rounds: 16,
             probe_timeout: Duration::from_secs(10),
+            request_timeout: None,
             headers: http::HeaderMap::new(),
+            notifications: None,
         }
     }
 }
@@ -122,6 +130,27 @@ impl ClientBuilder {
         self
     }
 
+    /// Gives up on a request the server has not answered within `timeout` (by default the
+    /// client waits as long as the connection lives): the call fails with
+    /// [`ClientError::TimedOut`] and the server is sent `notifications/cancelled`. A
+    /// multi-round call counts each round on its own; a 2025-11-25 call counts the questions
+    /// the server pushes, and the time the answers take, in its one request.
+    #[must_use]
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = Some(timeout);
+        self
+    }
+
+    /// Hands every notification of the server's to `take` (progress, log messages, lists that
+    /// changed), called on the connection's reading task: keep it short. Each tool call,
+    /// prompt and resource read then asks for progress (`_meta.progressToken`, the request's
+    /// id).
+    #[must_use]
+    pub fn on_notification(mut self, take: impl Fn(Notification) + Send + Sync + 'static) -> Self {
+        self.notifications = Some(Arc::new(take));
+        self
+    }
+
     /// Sends the header `name: value` with every HTTP request (`Authorization: Bearer …`);
     /// a name or value that is not a valid header is left out, with a warning.
     #[must_use]
@@ -143,7 +172,7 @@ impl ClientBuilder {
     /// the era.
     pub async fn connect_http(self, url: &str) -> Result<Client, ClientError> {
         let headers = self.headers.clone();
-        let http = HttpConnection::new(url, headers, pushed(Arc::clone(&self.answers)))?;
+        let http = HttpConnection::new(url, headers, self.inbound())?;
         Client::open(self, Transport::Http(http, Default::default()), None).await
     }
 
@@ -154,7 +183,7 @@ impl ClientBuilder {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let connection = Connection::open(reader, writer, pushed(Arc::clone(&self.answers)));
+        let connection = Connection::open(reader, writer, self.inbound());
         Client::open(self, Transport::Lines(connection), None).await
     }
 
@@ -169,8 +198,18 @@ impl ClientBuilder {
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(ClientError::Closed);
         };
-        let connection = Connection::open(stdout, stdin, pushed(Arc::clone(&self.answers)));
+        let connection = Connection::open(stdout, stdin, self.inbound());
         Client::open(self, Transport::Lines(connection), Some(child)).await
+    }
+}
+
+impl ClientBuilder {
+    /// Where the server's own requests and notifications go.
+    fn inbound(&self) -> Inbound {
+        Inbound {
+            requests: pushed(Arc::clone(&self.answers)),
+            notifications: self.notifications.clone(),
+        }
     }
 }
 
@@ -236,6 +275,10 @@ pub struct Client {
     server: ServerDescription,
     answers: Arc<dyn Answers>,
     max_rounds: u32,
+    request_timeout: Option<Duration>,
+    /// Whether someone takes the server's notifications (and so progress is asked for).
+    wants_progress: bool,
+    next_id: AtomicU64,
     /// The mirrored arguments (`x-mcp-header`) of each tool listed, for HTTP calls.
     mirrored: Mutex<Option<HashMap<String, Vec<ParamHeader>>>>,
     _child: Option<tokio::process::Child>,
@@ -286,6 +329,9 @@ impl Client {
             },
             answers: builder.answers,
             max_rounds: builder.max_rounds,
+            request_timeout: builder.request_timeout,
+            wants_progress: builder.notifications.is_some(),
+            next_id: AtomicU64::new(1),
             mirrored: Mutex::new(None),
             _child: child,
         };
@@ -360,10 +406,13 @@ impl Client {
             "capabilities": self.capabilities,
             "clientInfo": self.info,
         });
-        let answer = self
-            .connection
-            .request(outgoing("initialize", params))
-            .await?;
+        let request = Outgoing {
+            id: self.next_id.fetch_add(1, Ordering::Relaxed),
+            method: "initialize",
+            params,
+            headers: Vec::new(),
+        };
+        let answer = self.connection.request(request).await?;
         let initialized: InitializeResult = parse("initialize", answer)?;
         self.connection.speak(Some(&initialized.protocol_version));
         self.connection
@@ -414,15 +463,54 @@ impl Client {
         mut params: Map<String, Value>,
         headers: Vec<(String, String)>,
     ) -> Result<Value, ClientError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         if self.era == Era::Modern {
             params.insert("_meta".to_owned(), self.meta());
         }
+        let reports_progress = [
+            methods::TOOLS_CALL,
+            methods::PROMPTS_GET,
+            methods::RESOURCES_READ,
+        ];
+        if self.wants_progress && reports_progress.contains(&method) {
+            let meta = params.entry("_meta").or_insert_with(|| json!({}));
+            if let Value::Object(meta) = meta {
+                meta.insert("progressToken".to_owned(), json!(id));
+            }
+        }
         let request = Outgoing {
+            id,
             method,
             params: Value::Object(params),
             headers,
         };
-        self.connection.request(request).await
+        let mut pending = Pending {
+            cancel: Some((self.connection.notifier(), self.cancellation(id))),
+        };
+        let answer = match self.request_timeout {
+            None => self.connection.request(request).await,
+            Some(limit) => tokio::time::timeout(limit, self.connection.request(request))
+                .await
+                .unwrap_or_else(|_| {
+                    Err(ClientError::TimedOut {
+                        method: method.to_owned(),
+                        after: limit,
+                    })
+                }),
+        };
+        if !matches!(answer, Err(ClientError::TimedOut { .. })) {
+            pending.cancel = None;
+        }
+        answer
+    }
+
+    /// The params of `notifications/cancelled` for request `id`.
+    fn cancellation(&self, id: u64) -> Value {
+        let mut params = json!({"requestId": id, "reason": "the client stopped waiting"});
+        if self.era == Era::Modern {
+            params["_meta"] = self.meta();
+        }
+        params
     }
 
     /// Whether the server answers: `ping` in a 2025-11-25 session; `server/discover` on the
@@ -637,12 +725,17 @@ impl Client {
     }
 }
 
-/// A request with no extra headers.
-fn outgoing(method: &str, params: Value) -> Outgoing<'_> {
-    Outgoing {
-        method,
-        params,
-        headers: Vec::new(),
+/// A request in flight: unless it was answered, dropping it (the caller gave up on the
+/// future, or its time ran out) tells the server with `notifications/cancelled`.
+struct Pending {
+    cancel: Option<(Notifier, Value)>,
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if let Some((notifier, params)) = self.cancel.take() {
+            notifier.notify_later("notifications/cancelled", params);
+        }
     }
 }
 

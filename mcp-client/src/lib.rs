@@ -67,14 +67,24 @@
 //! # }
 //! ```
 
+//! Guides: [Testing your server](guide::testing).
+
 mod answers;
 mod client;
 mod error;
+mod notification;
 mod results;
 mod transport;
 
 pub use answers::{Answers, NoAnswers, Question, Reply, Scripted};
 pub use client::{Client, ClientBuilder, Era, EraChoice, MODERN, SESSION, ServerDescription};
 pub use error::ClientError;
+pub use notification::Notification;
 pub use results::ToolResultExt;
 pub use typemcp_core;
+
+/// Guides.
+pub mod guide {
+    #[doc = include_str!("docs/testing.md")]
+    pub mod testing {}
+}

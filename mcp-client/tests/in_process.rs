@@ -157,14 +157,17 @@ async fn a_two_round_flow_is_answered_with_the_form_types_in_both_eras() {
 }
 
 #[tokio::test]
-async fn a_declined_question_reaches_the_handler() {
-    let script = Scripted::new().reply_in(1, "confirm", Reply::decline());
-    let client = connect(EraChoice::Modern, script).await;
-    let done = client
-        .call_tool("deploy", json!({"target": "prod"}))
-        .await
-        .unwrap();
-    assert_eq!(done.text(), "Deploy declined.");
+async fn a_declined_question_reaches_the_handler_in_both_eras() {
+    // A pushed question (2025-11-25) has no key: it takes the untyped reply in script order.
+    for era in [EraChoice::Modern, EraChoice::Session] {
+        let script = Scripted::new().reply_in(1, "confirm", Reply::decline());
+        let client = connect(era, script).await;
+        let done = client
+            .call_tool("deploy", json!({"target": "prod"}))
+            .await
+            .unwrap();
+        assert_eq!(done.text(), "Deploy declined.", "{era:?}");
+    }
 }
 
 /// The question `deploy` fails on with `script`, and why.
@@ -259,4 +262,102 @@ async fn a_server_without_discover_gets_a_session() {
     assert_eq!(client.server().info.as_ref().unwrap().name, "legacy");
     let tools = client.list_tools().await.unwrap();
     assert_eq!(tools[0].name, "old");
+}
+
+/// Told once the slow tool's handler was stopped (cancelled, or dropped by the server).
+static CANCELLED: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// Tells [`CANCELLED`] when dropped.
+struct Stopped;
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        CANCELLED.notify_one();
+    }
+}
+
+/// Never answers on its own.
+#[tool]
+async fn slow(ctx: typemcp_server::RequestContext) -> String {
+    let _stopped = Stopped;
+    ctx.cancellation().cancelled().await;
+    "cancelled".to_owned()
+}
+
+#[tokio::test]
+async fn a_request_past_its_timeout_fails_and_is_cancelled_on_the_server() {
+    for era in [EraChoice::Modern, EraChoice::Session] {
+        let server = Server::builder().tool(slow).tool(add).build().unwrap();
+        let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+        let (read, write) = tokio::io::split(server_end);
+        tokio::spawn(server.serve_io(read, write));
+        let (read, write) = tokio::io::split(client_end);
+        let client = Client::builder()
+            .era(era)
+            .request_timeout(std::time::Duration::from_millis(300))
+            .connect_io(read, write)
+            .await
+            .unwrap();
+        let error = client.call_tool("slow", json!({})).await.unwrap_err();
+        assert!(
+            matches!(error, ClientError::TimedOut { ref method, .. } if method == "tools/call"),
+            "{era:?}: {error:?}"
+        );
+        tokio::time::timeout(std::time::Duration::from_secs(5), CANCELLED.notified())
+            .await
+            .unwrap_or_else(|_| panic!("{era:?}: the server never saw the cancellation"));
+        // The connection still serves.
+        let sum = client
+            .call_tool("add", json!({"a": 1, "b": 2}))
+            .await
+            .unwrap();
+        assert_eq!(sum.text(), "3", "{era:?}");
+    }
+}
+
+/// Counts to three, reporting each step as progress.
+#[tool]
+async fn count(ctx: typemcp_server::RequestContext) -> &'static str {
+    for step in 1..=3 {
+        ctx.report_progress(f64::from(step), Some(3.0), Some(format!("step {step}")))
+            .await;
+    }
+    "counted"
+}
+
+#[tokio::test]
+async fn progress_reaches_the_notification_handler_in_both_eras() {
+    for era in [EraChoice::Modern, EraChoice::Session] {
+        let server = Server::builder().tool(count).build().unwrap();
+        let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+        let (read, write) = tokio::io::split(server_end);
+        tokio::spawn(server.serve_io(read, write));
+        let (read, write) = tokio::io::split(client_end);
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = std::sync::Arc::clone(&seen);
+        let client = Client::builder()
+            .era(era)
+            .on_notification(move |notification| {
+                if let Some(progress) = notification.progress() {
+                    sink.lock()
+                        .unwrap()
+                        .push((progress.progress, progress.message));
+                }
+            })
+            .connect_io(read, write)
+            .await
+            .unwrap();
+        let done = client.call_tool("count", json!({})).await.unwrap();
+        assert_eq!(done.text(), "counted", "{era:?}");
+        let seen = seen.lock().unwrap().clone();
+        assert_eq!(
+            seen,
+            [
+                (1.0, Some("step 1".to_owned())),
+                (2.0, Some("step 2".to_owned())),
+                (3.0, Some("step 3".to_owned()))
+            ],
+            "{era:?}"
+        );
+    }
 }

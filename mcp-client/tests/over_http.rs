@@ -3,7 +3,7 @@
 //! in a 2025-11-25 session the questions pushed on the call's event stream and answered by
 //! `POST`s of their own), arguments mirrored into `Mcp-Param-*` headers (the server refuses a
 //! call without them), a stream the server closes mid-call resumed with `Last-Event-ID`,
-//! `ping`, completion, and a session deleted by `close`.
+//! progress on a call's event stream, `ping`, completion, and a session deleted by `close`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -66,6 +66,15 @@ async fn interrupted(ctx: RequestContext) -> &'static str {
     "answered after the stream was resumed"
 }
 
+/// Counts to three, reporting each step as progress.
+#[tool]
+async fn count(ctx: RequestContext) -> &'static str {
+    for step in 1..=3 {
+        ctx.report_progress(f64::from(step), Some(3.0), None).await;
+    }
+    "counted"
+}
+
 async fn cities(request: CompletionRequest) -> Vec<String> {
     ["paris", "parma", "oslo"]
         .iter()
@@ -89,6 +98,7 @@ async fn serve() -> String {
         .tool(deploy)
         .tool(query)
         .tool(interrupted)
+        .tool(count)
         .prompt(trip)
         .build()
         .unwrap();
@@ -124,7 +134,11 @@ async fn both_eras_list_call_and_run_a_two_round_flow_over_http() {
             .into_iter()
             .map(|tool| tool.name)
             .collect();
-        assert_eq!(tools, ["deploy", "query", "interrupted"], "{era:?}");
+        assert_eq!(
+            tools,
+            ["deploy", "query", "interrupted", "count"],
+            "{era:?}"
+        );
         let done = client
             .call_tool("deploy", json!({"target": "staging"}))
             .await
@@ -223,4 +237,26 @@ async fn a_server_that_is_not_there_is_an_io_error() {
     drop(listener);
     let error = Client::builder().connect_http(&url).await.unwrap_err();
     assert!(matches!(error, ClientError::Io(_)), "{error:?}");
+}
+
+#[tokio::test]
+async fn progress_arrives_on_the_event_stream_of_the_call_in_both_eras() {
+    let url = serve().await;
+    for era in [EraChoice::Modern, EraChoice::Session] {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = std::sync::Arc::clone(&seen);
+        let client = Client::builder()
+            .era(era)
+            .on_notification(move |notification| {
+                if let Some(progress) = notification.progress() {
+                    sink.lock().unwrap().push(progress.progress);
+                }
+            })
+            .connect_http(&url)
+            .await
+            .unwrap();
+        let done = client.call_tool("count", json!({})).await.unwrap();
+        assert_eq!(done.text(), "counted", "{era:?}");
+        assert_eq!(*seen.lock().unwrap(), [1.0, 2.0, 3.0], "{era:?}");
+    }
 }

@@ -13,7 +13,6 @@
 //!   stream at most [`MAX_STREAM_BYTES`] in all; at most [`MAX_RESUMPTIONS`] resumptions per
 //!   request, each after at most [`MAX_RETRY`].
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -31,7 +30,7 @@ use sse_stream::SseStream;
 use tokio::sync::Semaphore;
 use typemcp_core::McpError;
 
-use super::{Incoming, MAX_MESSAGE_BYTES, MAX_SERVER_REQUESTS, Outgoing, ServerRequests, classify};
+use super::{Inbound, Incoming, MAX_MESSAGE_BYTES, MAX_SERVER_REQUESTS, Outgoing, classify};
 use crate::error::ClientError;
 
 /// The most bytes one event stream may carry in all (64 MiB).
@@ -67,22 +66,12 @@ struct Shared {
     endpoint: Uri,
     /// The user's headers, sent on every request.
     headers: HeaderMap,
-    next_id: AtomicU64,
     /// The revision spoken, once known.
     version: Mutex<Option<HeaderValue>>,
     /// The session the server handed out, if any.
     session: Mutex<Option<HeaderValue>>,
-    server_requests: ServerRequestsDebug,
+    inbound: Inbound,
     answering: Arc<Semaphore>,
-}
-
-/// The callback, printable.
-struct ServerRequestsDebug(ServerRequests);
-
-impl std::fmt::Debug for ServerRequestsDebug {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("ServerRequests")
-    }
 }
 
 fn read<T: Clone>(slot: &Mutex<Option<T>>) -> Option<T> {
@@ -98,7 +87,7 @@ impl HttpConnection {
     pub(crate) fn new(
         endpoint: &str,
         headers: HeaderMap,
-        server_requests: ServerRequests,
+        inbound: Inbound,
     ) -> Result<Self, ClientError> {
         let endpoint: Uri = endpoint.parse().map_err(|error| ClientError::Endpoint {
             endpoint: endpoint.to_owned(),
@@ -120,10 +109,9 @@ impl HttpConnection {
                 http,
                 endpoint,
                 headers,
-                next_id: AtomicU64::new(1),
                 version: Mutex::new(None),
                 session: Mutex::new(None),
-                server_requests: ServerRequestsDebug(server_requests),
+                inbound,
                 answering: Arc::new(Semaphore::new(MAX_SERVER_REQUESTS)),
             }),
         })
@@ -137,7 +125,7 @@ impl HttpConnection {
 
     /// Sends `request` and waits for its answer.
     pub(crate) async fn request(&self, request: Outgoing<'_>) -> Result<Value, ClientError> {
-        let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
+        let id = request.id;
         let name = match request.method {
             "tools/call" | "prompts/get" => request.params.get("name"),
             "resources/read" => request.params.get("uri"),
@@ -322,8 +310,8 @@ impl HttpConnection {
                         tracing::debug!("an answer to another request on this stream");
                     }
                     Incoming::Request { id, method, params } => self.answer(id, method, params),
-                    Incoming::Notification { method } => {
-                        tracing::debug!(%method, "a notification from the server");
+                    Incoming::Notification { method, params } => {
+                        self.shared.inbound.notified(method, params);
                     }
                 }
             }
@@ -372,10 +360,14 @@ impl HttpConnection {
                     if let Some(millis) = event.retry {
                         retry = Duration::from_millis(millis).min(MAX_RETRY);
                     }
-                    if let Some(Incoming::Request { id, method, params }) =
-                        event.data.as_deref().and_then(message_of)
-                    {
-                        connection.answer(id, method, params);
+                    match event.data.as_deref().and_then(message_of) {
+                        Some(Incoming::Request { id, method, params }) => {
+                            connection.answer(id, method, params);
+                        }
+                        Some(Incoming::Notification { method, params }) => {
+                            connection.shared.inbound.notified(method, params);
+                        }
+                        _ => {}
                     }
                 }
                 fruitless = if fruitful { 0 } else { fruitless + 1 };
@@ -433,7 +425,7 @@ impl HttpConnection {
                     let error = McpError::internal("too many requests of the server's at once");
                     json!({"jsonrpc": "2.0", "id": id, "error": error})
                 }
-                Ok(_place) => match (connection.shared.server_requests.0)(method, params).await {
+                Ok(_place) => match (connection.shared.inbound.requests)(method, params).await {
                     Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
                     Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
                 },

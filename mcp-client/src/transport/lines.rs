@@ -5,7 +5,6 @@
 //! ends the connection, and every request still waiting fails.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use futures_util::{SinkExt, StreamExt};
@@ -16,7 +15,7 @@ use tokio::task::JoinHandle;
 use tokio_util::codec::{FramedRead, FramedWrite, LinesCodec};
 use typemcp_core::McpError;
 
-use super::{Incoming, MAX_MESSAGE_BYTES, MAX_SERVER_REQUESTS, ServerRequests, classify};
+use super::{Inbound, Incoming, MAX_MESSAGE_BYTES, MAX_SERVER_REQUESTS, classify};
 use crate::error::ClientError;
 
 /// How many outgoing messages may wait for the writer.
@@ -28,7 +27,6 @@ type Waiting = HashMap<u64, oneshot::Sender<Result<Value, McpError>>>;
 pub(crate) struct Connection {
     out: mpsc::Sender<String>,
     waiting: Arc<Mutex<Waiting>>,
-    next_id: AtomicU64,
     tasks: [JoinHandle<()>; 2],
 }
 
@@ -48,14 +46,26 @@ impl Drop for Connection {
     }
 }
 
+/// Removes a request's place among those waiting when dropped.
+struct Forget<'a> {
+    waiting: &'a Mutex<Waiting>,
+    id: u64,
+}
+
+impl Drop for Forget<'_> {
+    fn drop(&mut self) {
+        lock(self.waiting).remove(&self.id);
+    }
+}
+
 fn lock(waiting: &Mutex<Waiting>) -> MutexGuard<'_, Waiting> {
     waiting.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Connection {
     /// Serves the connection of `reader` and `writer` until either ends; the server's
-    /// requests go to `server_requests`.
-    pub(crate) fn open<R, W>(reader: R, writer: W, server_requests: ServerRequests) -> Self
+    /// requests and notifications go to `inbound`.
+    pub(crate) fn open<R, W>(reader: R, writer: W, inbound: Inbound) -> Self
     where
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
@@ -74,24 +84,31 @@ impl Connection {
             FramedRead::new(reader, LinesCodec::new_with_max_length(MAX_MESSAGE_BYTES)),
             Arc::clone(&waiting),
             out.clone(),
-            server_requests,
+            inbound,
         ));
         Self {
             out,
             waiting,
-            next_id: AtomicU64::new(1),
             tasks: [writing, reading],
         }
     }
 
     /// Sends `method` with `params` and waits for its response.
-    pub(crate) async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+    pub(crate) async fn request(
+        &self,
+        id: u64,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, ClientError> {
         let (tx, rx) = oneshot::channel();
         lock(&self.waiting).insert(id, tx);
+        // Whatever ends the wait (an answer, the caller giving up), the place is freed.
+        let _place = Forget {
+            waiting: &self.waiting,
+            id,
+        };
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         if self.out.send(message.to_string()).await.is_err() {
-            lock(&self.waiting).remove(&id);
             return Err(ClientError::Closed);
         }
         match rx.await {
@@ -99,6 +116,11 @@ impl Connection {
             Ok(Err(error)) => Err(ClientError::Server(error)),
             Err(_) => Err(ClientError::Closed),
         }
+    }
+
+    /// The sender of outgoing messages, for a notification sent from elsewhere.
+    pub(crate) fn sender(&self) -> mpsc::Sender<String> {
+        self.out.clone()
     }
 
     /// Sends the notification `method` with `params`.
@@ -112,13 +134,13 @@ impl Connection {
 }
 
 /// Reads the server's messages until the stream ends (or sends a line over the limit):
-/// responses go to their waiting requests, requests to `server_requests` (each answered on
-/// a task of its own), notifications are logged.
+/// responses go to their waiting requests, requests to `inbound` (each answered on a task of
+/// its own), and notifications too.
 async fn read<R: AsyncRead + Unpin>(
     mut lines: FramedRead<R, LinesCodec>,
     waiting: Arc<Mutex<Waiting>>,
     out: mpsc::Sender<String>,
-    server_requests: ServerRequests,
+    inbound: Inbound,
 ) {
     let answering = Arc::new(Semaphore::new(MAX_SERVER_REQUESTS));
     while let Some(line) = lines.next().await {
@@ -146,7 +168,7 @@ async fn read<R: AsyncRead + Unpin>(
                     let _ = out.send(reply.to_string()).await;
                     continue;
                 };
-                let (answer, out) = (Arc::clone(&server_requests), out.clone());
+                let (answer, out) = (Arc::clone(&inbound.requests), out.clone());
                 tokio::spawn(async move {
                     let _place = place;
                     let reply = match answer(method, params).await {
@@ -156,9 +178,7 @@ async fn read<R: AsyncRead + Unpin>(
                     let _ = out.send(reply.to_string()).await;
                 });
             }
-            Incoming::Notification { method } => {
-                tracing::debug!(%method, "a notification from the server");
-            }
+            Incoming::Notification { method, params } => inbound.notified(method, params),
         }
     }
     // Nothing more will come: every request still waiting fails.

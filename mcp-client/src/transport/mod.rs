@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 use typemcp_core::McpError;
 
 use crate::error::ClientError;
+use crate::notification::Notification;
 
 /// The most bytes of one message the server may send (16 MiB).
 pub(crate) const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
@@ -29,9 +30,40 @@ pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 pub(crate) type ServerRequests =
     Arc<dyn Fn(String, Value) -> BoxFuture<'static, Result<Value, McpError>> + Send + Sync>;
 
+/// Takes one notification of the server's.
+pub(crate) type ServerNotifications = Arc<dyn Fn(Notification) + Send + Sync>;
+
+/// Where what the server sends on its own goes: its requests, and its notifications (logged
+/// when nobody takes them).
+#[derive(Clone)]
+pub(crate) struct Inbound {
+    pub(crate) requests: ServerRequests,
+    pub(crate) notifications: Option<ServerNotifications>,
+}
+
+impl std::fmt::Debug for Inbound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inbound")
+            .field("notifications", &self.notifications.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Inbound {
+    /// Hands a notification to whoever takes them.
+    pub(crate) fn notified(&self, method: String, params: Value) {
+        tracing::debug!(%method, "a notification from the server");
+        if let Some(take) = &self.notifications {
+            take(Notification { method, params });
+        }
+    }
+}
+
 /// One request of the client's.
 #[derive(Debug)]
 pub(crate) struct Outgoing<'a> {
+    /// The JSON-RPC id, unique on the connection.
+    pub(crate) id: u64,
     /// The method.
     pub(crate) method: &'a str,
     /// Its params.
@@ -57,7 +89,11 @@ impl Transport {
     /// Sends `request` and waits for its response.
     pub(crate) async fn request(&self, request: Outgoing<'_>) -> Result<Value, ClientError> {
         match self {
-            Self::Lines(lines) => lines.request(request.method, request.params).await,
+            Self::Lines(lines) => {
+                lines
+                    .request(request.id, request.method, request.params)
+                    .await
+            }
             Self::Http(http, _) => http.request(request).await,
         }
     }
@@ -67,6 +103,15 @@ impl Transport {
         match self {
             Self::Lines(lines) => lines.notify(method, params).await,
             Self::Http(http, _) => http.notify(method, params).await,
+        }
+    }
+
+    /// A handle that sends a notification later, from anywhere (a cancellation sent when a
+    /// request is dropped).
+    pub(crate) fn notifier(&self) -> Notifier {
+        match self {
+            Self::Lines(lines) => Notifier::Lines(lines.sender()),
+            Self::Http(http, _) => Notifier::Http(http.clone()),
         }
     }
 
@@ -133,6 +178,7 @@ pub(super) enum Incoming {
     },
     Notification {
         method: String,
+        params: Value,
     },
 }
 
@@ -148,7 +194,10 @@ pub(super) fn classify(mut message: Map<String, Value>) -> Incoming {
             method,
             params: message.remove("params").unwrap_or(Value::Null),
         },
-        (Some(method), None) => Incoming::Notification { method },
+        (Some(method), None) => Incoming::Notification {
+            method,
+            params: message.remove("params").unwrap_or(Value::Null),
+        },
         (None, id) => {
             let outcome = match (message.remove("result"), message.remove("error")) {
                 (Some(result), None) => Ok(result),
@@ -164,5 +213,34 @@ pub(super) fn classify(mut message: Map<String, Value>) -> Incoming {
                 outcome,
             }
         }
+    }
+}
+
+/// Sends one notification on a task of its own.
+#[derive(Debug)]
+pub(crate) enum Notifier {
+    Lines(tokio::sync::mpsc::Sender<String>),
+    Http(http::HttpConnection),
+}
+
+impl Notifier {
+    /// Sends `method` with `params` without waiting (a notification that cannot be sent is
+    /// dropped: the connection is gone).
+    pub(crate) fn notify_later(self, method: &'static str, params: Value) {
+        tokio::spawn(async move {
+            let sent = match self {
+                Self::Lines(out) => {
+                    let message =
+                        serde_json::json!({"jsonrpc": "2.0", "method": method, "params": params});
+                    out.send(message.to_string())
+                        .await
+                        .map_err(|_| ClientError::Closed)
+                }
+                Self::Http(http) => http.notify(method, params).await,
+            };
+            if let Err(error) = sent {
+                tracing::debug!(%error, method, "a notification was not sent");
+            }
+        });
     }
 }
