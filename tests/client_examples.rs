@@ -1,8 +1,10 @@
-//! The examples driven by `typemcp-client` as a user's test would drive them: each started as
-//! a child process over stdio, in both eras (2026-07-28 chosen automatically, a 2025-11-25
-//! session forced), the `deploy` flow's three rounds answered with form types mirroring the
-//! example's own (a confirmation, a rollout plan and a region, then the URL approval), and a
-//! form answered with the wrong type failing before it is sent.
+//! The examples driven by `typemcp-client` as a user's test would drive them: every example
+//! server over stdio (a child process) and over Streamable HTTP (started on a free port), in
+//! both eras (2026-07-28 chosen automatically, a 2025-11-25 session forced), listing the same
+//! tools everywhere and answering one call (the questions it asks answered too); the `deploy`
+//! flow's three rounds answered with form types mirroring the example's own (a confirmation,
+//! a rollout plan and a region, then the URL approval), and a form answered with the wrong
+//! type failing before it is sent.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -114,4 +116,123 @@ async fn deploy_refuses_a_rollout_answered_with_the_wrong_form_type() {
         matches!(&error, ClientError::Unanswered { question, reason } if question == "rollout" && reason.contains("Confirm")),
         "{error:?}"
     );
+}
+
+/// One call each example server answers, with what its answer says.
+struct Probe {
+    example: &'static str,
+    tool: &'static str,
+    arguments: fn() -> serde_json::Value,
+    says: &'static str,
+    /// Answers to what the call asks.
+    script: fn() -> Scripted,
+}
+
+const PROBES: [Probe; 6] = [
+    Probe {
+        example: "quickstart",
+        tool: "add",
+        arguments: || json!({"a": 2, "b": 3}),
+        says: "5",
+        script: Scripted::new,
+    },
+    Probe {
+        example: "booking",
+        tool: "list_rooms",
+        arguments: || json!({}),
+        says: "\"seats\":16",
+        script: Scripted::new,
+    },
+    Probe {
+        example: "deploy",
+        tool: "deploy",
+        arguments: || json!({"target": "production"}),
+        says: "Deployed",
+        script: production_deploy,
+    },
+    Probe {
+        example: "layered",
+        tool: "echo",
+        arguments: || json!({"text": "layers all the way"}),
+        says: "layers all the way",
+        script: Scripted::new,
+    },
+    Probe {
+        example: "long_task",
+        tool: "export_table",
+        arguments: || json!({"table": "users"}),
+        says: "users",
+        script: || {
+            let keep = serde_json::Map::from_iter([("anonymize".to_owned(), json!(false))]);
+            Scripted::new().otherwise(Reply::accept_content(keep))
+        },
+    },
+    Probe {
+        example: common::FIXTURE,
+        tool: "test_simple_text",
+        arguments: || json!({}),
+        says: "This is a simple text response",
+        script: Scripted::new,
+    },
+];
+
+/// The tool names `client` lists, and the text of the probe's call.
+async fn probe(client: &Client, probe: &Probe) -> (Vec<String>, String) {
+    let tools = client.list_tools().await.unwrap();
+    let names = tools.into_iter().map(|tool| tool.name).collect();
+    let answer = client
+        .call_tool(probe.tool, (probe.arguments)())
+        .await
+        .unwrap_or_else(|error| panic!("{}: {}: {error}", probe.example, probe.tool));
+    assert!(!answer.is_tool_error(), "{}: {answer:?}", probe.example);
+    (names, answer.text())
+}
+
+#[tokio::test]
+async fn every_example_server_answers_the_client_over_stdio_and_http_in_both_eras() {
+    let covered: Vec<&str> = PROBES.iter().map(|probe| probe.example).collect();
+    let servers: Vec<&str> = common::EXAMPLE_SERVERS.iter().map(|e| e.name).collect();
+    assert_eq!(covered, servers, "every example server has a probe");
+    for probe_of in &PROBES {
+        let example = common::ExampleServer::named(probe_of.example);
+        let http = example.http();
+        let mut listings = Vec::new();
+        for (choice, era) in [
+            (EraChoice::Automatic, Era::Modern),
+            (EraChoice::Session, Era::Session),
+        ] {
+            let mut command = tokio::process::Command::new(common::example_binary(example.name));
+            command
+                .args(example.stdio_args)
+                .stderr(std::process::Stdio::null());
+            let over_stdio = Client::builder()
+                .era(choice)
+                .answers((probe_of.script)())
+                .spawn(command)
+                .await
+                .unwrap();
+            let over_http = Client::builder()
+                .era(choice)
+                .answers((probe_of.script)())
+                .connect_http(&http.url())
+                .await
+                .unwrap();
+            for (wire, client) in [("stdio", over_stdio), ("http", over_http)] {
+                assert_eq!(client.era(), era, "{} over {wire}", example.name);
+                let (names, text) = probe(&client, probe_of).await;
+                assert!(
+                    text.contains(probe_of.says),
+                    "{} over {wire} in {era:?}: {text}",
+                    example.name
+                );
+                listings.push(names);
+                client.close().await.unwrap();
+            }
+        }
+        assert!(
+            listings.windows(2).all(|pair| pair[0] == pair[1]),
+            "{}: the same tools on every wire and era: {listings:?}",
+            example.name
+        );
+    }
 }

@@ -275,6 +275,7 @@ fn check_content(form: &RequestedSchema, content: &Map<String, Value>) -> Result
 #[derive(Debug, Default)]
 pub struct Scripted {
     replies: Mutex<Vec<ScriptLine>>,
+    otherwise: Option<Reply>,
 }
 
 #[derive(Debug)]
@@ -307,6 +308,14 @@ impl Scripted {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .push(ScriptLine { key, round, reply });
+        self
+    }
+
+    /// Answers every question no reply matches with `reply` (for instance
+    /// [`Reply::accept_defaults`]), as often as it comes, instead of failing the call.
+    #[must_use]
+    pub fn otherwise(mut self, reply: Reply) -> Self {
+        self.otherwise = Some(reply);
         self
     }
 
@@ -349,7 +358,8 @@ impl Scripted {
 
 impl Answers for Scripted {
     fn answer<'a>(&'a self, question: Question<'a>) -> BoxFuture<'a, Result<Reply, ClientError>> {
-        let reply = self.take(&question).ok_or_else(|| ClientError::Unanswered {
+        let reply = self.take(&question).or_else(|| self.otherwise.clone());
+        let reply = reply.ok_or_else(|| ClientError::Unanswered {
             question: question.name(),
             reason: match question.round {
                 Some(round) => format!("the script has no reply for it in round {round}"),
