@@ -236,3 +236,57 @@ async fn every_example_server_answers_the_client_over_stdio_and_http_in_both_era
         );
     }
 }
+
+/// `long_task` over stdio with the tasks extension declared, its stderr in `log`.
+async fn long_task_with_tasks(log: &std::path::Path, script: Scripted) -> Client {
+    let mut command = tokio::process::Command::new(common::example_binary("long_task"));
+    command.stderr(std::fs::File::create(log).unwrap());
+    Client::builder()
+        .tasks()
+        .answers(script)
+        .spawn(command)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_call_that_becomes_a_task_is_followed_and_its_question_answered_through_the_task() {
+    let log = common::out_dir("client-examples").join("long_task-followed.log");
+    let anonymize = serde_json::Map::from_iter([("anonymize".to_owned(), json!(true))]);
+    // A task keys its questions by round: the first round's `choice` is `1.choice`.
+    let script = Scripted::new().reply("1.choice", Reply::accept_content(anonymize));
+    let client = long_task_with_tasks(&log, script).await;
+    let done = client
+        .call_tool("export_table", json!({"table": "users"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        done.text(),
+        "Exported 10000 rows of users to users.csv (e-mail addresses anonymized)."
+    );
+}
+
+#[tokio::test]
+async fn a_task_whose_call_is_dropped_is_cancelled_on_the_server() {
+    let log = common::out_dir("client-examples").join("long_task-dropped.log");
+    let client = long_task_with_tasks(&log, Scripted::new()).await;
+    let call = client.call_tool("export_table", json!({"table": "orders"}));
+    // The first half takes 500 ms: give up in the middle of it.
+    let gave_up = tokio::time::timeout(std::time::Duration::from_millis(300), call).await;
+    assert!(
+        gave_up.is_err(),
+        "the export finished before the client gave up"
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let stderr = std::fs::read_to_string(&log).unwrap_or_default();
+        if stderr.contains("export cancelled: orders") {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the task was not cancelled:\n{stderr}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}

@@ -11,10 +11,14 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};
 use typemcp_core::protocol::param_headers::{self, ParamHeader};
+use typemcp_core::protocol::task_methods::{
+    CANCEL as TASKS_CANCEL, GET as TASKS_GET, UPDATE as TASKS_UPDATE,
+};
 use typemcp_core::protocol::{
     CallToolResult, ClientCapabilities, CompleteResult, CompletionReference, DiscoverResult,
-    GetPromptResult, Implementation, InitializeResult, InputRequest, Outcome, Prompt,
-    ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, Tool, methods,
+    GetPromptResult, Implementation, InitializeResult, InputRequest, InputRequests, Outcome,
+    Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, TASKS_EXTENSION,
+    Tool, methods,
 };
 use typemcp_core::{ErrorCode, McpError};
 
@@ -74,6 +78,7 @@ pub struct ClientBuilder {
     request_timeout: Option<Duration>,
     headers: http::HeaderMap,
     notifications: Option<ServerNotifications>,
+    tasks: bool,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -97,6 +102,7 @@ impl Default for ClientBuilder {
             request_timeout: None,
             headers: http::HeaderMap::new(),
             notifications: None,
+            tasks: false,
         }
     }
 }
@@ -138,6 +144,17 @@ impl ClientBuilder {
     #[must_use]
     pub fn request_timeout(mut self, timeout: Duration) -> Self {
         self.request_timeout = Some(timeout);
+        self
+    }
+
+    /// Declares the tasks extension (`io.modelcontextprotocol/tasks`, 2026-07-28): a call the
+    /// server turns into a task is followed to its end (`tasks/get` at the server's
+    /// `pollIntervalMs`), the questions it parks on answered by the same [`Answers`] through
+    /// `tasks/update`, and its result returned as any call's; a call whose future is dropped
+    /// cancels its task (`tasks/cancel`).
+    #[must_use]
+    pub fn tasks(mut self) -> Self {
+        self.tasks = true;
         self
     }
 
@@ -315,7 +332,13 @@ impl Client {
         connection: Transport,
         child: Option<tokio::process::Child>,
     ) -> Result<Self, ClientError> {
-        let capabilities = builder.answers.capabilities();
+        let mut capabilities = builder.answers.capabilities();
+        if builder.tasks {
+            capabilities
+                .extensions
+                .get_or_insert_with(Map::new)
+                .insert(TASKS_EXTENSION.to_owned(), json!({}));
+        }
         let mut client = Self {
             connection,
             era: Era::Modern,
@@ -699,6 +722,9 @@ impl Client {
         let mut retry = params.clone();
         for round in 1..=self.max_rounds {
             let answer = self.send_with(method, retry, headers.clone()).await?;
+            if answer.get("resultType").and_then(Value::as_str) == Some("task") {
+                return self.follow_task(method, answer, round).await;
+            }
             let asked = match parse::<Outcome<T>>(method, answer)? {
                 Outcome::Complete(result) => return Ok(result),
                 Outcome::InputRequired(asked) => asked,
@@ -722,6 +748,123 @@ impl Client {
             }
         }
         Err(ClientError::TooManyRounds(self.max_rounds))
+    }
+}
+
+impl Client {
+    /// Follows the task `created` announced until it ends: its questions answered through
+    /// `tasks/update` (rounds counted on from `round`), its result parsed as `T`.
+    async fn follow_task<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        created: Value,
+        mut round: u32,
+    ) -> Result<T, ClientError> {
+        // The task's fields are flat in the result.
+        let task = &created;
+        let Some(task_id) = task
+            .get("taskId")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+        else {
+            return Err(ClientError::Malformed {
+                method: method.to_owned(),
+                reason: "a task result without a task id".to_owned(),
+            });
+        };
+        let mut interval = poll_interval(task);
+        let mut watch = TaskWatch {
+            cancel: Some((self.connection.notifier(), self.task_params(&task_id))),
+        };
+        let outcome = loop {
+            tokio::time::sleep(interval).await;
+            let mut polled = self.send(TASKS_GET, self.task_params_map(&task_id)).await?;
+            interval = poll_interval(&polled);
+            match polled.get("status").and_then(Value::as_str) {
+                Some("working") => {}
+                Some("input_required") => {
+                    if round >= self.max_rounds {
+                        break Err(ClientError::TooManyRounds(self.max_rounds));
+                    }
+                    round += 1;
+                    let asked = polled.get_mut("inputRequests").map(Value::take);
+                    let asked: InputRequests = parse(TASKS_GET, asked.unwrap_or(Value::Null))?;
+                    let mut responses = Map::new();
+                    for (key, request) in &asked {
+                        let question = Question {
+                            key: Some(key),
+                            round: Some(round),
+                            request,
+                        };
+                        let reply = self.answers.answer(question).await?;
+                        responses.insert(key.clone(), reply.respond(&question)?);
+                    }
+                    let mut params = self.task_params_map(&task_id);
+                    params.insert("inputResponses".to_owned(), Value::Object(responses));
+                    self.send(TASKS_UPDATE, params).await?;
+                }
+                Some("completed") => {
+                    let result = polled.get_mut("result").map(Value::take);
+                    break parse(method, result.unwrap_or(Value::Null));
+                }
+                Some("failed") => {
+                    let error = polled.get_mut("error").map(Value::take);
+                    break Err(match error.and_then(|e| serde_json::from_value(e).ok()) {
+                        Some(error) => ClientError::Server(error),
+                        None => ClientError::Malformed {
+                            method: TASKS_GET.to_owned(),
+                            reason: "a failed task without its error".to_owned(),
+                        },
+                    });
+                }
+                Some("cancelled") => break Err(ClientError::TaskCancelled { task_id }),
+                other => {
+                    break Err(ClientError::Malformed {
+                        method: TASKS_GET.to_owned(),
+                        reason: format!("unknown task status {other:?}"),
+                    });
+                }
+            }
+        };
+        watch.cancel = None;
+        outcome
+    }
+
+    /// `{"taskId": …}`, with `_meta` on the 2026-07-28 wire, as a notification's params.
+    fn task_params(&self, task_id: &str) -> Value {
+        let mut params = self.task_params_map(task_id);
+        if self.era == Era::Modern {
+            params.insert("_meta".to_owned(), self.meta());
+        }
+        Value::Object(params)
+    }
+
+    fn task_params_map(&self, task_id: &str) -> Map<String, Value> {
+        Map::from_iter([("taskId".to_owned(), json!(task_id))])
+    }
+}
+
+/// How long to wait before polling a task again: the server's `pollIntervalMs` (in a task
+/// or a `tasks/get` result), within 10 ms and 5 s; 500 ms when it gives none.
+fn poll_interval(task: &Value) -> Duration {
+    let millis = task
+        .get("pollIntervalMs")
+        .and_then(Value::as_u64)
+        .unwrap_or(500);
+    Duration::from_millis(millis.clamp(10, 5_000))
+}
+
+/// A task being followed: unless it ended, dropping it (the caller gave up) cancels the task
+/// with `tasks/cancel`.
+struct TaskWatch {
+    cancel: Option<(Notifier, Value)>,
+}
+
+impl Drop for TaskWatch {
+    fn drop(&mut self) {
+        if let Some((notifier, params)) = self.cancel.take() {
+            notifier.request_later(TASKS_CANCEL, params);
+        }
     }
 }
 

@@ -32,6 +32,12 @@ pub enum ClientError {
         /// Why.
         reason: String,
     },
+    /// The task a call became was cancelled before it ended.
+    #[error("the task {task_id} was cancelled")]
+    TaskCancelled {
+        /// The task.
+        task_id: String,
+    },
     /// The server did not answer in time.
     #[error("the server did not answer {method} within {after:?}")]
     TimedOut {

@@ -29,6 +29,7 @@ use serde_json::{Value, json};
 use sse_stream::SseStream;
 use tokio::sync::Semaphore;
 use typemcp_core::McpError;
+use typemcp_core::protocol::param_headers;
 
 use super::{Inbound, Incoming, MAX_MESSAGE_BYTES, MAX_SERVER_REQUESTS, Outgoing, classify};
 use crate::error::ClientError;
@@ -44,6 +45,10 @@ pub(crate) const MAX_RETRY: Duration = Duration::from_secs(30);
 
 /// The delay before resuming a stream whose server gave no `retry`.
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
+
+/// The shortest delay before the session's own stream is opened again, whatever `retry` the
+/// server gives (a server that ends every stream at once is not asked again in a busy loop).
+const MIN_REOPEN: Duration = Duration::from_millis(250);
 
 /// How long connecting to the server may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -131,8 +136,9 @@ impl HttpConnection {
             "resources/read" => request.params.get("uri"),
             _ => None,
         }
-        .and_then(Value::as_str)
-        .map(str::to_owned);
+        // Spelled as a mirrored argument is: as it is, or `=?base64?…?=` when it is not
+        // printable ASCII.
+        .and_then(param_headers::header_value);
         let message =
             json!({"jsonrpc": "2.0", "id": id, "method": request.method, "params": request.params});
         let mut extra = Vec::with_capacity(request.headers.len() + 1);
@@ -217,7 +223,6 @@ impl HttpConnection {
         request
     }
 
-    /// `POST`s one JSON-RPC message.
     /// `POST`s one JSON-RPC message: a request or notification of `method`, or (`None`) a
     /// response.
     async fn post(
@@ -345,7 +350,7 @@ impl HttpConnection {
                     Err(error) => {
                         tracing::debug!(%error, "the session's event stream could not be opened");
                         fruitless += 1;
-                        tokio::time::sleep(retry).await;
+                        tokio::time::sleep(retry.max(MIN_REOPEN)).await;
                         continue;
                     }
                 };
@@ -371,7 +376,7 @@ impl HttpConnection {
                     }
                 }
                 fruitless = if fruitful { 0 } else { fruitless + 1 };
-                tokio::time::sleep(retry).await;
+                tokio::time::sleep(retry.max(MIN_REOPEN)).await;
             }
         });
         AbortOnDrop(task.abort_handle())

@@ -224,6 +224,36 @@ pub(crate) enum Notifier {
 }
 
 impl Notifier {
+    /// Sends the request `method` with `params` without waiting for its answer (which is
+    /// dropped): a `tasks/cancel` for a task nobody follows any more. Its id is drawn above
+    /// the ids of the client's own requests.
+    pub(crate) fn request_later(self, method: &'static str, params: Value) {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1 << 52);
+        let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        tokio::spawn(async move {
+            let sent = match self {
+                Self::Lines(out) => {
+                    let message = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+                    out.send(message.to_string())
+                        .await
+                        .map_err(|_| ClientError::Closed)
+                }
+                Self::Http(http) => {
+                    let request = Outgoing {
+                        id,
+                        method,
+                        params,
+                        headers: Vec::new(),
+                    };
+                    http.request(request).await.map(drop)
+                }
+            };
+            if let Err(error) = sent {
+                tracing::debug!(%error, method, "a request sent in passing failed");
+            }
+        });
+    }
+
     /// Sends `method` with `params` without waiting (a notification that cannot be sent is
     /// dropped: the connection is gone).
     pub(crate) fn notify_later(self, method: &'static str, params: Value) {
