@@ -17,18 +17,20 @@ use typemcp_core::protocol::task_methods::{
 use typemcp_core::protocol::{
     CallToolResult, ClientCapabilities, CompleteResult, CompletionReference, DiscoverResult,
     GetPromptResult, Implementation, InitializeResult, InputRequest, InputRequests, Outcome,
-    Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, TASKS_EXTENSION,
-    Tool, methods,
+    Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, SubscriptionFilter,
+    TASKS_EXTENSION, Tool, methods,
 };
 use typemcp_core::{ErrorCode, McpError};
 
 use crate::answers::{Answers, NoAnswers, Question};
 use crate::error::ClientError;
+use crate::listen::{Subscription, filter_params};
 use crate::notification::Notification;
 use crate::transport::http::HttpConnection;
 use crate::transport::lines::Connection;
 use crate::transport::{
-    Inbound, Notifier, Outgoing, ServerNotifications, ServerRequests, Transport,
+    Inbound, LISTEN_BACKLOG, Listeners, MAX_LISTENS, Notifier, Outgoing, ServerNotifications,
+    ServerRequests, Transport,
 };
 
 /// The revision of the 2026-07-28 wire.
@@ -189,8 +191,11 @@ impl ClientBuilder {
     /// the era.
     pub async fn connect_http(self, url: &str) -> Result<Client, ClientError> {
         let headers = self.headers.clone();
-        let http = HttpConnection::new(url, headers, self.inbound())?;
-        Client::open(self, Transport::Http(http, Default::default()), None).await
+        let inbound = self.inbound();
+        let listeners = inbound.listeners.clone();
+        let http = HttpConnection::new(url, headers, inbound)?;
+        let transport = Transport::Http(http, Default::default());
+        Client::open(self, transport, None, listeners).await
     }
 
     /// Connects over newline-delimited JSON-RPC on `reader` and `writer` (a server's
@@ -200,8 +205,10 @@ impl ClientBuilder {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let connection = Connection::open(reader, writer, self.inbound());
-        Client::open(self, Transport::Lines(connection), None).await
+        let inbound = self.inbound();
+        let listeners = inbound.listeners.clone();
+        let connection = Connection::open(reader, writer, inbound);
+        Client::open(self, Transport::Lines(connection), None, listeners).await
     }
 
     /// Starts `command` and connects over its stdin and stdout (its stderr is inherited);
@@ -215,8 +222,10 @@ impl ClientBuilder {
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(ClientError::Closed);
         };
-        let connection = Connection::open(stdout, stdin, self.inbound());
-        Client::open(self, Transport::Lines(connection), Some(child)).await
+        let inbound = self.inbound();
+        let listeners = inbound.listeners.clone();
+        let connection = Connection::open(stdout, stdin, inbound);
+        Client::open(self, Transport::Lines(connection), Some(child), listeners).await
     }
 }
 
@@ -226,6 +235,7 @@ impl ClientBuilder {
         Inbound {
             requests: pushed(Arc::clone(&self.answers)),
             notifications: self.notifications.clone(),
+            listeners: Listeners::default(),
         }
     }
 }
@@ -298,6 +308,8 @@ pub struct Client {
     next_id: AtomicU64,
     /// The mirrored arguments (`x-mcp-header`) of each tool listed, for HTTP calls.
     mirrored: Mutex<Option<HashMap<String, Vec<ParamHeader>>>>,
+    /// The open listens' notification channels.
+    listeners: Listeners,
     _child: Option<tokio::process::Child>,
 }
 
@@ -331,6 +343,7 @@ impl Client {
         builder: ClientBuilder,
         connection: Transport,
         child: Option<tokio::process::Child>,
+        listeners: Listeners,
     ) -> Result<Self, ClientError> {
         let mut capabilities = builder.answers.capabilities();
         if builder.tasks {
@@ -356,6 +369,7 @@ impl Client {
             wants_progress: builder.notifications.is_some(),
             next_id: AtomicU64::new(1),
             mirrored: Mutex::new(None),
+            listeners,
             _child: child,
         };
         if builder.era != EraChoice::Session {
@@ -698,6 +712,120 @@ impl Client {
             methods::COMPLETION_COMPLETE,
             self.send(methods::COMPLETION_COMPLETE, params).await?,
         )
+    }
+
+    /// Opens a `subscriptions/listen` (2026-07-28) for what `filter` asks, and waits for the
+    /// server's acknowledgement: the [`Subscription`] yields the notifications it carries
+    /// until the server ends it, and ends the listen when dropped. A 2025-11-25 session has no
+    /// listen: its notifications go to [`ClientBuilder::on_notification`].
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use typemcp_client::Client;
+    /// use typemcp_client::typemcp_core::protocol::SubscriptionFilter;
+    /// use typemcp_server::{RequestContext, Server, tool};
+    ///
+    /// /// Adds a tool, as far as clients can tell.
+    /// #[tool]
+    /// async fn grow(ctx: RequestContext) -> &'static str {
+    ///     ctx.server().notify_tools_list_changed();
+    ///     "grown"
+    /// }
+    ///
+    /// let server = Server::builder().tool(grow).build()?;
+    /// # let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    /// # let (read, write) = tokio::io::split(server_end);
+    /// # tokio::spawn(server.serve_io(read, write));
+    /// # let (read, write) = tokio::io::split(client_end);
+    /// let client = Client::builder().connect_io(read, write).await?;
+    /// let mut filter = SubscriptionFilter::default();
+    /// filter.tools_list_changed = Some(true);
+    /// let mut changes = client.listen(filter).await?;
+    /// client.call_tool("grow", serde_json::json!({})).await?;
+    /// let changed = changes.next().await.expect("a notification");
+    /// assert_eq!(changed.method, "notifications/tools/list_changed");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription, ClientError> {
+        let method = methods::SUBSCRIPTIONS_LISTEN;
+        if self.era != Era::Modern {
+            return Err(ClientError::Malformed {
+                method: method.to_owned(),
+                reason: "a 2025-11-25 session has no subscriptions/listen".to_owned(),
+            });
+        }
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (sender, mut notifications) = tokio::sync::mpsc::channel(LISTEN_BACKLOG);
+        {
+            let mut listeners = self
+                .listeners
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if listeners.len() >= MAX_LISTENS {
+                return Err(ClientError::Malformed {
+                    method: method.to_owned(),
+                    reason: format!("already {MAX_LISTENS} listens open on this client"),
+                });
+            }
+            listeners.insert(id, sender);
+        }
+        let forget = |listeners: &Listeners| {
+            listeners
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&id);
+        };
+        let mut params = filter_params(&filter);
+        params["_meta"] = self.meta();
+        let request = Outgoing {
+            id,
+            method,
+            params,
+            headers: Vec::new(),
+        };
+        let (mut done, running) = match self.connection.start(request).await {
+            Ok(started) => started,
+            Err(error) => {
+                forget(&self.listeners);
+                return Err(error);
+            }
+        };
+        let acknowledged = tokio::select! {
+            first = notifications.recv() => first,
+            ended = &mut done => {
+                forget(&self.listeners);
+                return Err(match ended {
+                    Ok(Err(error)) => error,
+                    _ => ClientError::Malformed {
+                        method: method.to_owned(),
+                        reason: "the listen ended before it was acknowledged".to_owned(),
+                    },
+                });
+            }
+        };
+        let honoured = acknowledged
+            .filter(|first| first.method == methods::SUBSCRIPTIONS_ACKNOWLEDGED)
+            .and_then(|ack| ack.params.get("notifications").cloned())
+            .and_then(|honoured| serde_json::from_value(honoured).ok());
+        let Some(honoured) = honoured else {
+            forget(&self.listeners);
+            return Err(ClientError::Malformed {
+                method: method.to_owned(),
+                reason: "the first message of the listen is not its acknowledgement".to_owned(),
+            });
+        };
+        Ok(Subscription {
+            id,
+            honoured,
+            notifications,
+            done,
+            ended: false,
+            listeners: Arc::clone(&self.listeners),
+            cancel: (!self.connection.is_http()).then(|| self.connection.notifier()),
+            _request: running,
+        })
     }
 
     /// Ends the connection: over HTTP, a 2025-11-25 session is deleted on the server (a

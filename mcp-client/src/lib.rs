@@ -8,6 +8,11 @@
 //!   `Mcp-Param-*` headers, streams resumed with `Last-Event-ID`), [`ClientBuilder::connect_io`].
 //!   The official conformance suite's client scenarios (outside OAuth and skills) pass with a
 //!   client built on it (`examples/conformance_client.rs` of the repository).
+//! - **Every server method**: the lists (all pages), `call_tool`, `get_prompt`,
+//!   `read_resource`, `complete`, `ping`, [`Client::listen`] (a [`Subscription`] stream);
+//!   progress and log messages to [`ClientBuilder::on_notification`]; a per-request timeout
+//!   and cancellation ([`ClientBuilder::request_timeout`], or dropping the call); calls that
+//!   become tasks followed to their end ([`ClientBuilder::tasks`]).
 //! - **Both eras, chosen when the connection opens**: `server/discover` first (2026-07-28,
 //!   each request carrying `_meta`), `initialize` when the server does not answer it (a
 //!   2025-11-25 session); or forced either way ([`EraChoice`]).
@@ -72,6 +77,7 @@
 mod answers;
 mod client;
 mod error;
+mod listen;
 mod notification;
 mod results;
 mod transport;
@@ -79,6 +85,7 @@ mod transport;
 pub use answers::{Answers, NoAnswers, Question, Reply, Scripted};
 pub use client::{Client, ClientBuilder, Era, EraChoice, MODERN, SESSION, ServerDescription};
 pub use error::ClientError;
+pub use listen::Subscription;
 pub use notification::Notification;
 pub use results::ToolResultExt;
 pub use typemcp_core;

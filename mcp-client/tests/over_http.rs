@@ -3,7 +3,8 @@
 //! in a 2025-11-25 session the questions pushed on the call's event stream and answered by
 //! `POST`s of their own), arguments mirrored into `Mcp-Param-*` headers (the server refuses a
 //! call without them), a stream the server closes mid-call resumed with `Last-Event-ID`,
-//! progress on a call's event stream, `ping`, completion, and a session deleted by `close`.
+//! progress on a call's event stream, a `subscriptions/listen` stream and its filter, `ping`,
+//! completion, and a session deleted by `close`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -12,7 +13,7 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::json;
 use tokio::net::TcpListener;
-use typemcp_client::typemcp_core::protocol::CompletionReference;
+use typemcp_client::typemcp_core::protocol::{CompletionReference, SubscriptionFilter};
 use typemcp_client::{Client, ClientError, Era, EraChoice, Reply, Scripted, ToolResultExt};
 use typemcp_server::state::{Continuation, Reply as Answered, Round, Step};
 use typemcp_server::transport::http::HttpConfig;
@@ -75,6 +76,14 @@ async fn count(ctx: RequestContext) -> &'static str {
     "counted"
 }
 
+/// Changes what the server offers, as far as its clients can tell.
+#[tool]
+async fn grow(ctx: RequestContext) -> &'static str {
+    ctx.server().notify_prompts_list_changed();
+    ctx.server().notify_tools_list_changed();
+    "grown"
+}
+
 async fn cities(request: CompletionRequest) -> Vec<String> {
     ["paris", "parma", "oslo"]
         .iter()
@@ -99,6 +108,7 @@ async fn serve() -> String {
         .tool(query)
         .tool(interrupted)
         .tool(count)
+        .tool(grow)
         .prompt(trip)
         .build()
         .unwrap();
@@ -136,7 +146,7 @@ async fn both_eras_list_call_and_run_a_two_round_flow_over_http() {
             .collect();
         assert_eq!(
             tools,
-            ["deploy", "query", "interrupted", "count"],
+            ["deploy", "query", "interrupted", "count", "grow"],
             "{era:?}"
         );
         let done = client
@@ -259,4 +269,45 @@ async fn progress_arrives_on_the_event_stream_of_the_call_in_both_eras() {
         assert_eq!(done.text(), "counted", "{era:?}");
         assert_eq!(*seen.lock().unwrap(), [1.0, 2.0, 3.0], "{era:?}");
     }
+}
+
+#[tokio::test]
+async fn a_listen_streams_what_its_filter_asks_for_and_nothing_else() {
+    let url = serve().await;
+    let client = connect(&url, EraChoice::Modern).await;
+    let mut filter = SubscriptionFilter::default();
+    filter.tools_list_changed = Some(true);
+    let mut changes = client.listen(filter.clone()).await.unwrap();
+    assert_eq!(changes.honoured().tools_list_changed, Some(true));
+    for _ in 0..2 {
+        client.call_tool("grow", json!({})).await.unwrap();
+        let changed = tokio::time::timeout(Duration::from_secs(5), changes.next())
+            .await
+            .expect("a notification in time")
+            .expect("the listen is open");
+        // The prompt list changed first, but it was not asked for.
+        assert_eq!(changed.method, "notifications/tools/list_changed");
+    }
+    let nothing_more = tokio::time::timeout(Duration::from_millis(200), changes.next()).await;
+    assert!(nothing_more.is_err(), "{nothing_more:?}");
+    // Dropped, the listen ends; the client opens another and goes on.
+    drop(changes);
+    let mut again = client.listen(filter).await.unwrap();
+    client.call_tool("grow", json!({})).await.unwrap();
+    let changed = tokio::time::timeout(Duration::from_secs(5), again.next()).await;
+    assert!(changed.unwrap().is_some());
+}
+
+#[tokio::test]
+async fn a_session_has_no_listen() {
+    let url = serve().await;
+    let client = connect(&url, EraChoice::Session).await;
+    let error = client
+        .listen(SubscriptionFilter::default())
+        .await
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("subscriptions/listen"),
+        "{error}"
+    );
 }

@@ -453,6 +453,13 @@ impl HttpConnection {
 #[derive(Debug)]
 pub(crate) struct AbortOnDrop(tokio::task::AbortHandle);
 
+impl AbortOnDrop {
+    /// Aborts the task of `handle` when dropped.
+    pub(crate) fn new(handle: tokio::task::AbortHandle) -> Self {
+        Self(handle)
+    }
+}
+
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         self.0.abort();

@@ -118,6 +118,24 @@ impl Connection {
         }
     }
 
+    /// Sends `method` with `params` and returns where its response will come, without
+    /// waiting for it (the place is freed when the response comes).
+    pub(crate) async fn start(
+        &self,
+        id: u64,
+        method: &str,
+        params: Value,
+    ) -> Result<oneshot::Receiver<Result<Value, McpError>>, ClientError> {
+        let (tx, rx) = oneshot::channel();
+        lock(&self.waiting).insert(id, tx);
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        if self.out.send(message.to_string()).await.is_err() {
+            lock(&self.waiting).remove(&id);
+            return Err(ClientError::Closed);
+        }
+        Ok(rx)
+    }
+
     /// The sender of outgoing messages, for a notification sent from elsewhere.
     pub(crate) fn sender(&self) -> mpsc::Sender<String> {
         self.out.clone()

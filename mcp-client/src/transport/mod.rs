@@ -7,11 +7,13 @@
 pub(crate) mod http;
 pub(crate) mod lines;
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
+use tokio::sync::{mpsc, oneshot};
 use typemcp_core::McpError;
 
 use crate::error::ClientError;
@@ -33,12 +35,23 @@ pub(crate) type ServerRequests =
 /// Takes one notification of the server's.
 pub(crate) type ServerNotifications = Arc<dyn Fn(Notification) + Send + Sync>;
 
-/// Where what the server sends on its own goes: its requests, and its notifications (logged
-/// when nobody takes them).
+/// The most `subscriptions/listen` a client keeps open at once.
+pub(crate) const MAX_LISTENS: usize = 64;
+
+/// How many notifications one listen holds until its stream is read; one more is dropped,
+/// with a warning.
+pub(crate) const LISTEN_BACKLOG: usize = 1024;
+
+/// The open listens, by the id of their `subscriptions/listen` request.
+pub(crate) type Listeners = Arc<std::sync::Mutex<HashMap<u64, mpsc::Sender<Notification>>>>;
+
+/// Where what the server sends on its own goes: its requests, and its notifications (to the
+/// listen whose `subscriptionId` they carry, else to the user's handler, else logged).
 #[derive(Clone)]
 pub(crate) struct Inbound {
     pub(crate) requests: ServerRequests,
     pub(crate) notifications: Option<ServerNotifications>,
+    pub(crate) listeners: Listeners,
 }
 
 impl std::fmt::Debug for Inbound {
@@ -53,9 +66,28 @@ impl Inbound {
     /// Hands a notification to whoever takes them.
     pub(crate) fn notified(&self, method: String, params: Value) {
         tracing::debug!(%method, "a notification from the server");
-        if let Some(take) = &self.notifications {
-            take(Notification { method, params });
+        let subscription = params
+            .get("_meta")
+            .and_then(|meta| meta.get(SUBSCRIPTION_ID))
+            .and_then(Value::as_u64);
+        let notification = Notification { method, params };
+        if let Some(listener) = subscription.and_then(|id| self.listener(id)) {
+            if listener.try_send(notification).is_err() {
+                tracing::warn!("a listen's stream is not read: a notification dropped");
+            }
+            return;
         }
+        if let Some(take) = &self.notifications {
+            take(notification);
+        }
+    }
+
+    fn listener(&self, id: u64) -> Option<mpsc::Sender<Notification>> {
+        let listeners = self
+            .listeners
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        listeners.get(&id).cloned()
     }
 }
 
@@ -72,6 +104,9 @@ pub(crate) struct Outgoing<'a> {
     /// transports ignore them.
     pub(crate) headers: Vec<(String, String)>,
 }
+
+/// The `_meta` key naming the listen a notification belongs to.
+pub(crate) const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
 /// The connection of one client.
 #[derive(Debug)]
@@ -96,6 +131,43 @@ impl Transport {
             }
             Self::Http(http, _) => http.request(request).await,
         }
+    }
+
+    /// Sends `request` and lets it run on its own: its answer comes on the returned channel;
+    /// dropping the returned guard stops waiting for it (over HTTP, it closes its stream).
+    pub(crate) async fn start(
+        &self,
+        request: Outgoing<'static>,
+    ) -> Result<
+        (
+            oneshot::Receiver<Result<Value, ClientError>>,
+            http::AbortOnDrop,
+        ),
+        ClientError,
+    > {
+        let (done, answer) = oneshot::channel();
+        let task = match self {
+            Self::Lines(lines) => {
+                let raw = lines
+                    .start(request.id, request.method, request.params)
+                    .await?;
+                tokio::spawn(async move {
+                    let outcome = match raw.await {
+                        Ok(Ok(result)) => Ok(result),
+                        Ok(Err(error)) => Err(ClientError::Server(error)),
+                        Err(_) => Err(ClientError::Closed),
+                    };
+                    let _ = done.send(outcome);
+                })
+            }
+            Self::Http(http, _) => {
+                let http = http.clone();
+                tokio::spawn(async move {
+                    let _ = done.send(http.request(request).await);
+                })
+            }
+        };
+        Ok((answer, http::AbortOnDrop::new(task.abort_handle())))
     }
 
     /// Sends the notification `method` with `params`.
