@@ -9,29 +9,18 @@ use std::time::Duration;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
-use tokio::io::{AsyncRead, AsyncWrite};
 use typemcp_core::protocol::param_headers::{self, ParamHeader};
-use typemcp_core::protocol::task_methods::{
-    CANCEL as TASKS_CANCEL, GET as TASKS_GET, UPDATE as TASKS_UPDATE,
-};
 use typemcp_core::protocol::{
     CallToolResult, ClientCapabilities, CompleteResult, CompletionReference, DiscoverResult,
-    GetPromptResult, Implementation, InitializeResult, InputRequest, InputRequests, Outcome,
-    Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, SubscriptionFilter,
-    TASKS_EXTENSION, Tool, methods,
+    GetPromptResult, Implementation, InitializeResult, Outcome, Prompt, ReadResourceResult,
+    Resource, ResourceTemplate, ServerCapabilities, TASKS_EXTENSION, Tool, methods,
 };
 use typemcp_core::{ErrorCode, McpError};
 
-use crate::answers::{Answers, NoAnswers, Question};
+use crate::answers::{Answers, Question};
+use crate::builder::ClientBuilder;
 use crate::error::ClientError;
-use crate::listen::{Subscription, filter_params};
-use crate::notification::Notification;
-use crate::transport::http::HttpConnection;
-use crate::transport::lines::Connection;
-use crate::transport::{
-    Inbound, LISTEN_BACKLOG, Listeners, MAX_LISTENS, Notifier, Outgoing, ServerNotifications,
-    ServerRequests, Transport,
-};
+use crate::transport::{Listeners, Notifier, Outgoing, Transport};
 
 /// The revision of the 2026-07-28 wire.
 pub const MODERN: &str = "2026-07-28";
@@ -68,206 +57,6 @@ pub enum Era {
     Session,
 }
 
-/// Builds a [`Client`]: how it answers the server's questions, which era it speaks, and
-/// how many rounds a call may take.
-#[derive(Clone)]
-pub struct ClientBuilder {
-    answers: Arc<dyn Answers>,
-    era: EraChoice,
-    info: Implementation,
-    max_rounds: u32,
-    probe_timeout: Duration,
-    request_timeout: Option<Duration>,
-    headers: http::HeaderMap,
-    notifications: Option<ServerNotifications>,
-    tasks: bool,
-}
-
-impl std::fmt::Debug for ClientBuilder {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ClientBuilder")
-            .field("era", &self.era)
-            .field("info", &self.info)
-            .field("max_rounds", &self.max_rounds)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Default for ClientBuilder {
-    fn default() -> Self {
-        Self {
-            answers: Arc::new(NoAnswers),
-            era: EraChoice::Automatic,
-            info: Implementation::new("typemcp-client", env!("CARGO_PKG_VERSION")),
-            max_rounds: 16,
-            probe_timeout: Duration::from_secs(10),
-            request_timeout: None,
-            headers: http::HeaderMap::new(),
-            notifications: None,
-            tasks: false,
-        }
-    }
-}
-
-impl ClientBuilder {
-    /// Answers the server's questions with `answers` (by default, none are answered).
-    #[must_use]
-    pub fn answers(mut self, answers: impl Answers) -> Self {
-        self.answers = Arc::new(answers);
-        self
-    }
-
-    /// Speaks `era` (by default, chosen automatically).
-    #[must_use]
-    pub fn era(mut self, era: EraChoice) -> Self {
-        self.era = era;
-        self
-    }
-
-    /// Names the client to the server.
-    #[must_use]
-    pub fn client_info(mut self, info: Implementation) -> Self {
-        self.info = info;
-        self
-    }
-
-    /// Gives up on a call still asking for input after `rounds` rounds (16 by default).
-    #[must_use]
-    pub fn max_rounds(mut self, rounds: u32) -> Self {
-        self.max_rounds = rounds.max(1);
-        self
-    }
-
-    /// Gives up on a request the server has not answered within `timeout` (by default the
-    /// client waits as long as the connection lives): the call fails with
-    /// [`ClientError::TimedOut`] and the server is sent `notifications/cancelled`. A
-    /// multi-round call counts each round on its own; a 2025-11-25 call counts the questions
-    /// the server pushes, and the time the answers take, in its one request.
-    #[must_use]
-    pub fn request_timeout(mut self, timeout: Duration) -> Self {
-        self.request_timeout = Some(timeout);
-        self
-    }
-
-    /// Declares the tasks extension (`io.modelcontextprotocol/tasks`, 2026-07-28): a call the
-    /// server turns into a task is followed to its end (`tasks/get` at the server's
-    /// `pollIntervalMs`), the questions it parks on answered by the same [`Answers`] through
-    /// `tasks/update`, and its result returned as any call's; a call whose future is dropped
-    /// cancels its task (`tasks/cancel`).
-    #[must_use]
-    pub fn tasks(mut self) -> Self {
-        self.tasks = true;
-        self
-    }
-
-    /// Hands every notification of the server's to `take` (progress, log messages, lists that
-    /// changed), called on the connection's reading task: keep it short. Each tool call,
-    /// prompt and resource read then asks for progress (`_meta.progressToken`, the request's
-    /// id).
-    #[must_use]
-    pub fn on_notification(mut self, take: impl Fn(Notification) + Send + Sync + 'static) -> Self {
-        self.notifications = Some(Arc::new(take));
-        self
-    }
-
-    /// Sends the header `name: value` with every HTTP request (`Authorization: Bearer …`);
-    /// a name or value that is not a valid header is left out, with a warning.
-    #[must_use]
-    pub fn header(mut self, name: &str, value: &str) -> Self {
-        match (
-            http::HeaderName::try_from(name),
-            http::HeaderValue::from_str(value),
-        ) {
-            (Ok(name), Ok(mut value)) => {
-                value.set_sensitive(true);
-                self.headers.append(name, value);
-            }
-            _ => tracing::warn!(header = name, "not a valid HTTP header: left out"),
-        }
-        self
-    }
-
-    /// Connects to the Streamable HTTP endpoint at `url` (`http://host:port/mcp`), choosing
-    /// the era.
-    pub async fn connect_http(self, url: &str) -> Result<Client, ClientError> {
-        let headers = self.headers.clone();
-        let inbound = self.inbound();
-        let listeners = inbound.listeners.clone();
-        let http = HttpConnection::new(url, headers, inbound)?;
-        let transport = Transport::Http(http, Default::default());
-        Client::open(self, transport, None, listeners).await
-    }
-
-    /// Connects over newline-delimited JSON-RPC on `reader` and `writer` (a server's
-    /// `serve_io` on an in-memory duplex, a child's stdio), choosing the era.
-    pub async fn connect_io<R, W>(self, reader: R, writer: W) -> Result<Client, ClientError>
-    where
-        R: AsyncRead + Unpin + Send + 'static,
-        W: AsyncWrite + Unpin + Send + 'static,
-    {
-        let inbound = self.inbound();
-        let listeners = inbound.listeners.clone();
-        let connection = Connection::open(reader, writer, inbound);
-        Client::open(self, Transport::Lines(connection), None, listeners).await
-    }
-
-    /// Starts `command` and connects over its stdin and stdout (its stderr is inherited);
-    /// the child is killed when the client is dropped.
-    pub async fn spawn(self, mut command: tokio::process::Command) -> Result<Client, ClientError> {
-        command
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .kill_on_drop(true);
-        let mut child = command.spawn()?;
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            return Err(ClientError::Closed);
-        };
-        let inbound = self.inbound();
-        let listeners = inbound.listeners.clone();
-        let connection = Connection::open(stdout, stdin, inbound);
-        Client::open(self, Transport::Lines(connection), Some(child), listeners).await
-    }
-}
-
-impl ClientBuilder {
-    /// Where the server's own requests and notifications go.
-    fn inbound(&self) -> Inbound {
-        Inbound {
-            requests: pushed(Arc::clone(&self.answers)),
-            notifications: self.notifications.clone(),
-            listeners: Listeners::default(),
-        }
-    }
-}
-
-/// The server's pushed requests (a 2025-11-25 session), answered by `answers`.
-fn pushed(answers: Arc<dyn Answers>) -> ServerRequests {
-    Arc::new(move |method: String, params: Value| {
-        let answers = Arc::clone(&answers);
-        Box::pin(async move {
-            if method == "ping" {
-                return Ok(json!({}));
-            }
-            let request: InputRequest =
-                serde_json::from_value(json!({"method": method, "params": params}))
-                    .map_err(|_| McpError::method_not_found(&method))?;
-            let question = Question {
-                key: None,
-                round: None,
-                request: &request,
-            };
-            let reply = answers.answer(question).await.map_err(refused)?;
-            reply.respond(&question).map_err(refused)
-        })
-    })
-}
-
-/// What a pushed request is answered with when the client's answers fail it.
-fn refused(error: ClientError) -> McpError {
-    tracing::warn!(%error, "a question of the server's was not answered");
-    McpError::internal(error.to_string())
-}
-
 /// A connection to one MCP server.
 ///
 /// ```
@@ -295,22 +84,22 @@ fn refused(error: ClientError) -> McpError {
 /// ```
 #[derive(Debug)]
 pub struct Client {
-    connection: Transport,
-    era: Era,
-    capabilities: ClientCapabilities,
-    info: Implementation,
-    server: ServerDescription,
-    answers: Arc<dyn Answers>,
-    max_rounds: u32,
-    request_timeout: Option<Duration>,
+    pub(crate) connection: Transport,
+    pub(crate) era: Era,
+    pub(crate) capabilities: ClientCapabilities,
+    pub(crate) info: Implementation,
+    pub(crate) server: ServerDescription,
+    pub(crate) answers: Arc<dyn Answers>,
+    pub(crate) max_rounds: u32,
+    pub(crate) request_timeout: Option<Duration>,
     /// Whether someone takes the server's notifications (and so progress is asked for).
-    wants_progress: bool,
-    next_id: AtomicU64,
+    pub(crate) wants_progress: bool,
+    pub(crate) next_id: AtomicU64,
     /// The mirrored arguments (`x-mcp-header`) of each tool listed, for HTTP calls.
-    mirrored: Mutex<Option<HashMap<String, Vec<ParamHeader>>>>,
+    pub(crate) mirrored: Mutex<Option<HashMap<String, Vec<ParamHeader>>>>,
     /// The open listens' notification channels.
-    listeners: Listeners,
-    _child: Option<tokio::process::Child>,
+    pub(crate) listeners: Listeners,
+    pub(crate) _child: Option<tokio::process::Child>,
 }
 
 /// What the server said about itself when the connection opened.
@@ -339,7 +128,7 @@ impl Client {
         ClientBuilder::default()
     }
 
-    async fn open(
+    pub(crate) async fn open(
         builder: ClientBuilder,
         connection: Transport,
         child: Option<tokio::process::Child>,
@@ -480,7 +269,7 @@ impl Client {
     }
 
     /// The `_meta` every 2026-07-28 request carries.
-    fn meta(&self) -> Value {
+    pub(crate) fn meta(&self) -> Value {
         json!({
             "io.modelcontextprotocol/protocolVersion": MODERN,
             "io.modelcontextprotocol/clientCapabilities": self.capabilities,
@@ -489,12 +278,16 @@ impl Client {
     }
 
     /// Sends `method` with `params`, adding `_meta` on the 2026-07-28 wire.
-    async fn send(&self, method: &str, params: Map<String, Value>) -> Result<Value, ClientError> {
+    pub(crate) async fn send(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+    ) -> Result<Value, ClientError> {
         self.send_with(method, params, Vec::new()).await
     }
 
     /// Sends `method` with `params` and, over HTTP, the extra `headers`.
-    async fn send_with(
+    pub(crate) async fn send_with(
         &self,
         method: &str,
         mut params: Map<String, Value>,
@@ -714,120 +507,6 @@ impl Client {
         )
     }
 
-    /// Opens a `subscriptions/listen` (2026-07-28) for what `filter` asks, and waits for the
-    /// server's acknowledgement: the [`Subscription`] yields the notifications it carries
-    /// until the server ends it, and ends the listen when dropped. A 2025-11-25 session has no
-    /// listen: its notifications go to [`ClientBuilder::on_notification`].
-    ///
-    /// ```
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// use typemcp_client::Client;
-    /// use typemcp_client::typemcp_core::protocol::SubscriptionFilter;
-    /// use typemcp_server::{RequestContext, Server, tool};
-    ///
-    /// /// Adds a tool, as far as clients can tell.
-    /// #[tool]
-    /// async fn grow(ctx: RequestContext) -> &'static str {
-    ///     ctx.server().notify_tools_list_changed();
-    ///     "grown"
-    /// }
-    ///
-    /// let server = Server::builder().tool(grow).build()?;
-    /// # let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-    /// # let (read, write) = tokio::io::split(server_end);
-    /// # tokio::spawn(server.serve_io(read, write));
-    /// # let (read, write) = tokio::io::split(client_end);
-    /// let client = Client::builder().connect_io(read, write).await?;
-    /// let mut filter = SubscriptionFilter::default();
-    /// filter.tools_list_changed = Some(true);
-    /// let mut changes = client.listen(filter).await?;
-    /// client.call_tool("grow", serde_json::json!({})).await?;
-    /// let changed = changes.next().await.expect("a notification");
-    /// assert_eq!(changed.method, "notifications/tools/list_changed");
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription, ClientError> {
-        let method = methods::SUBSCRIPTIONS_LISTEN;
-        if self.era != Era::Modern {
-            return Err(ClientError::Malformed {
-                method: method.to_owned(),
-                reason: "a 2025-11-25 session has no subscriptions/listen".to_owned(),
-            });
-        }
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let (sender, mut notifications) = tokio::sync::mpsc::channel(LISTEN_BACKLOG);
-        {
-            let mut listeners = self
-                .listeners
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            if listeners.len() >= MAX_LISTENS {
-                return Err(ClientError::Malformed {
-                    method: method.to_owned(),
-                    reason: format!("already {MAX_LISTENS} listens open on this client"),
-                });
-            }
-            listeners.insert(id, sender);
-        }
-        let forget = |listeners: &Listeners| {
-            listeners
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .remove(&id);
-        };
-        let mut params = filter_params(&filter);
-        params["_meta"] = self.meta();
-        let request = Outgoing {
-            id,
-            method,
-            params,
-            headers: Vec::new(),
-        };
-        let (mut done, running) = match self.connection.start(request).await {
-            Ok(started) => started,
-            Err(error) => {
-                forget(&self.listeners);
-                return Err(error);
-            }
-        };
-        let acknowledged = tokio::select! {
-            first = notifications.recv() => first,
-            ended = &mut done => {
-                forget(&self.listeners);
-                return Err(match ended {
-                    Ok(Err(error)) => error,
-                    _ => ClientError::Malformed {
-                        method: method.to_owned(),
-                        reason: "the listen ended before it was acknowledged".to_owned(),
-                    },
-                });
-            }
-        };
-        let honoured = acknowledged
-            .filter(|first| first.method == methods::SUBSCRIPTIONS_ACKNOWLEDGED)
-            .and_then(|ack| ack.params.get("notifications").cloned())
-            .and_then(|honoured| serde_json::from_value(honoured).ok());
-        let Some(honoured) = honoured else {
-            forget(&self.listeners);
-            return Err(ClientError::Malformed {
-                method: method.to_owned(),
-                reason: "the first message of the listen is not its acknowledgement".to_owned(),
-            });
-        };
-        Ok(Subscription {
-            id,
-            honoured,
-            notifications,
-            done,
-            ended: false,
-            listeners: Arc::clone(&self.listeners),
-            cancel: (!self.connection.is_http()).then(|| self.connection.notifier()),
-            _request: running,
-        })
-    }
-
     /// Ends the connection: over HTTP, a 2025-11-25 session is deleted on the server (a
     /// client dropped without `close` leaves it to expire).
     pub async fn close(self) -> Result<(), ClientError> {
@@ -879,123 +558,6 @@ impl Client {
     }
 }
 
-impl Client {
-    /// Follows the task `created` announced until it ends: its questions answered through
-    /// `tasks/update` (rounds counted on from `round`), its result parsed as `T`.
-    async fn follow_task<T: DeserializeOwned>(
-        &self,
-        method: &str,
-        created: Value,
-        mut round: u32,
-    ) -> Result<T, ClientError> {
-        // The task's fields are flat in the result.
-        let task = &created;
-        let Some(task_id) = task
-            .get("taskId")
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-        else {
-            return Err(ClientError::Malformed {
-                method: method.to_owned(),
-                reason: "a task result without a task id".to_owned(),
-            });
-        };
-        let mut interval = poll_interval(task);
-        let mut watch = TaskWatch {
-            cancel: Some((self.connection.notifier(), self.task_params(&task_id))),
-        };
-        let outcome = loop {
-            tokio::time::sleep(interval).await;
-            let mut polled = self.send(TASKS_GET, self.task_params_map(&task_id)).await?;
-            interval = poll_interval(&polled);
-            match polled.get("status").and_then(Value::as_str) {
-                Some("working") => {}
-                Some("input_required") => {
-                    if round >= self.max_rounds {
-                        break Err(ClientError::TooManyRounds(self.max_rounds));
-                    }
-                    round += 1;
-                    let asked = polled.get_mut("inputRequests").map(Value::take);
-                    let asked: InputRequests = parse(TASKS_GET, asked.unwrap_or(Value::Null))?;
-                    let mut responses = Map::new();
-                    for (key, request) in &asked {
-                        let question = Question {
-                            key: Some(key),
-                            round: Some(round),
-                            request,
-                        };
-                        let reply = self.answers.answer(question).await?;
-                        responses.insert(key.clone(), reply.respond(&question)?);
-                    }
-                    let mut params = self.task_params_map(&task_id);
-                    params.insert("inputResponses".to_owned(), Value::Object(responses));
-                    self.send(TASKS_UPDATE, params).await?;
-                }
-                Some("completed") => {
-                    let result = polled.get_mut("result").map(Value::take);
-                    break parse(method, result.unwrap_or(Value::Null));
-                }
-                Some("failed") => {
-                    let error = polled.get_mut("error").map(Value::take);
-                    break Err(match error.and_then(|e| serde_json::from_value(e).ok()) {
-                        Some(error) => ClientError::Server(error),
-                        None => ClientError::Malformed {
-                            method: TASKS_GET.to_owned(),
-                            reason: "a failed task without its error".to_owned(),
-                        },
-                    });
-                }
-                Some("cancelled") => break Err(ClientError::TaskCancelled { task_id }),
-                other => {
-                    break Err(ClientError::Malformed {
-                        method: TASKS_GET.to_owned(),
-                        reason: format!("unknown task status {other:?}"),
-                    });
-                }
-            }
-        };
-        watch.cancel = None;
-        outcome
-    }
-
-    /// `{"taskId": …}`, with `_meta` on the 2026-07-28 wire, as a notification's params.
-    fn task_params(&self, task_id: &str) -> Value {
-        let mut params = self.task_params_map(task_id);
-        if self.era == Era::Modern {
-            params.insert("_meta".to_owned(), self.meta());
-        }
-        Value::Object(params)
-    }
-
-    fn task_params_map(&self, task_id: &str) -> Map<String, Value> {
-        Map::from_iter([("taskId".to_owned(), json!(task_id))])
-    }
-}
-
-/// How long to wait before polling a task again: the server's `pollIntervalMs` (in a task
-/// or a `tasks/get` result), within 10 ms and 5 s; 500 ms when it gives none.
-fn poll_interval(task: &Value) -> Duration {
-    let millis = task
-        .get("pollIntervalMs")
-        .and_then(Value::as_u64)
-        .unwrap_or(500);
-    Duration::from_millis(millis.clamp(10, 5_000))
-}
-
-/// A task being followed: unless it ended, dropping it (the caller gave up) cancels the task
-/// with `tasks/cancel`.
-struct TaskWatch {
-    cancel: Option<(Notifier, Value)>,
-}
-
-impl Drop for TaskWatch {
-    fn drop(&mut self) {
-        if let Some((notifier, params)) = self.cancel.take() {
-            notifier.request_later(TASKS_CANCEL, params);
-        }
-    }
-}
-
 /// A request in flight: unless it was answered, dropping it (the caller gave up on the
 /// future, or its time ran out) tells the server with `notifications/cancelled`.
 struct Pending {
@@ -1037,7 +599,7 @@ fn arguments_of(method: &str, arguments: impl Serialize) -> Result<Value, Client
 }
 
 /// The server's answer to `method` as `T`.
-fn parse<T: DeserializeOwned>(method: &str, answer: Value) -> Result<T, ClientError> {
+pub(crate) fn parse<T: DeserializeOwned>(method: &str, answer: Value) -> Result<T, ClientError> {
     serde_json::from_value(answer).map_err(|error| ClientError::Malformed {
         method: method.to_owned(),
         reason: error.to_string(),

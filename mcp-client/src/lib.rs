@@ -75,15 +75,18 @@
 //! Guides: [Testing your server](guide::testing).
 
 mod answers;
+mod builder;
 mod client;
 mod error;
 mod listen;
 mod notification;
 mod results;
+mod tasks;
 mod transport;
 
 pub use answers::{Answers, NoAnswers, Question, Reply, Scripted};
-pub use client::{Client, ClientBuilder, Era, EraChoice, MODERN, SESSION, ServerDescription};
+pub use builder::ClientBuilder;
+pub use client::{Client, Era, EraChoice, MODERN, SESSION, ServerDescription};
 pub use error::ClientError;
 pub use listen::Subscription;
 pub use notification::Notification;

@@ -9,15 +9,19 @@
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, PoisonError};
+
 use futures_util::Stream;
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
-use typemcp_core::protocol::SubscriptionFilter;
+use typemcp_core::protocol::{SubscriptionFilter, methods};
 
+use crate::client::{Client, Era};
 use crate::error::ClientError;
 use crate::notification::Notification;
 use crate::transport::http::AbortOnDrop;
-use crate::transport::{Listeners, Notifier};
+use crate::transport::{LISTEN_BACKLOG, Listeners, MAX_LISTENS, Notifier, Outgoing};
 
 /// An open `subscriptions/listen`: a [`Stream`] of the notifications it asked for.
 #[derive(Debug)]
@@ -78,7 +82,123 @@ impl Drop for Subscription {
     }
 }
 
+impl Client {
+    /// Opens a `subscriptions/listen` (2026-07-28) for what `filter` asks, and waits for the
+    /// server's acknowledgement: the [`Subscription`] yields the notifications it carries
+    /// until the server ends it, and ends the listen when dropped. A 2025-11-25 session has no
+    /// listen: its notifications go to [`ClientBuilder::on_notification`].
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use typemcp_client::Client;
+    /// use typemcp_client::typemcp_core::protocol::SubscriptionFilter;
+    /// use typemcp_server::{RequestContext, Server, tool};
+    ///
+    /// /// Adds a tool, as far as clients can tell.
+    /// #[tool]
+    /// async fn grow(ctx: RequestContext) -> &'static str {
+    ///     ctx.server().notify_tools_list_changed();
+    ///     "grown"
+    /// }
+    ///
+    /// let server = Server::builder().tool(grow).build()?;
+    /// # let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    /// # let (read, write) = tokio::io::split(server_end);
+    /// # tokio::spawn(server.serve_io(read, write));
+    /// # let (read, write) = tokio::io::split(client_end);
+    /// let client = Client::builder().connect_io(read, write).await?;
+    /// let mut filter = SubscriptionFilter::default();
+    /// filter.tools_list_changed = Some(true);
+    /// let mut changes = client.listen(filter).await?;
+    /// client.call_tool("grow", serde_json::json!({})).await?;
+    /// let changed = changes.next().await.expect("a notification");
+    /// assert_eq!(changed.method, "notifications/tools/list_changed");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription, ClientError> {
+        let method = methods::SUBSCRIPTIONS_LISTEN;
+        if self.era != Era::Modern {
+            return Err(ClientError::Malformed {
+                method: method.to_owned(),
+                reason: "a 2025-11-25 session has no subscriptions/listen".to_owned(),
+            });
+        }
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (sender, mut notifications) = tokio::sync::mpsc::channel(LISTEN_BACKLOG);
+        {
+            let mut listeners = self
+                .listeners
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if listeners.len() >= MAX_LISTENS {
+                return Err(ClientError::Malformed {
+                    method: method.to_owned(),
+                    reason: format!("already {MAX_LISTENS} listens open on this client"),
+                });
+            }
+            listeners.insert(id, sender);
+        }
+        let forget = |listeners: &Listeners| {
+            listeners
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&id);
+        };
+        let mut params = filter_params(&filter);
+        params["_meta"] = self.meta();
+        let request = Outgoing {
+            id,
+            method,
+            params,
+            headers: Vec::new(),
+        };
+        let (mut done, running) = match self.connection.start(request).await {
+            Ok(started) => started,
+            Err(error) => {
+                forget(&self.listeners);
+                return Err(error);
+            }
+        };
+        let acknowledged = tokio::select! {
+            first = notifications.recv() => first,
+            ended = &mut done => {
+                forget(&self.listeners);
+                return Err(match ended {
+                    Ok(Err(error)) => error,
+                    _ => ClientError::Malformed {
+                        method: method.to_owned(),
+                        reason: "the listen ended before it was acknowledged".to_owned(),
+                    },
+                });
+            }
+        };
+        let honoured = acknowledged
+            .filter(|first| first.method == methods::SUBSCRIPTIONS_ACKNOWLEDGED)
+            .and_then(|ack| ack.params.get("notifications").cloned())
+            .and_then(|honoured| serde_json::from_value(honoured).ok());
+        let Some(honoured) = honoured else {
+            forget(&self.listeners);
+            return Err(ClientError::Malformed {
+                method: method.to_owned(),
+                reason: "the first message of the listen is not its acknowledgement".to_owned(),
+            });
+        };
+        Ok(Subscription {
+            id,
+            honoured,
+            notifications,
+            done,
+            ended: false,
+            listeners: Arc::clone(&self.listeners),
+            cancel: (!self.connection.is_http()).then(|| self.connection.notifier()),
+            _request: running,
+        })
+    }
+}
+
 /// The filter a listen asks for, as sent.
-pub(crate) fn filter_params(filter: &SubscriptionFilter) -> Value {
+fn filter_params(filter: &SubscriptionFilter) -> Value {
     json!({ "notifications": filter })
 }
