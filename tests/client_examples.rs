@@ -9,10 +9,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+#[allow(dead_code, missing_docs)]
+#[path = "../examples/conformance_server.rs"]
+mod fixture;
 
 use serde::Serialize;
 use serde_json::json;
-use typemcp_client::{Client, ClientError, Era, EraChoice, Reply, Scripted, ToolResultExt};
+use typemcp_client::{Client, ClientError, Era, EraChoice, Reply, Scripted, ToolResultExt, Wires};
 use typemcp_server::ElicitForm;
 
 /// The example's `Confirm`, as a test writes it.
@@ -289,4 +292,64 @@ async fn a_task_whose_call_is_dropped_is_cancelled_on_the_server() {
         );
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
+}
+
+/// One test body over every wire the conformance server serves (in this process, as a child
+/// over stdio, over HTTP), each in both eras: six runs of a plain call and of a form the
+/// server asks for (an `input_required` round, or a question pushed to a 2025-11-25 session).
+#[tokio::test]
+async fn one_body_runs_over_every_wire_in_both_eras() {
+    let http = common::ExampleServer::named(common::FIXTURE).http();
+    let wires = Wires::new()
+        .in_process(|| {
+            let server = fixture::server().unwrap();
+            let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+            let (read, write) = tokio::io::split(server_end);
+            tokio::spawn(server.serve_io(read, write));
+            tokio::io::split(client_end)
+        })
+        .stdio(|| {
+            let mut command = tokio::process::Command::new(common::example_binary(common::FIXTURE));
+            command.arg("--stdio").stderr(std::process::Stdio::null());
+            command
+        })
+        .http(http.url());
+    let runs = std::sync::Mutex::new(Vec::new());
+    let user = serde_json::Map::from_iter([
+        ("username".to_owned(), json!("ada")),
+        ("email".to_owned(), json!("ada@example.com")),
+    ]);
+    wires
+        .run(
+            || {
+                Client::builder()
+                    .answers(Scripted::new().otherwise(Reply::accept_content(user.clone())))
+            },
+            async |client, run| {
+                let text = client
+                    .call_tool("test_simple_text", json!({}))
+                    .await
+                    .unwrap();
+                assert!(text.text().contains("simple text"), "{run}: {text:?}");
+                let asked = client
+                    .call_tool("test_elicitation", json!({"message": "Who are you?"}))
+                    .await
+                    .unwrap_or_else(|error| panic!("{run}: {error}"));
+                assert!(asked.text().contains("ada@example.com"), "{run}: {asked:?}");
+                runs.lock().unwrap().push(run.to_string());
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        *runs.lock().unwrap(),
+        [
+            "in-process, 2026-07-28",
+            "in-process, 2025-11-25",
+            "stdio, 2026-07-28",
+            "stdio, 2025-11-25",
+            "HTTP, 2026-07-28",
+            "HTTP, 2025-11-25",
+        ]
+    );
 }

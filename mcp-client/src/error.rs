@@ -62,6 +62,15 @@ pub enum ClientError {
         /// Why.
         reason: String,
     },
+    /// One run of [`Wires::run`](crate::Wires::run) could not connect.
+    #[error("could not connect ({run}): {source}")]
+    Connect {
+        /// The wire and era (`stdio, 2025-11-25`).
+        run: String,
+        /// Why.
+        #[source]
+        source: Box<ClientError>,
+    },
     /// The server could not be started or reached.
     #[error("the server could not be reached: {0}")]
     Io(#[from] std::io::Error),

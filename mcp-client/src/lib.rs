@@ -83,6 +83,7 @@ mod notification;
 mod results;
 mod tasks;
 mod transport;
+mod wires;
 
 pub use answers::{Answers, NoAnswers, Question, Reply, Scripted};
 pub use builder::ClientBuilder;
@@ -92,6 +93,7 @@ pub use listen::Subscription;
 pub use notification::Notification;
 pub use results::ToolResultExt;
 pub use typemcp_core;
+pub use wires::{BoxRead, BoxWrite, Run, Wires};
 
 /// Guides.
 pub mod guide {

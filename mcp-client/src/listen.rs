@@ -86,7 +86,8 @@ impl Client {
     /// Opens a `subscriptions/listen` (2026-07-28) for what `filter` asks, and waits for the
     /// server's acknowledgement: the [`Subscription`] yields the notifications it carries
     /// until the server ends it, and ends the listen when dropped. A 2025-11-25 session has no
-    /// listen: its notifications go to [`ClientBuilder::on_notification`].
+    /// listen: its notifications go to
+    /// [`ClientBuilder::on_notification`](crate::ClientBuilder::on_notification).
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]
