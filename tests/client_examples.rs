@@ -353,3 +353,294 @@ async fn one_body_runs_over_every_wire_in_both_eras() {
         ]
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Each example as its users see it, over stdio and HTTP, in both eras
+
+/// The stdio and HTTP wires of the example `name` (the HTTP server lives as long as the guard).
+fn wires_of(name: &'static str) -> (Wires, common::HttpServer) {
+    let example = common::ExampleServer::named(name);
+    let http = example.http();
+    let wires = Wires::new()
+        .stdio(move || {
+            let mut command = tokio::process::Command::new(common::example_binary(example.name));
+            command
+                .args(example.stdio_args)
+                .stderr(std::process::Stdio::null());
+            command
+        })
+        .http(http.url());
+    (wires, http)
+}
+
+/// What every listing must hold: named, unique, described tools and prompts with object input
+/// schemas whose `$ref`s resolve inside them, and the lists the server does not declare
+/// refused as `Method not found`. The names of the tools, prompts, resources and templates.
+async fn listing(client: &Client, run: typemcp_client::Run) -> [Vec<String>; 4] {
+    let capabilities = client.server().capabilities.clone();
+    let tools = client.list_tools().await.unwrap();
+    for tool in &tools {
+        let described = tool
+            .description
+            .as_deref()
+            .is_some_and(|d| !d.trim().is_empty());
+        assert!(described, "{run}: {} has no description", tool.name);
+        assert_eq!(tool.input_schema["type"], "object", "{run}: {}", tool.name);
+        let schemas = std::iter::once(&tool.input_schema).chain(tool.output_schema.as_ref());
+        for schema in schemas {
+            let schema = serde_json::Value::Object(schema.clone());
+            assert_refs_resolve(&schema, &schema, &format!("{run}: {}", tool.name));
+        }
+    }
+    let prompts = match capabilities.prompts {
+        Some(_) => client.list_prompts().await.unwrap(),
+        None => {
+            let refused = client.list_prompts().await.unwrap_err();
+            assert_eq!(refused.code(), Some(-32601), "{run}");
+            Vec::new()
+        }
+    };
+    for prompt in &prompts {
+        let described = prompt
+            .description
+            .as_deref()
+            .is_some_and(|d| !d.trim().is_empty());
+        assert!(described, "{run}: {} has no description", prompt.name);
+    }
+    let (resources, templates) = match capabilities.resources {
+        Some(_) => (
+            client.list_resources().await.unwrap(),
+            client.list_resource_templates().await.unwrap(),
+        ),
+        None => Default::default(),
+    };
+    let names = [
+        tools.iter().map(|t| t.name.clone()).collect::<Vec<_>>(),
+        prompts.iter().map(|p| p.name.clone()).collect(),
+        resources.iter().map(|r| r.name.clone()).collect(),
+        templates.iter().map(|t| t.uri_template.clone()).collect(),
+    ];
+    for list in &names {
+        let unique: std::collections::BTreeSet<&String> = list.iter().collect();
+        assert_eq!(unique.len(), list.len(), "{run}: a name twice in {list:?}");
+    }
+    names
+}
+
+/// Every `$ref` inside `node` points into `root` (a `#/...` JSON pointer that resolves).
+fn assert_refs_resolve(root: &serde_json::Value, node: &serde_json::Value, what: &str) {
+    match node {
+        serde_json::Value::Object(map) => {
+            if let Some(reference) = map.get("$ref").and_then(serde_json::Value::as_str) {
+                let pointer = reference.strip_prefix('#');
+                assert!(
+                    pointer.is_some_and(|p| root.pointer(p).is_some()),
+                    "{what}: $ref {reference:?} does not resolve in {root}"
+                );
+            }
+            map.values()
+                .for_each(|value| assert_refs_resolve(root, value, what));
+        }
+        serde_json::Value::Array(items) => {
+            items
+                .iter()
+                .for_each(|value| assert_refs_resolve(root, value, what));
+        }
+        _ => {}
+    }
+}
+
+/// The JSON of a result, for reading its content.
+fn json_of(result: &impl Serialize) -> serde_json::Value {
+    serde_json::to_value(result).unwrap()
+}
+
+#[tokio::test]
+async fn quickstart_serves_its_tool_prompt_and_template_everywhere() {
+    let (wires, _http) = wires_of("quickstart");
+    wires
+        .run(Client::builder, async |client, run| {
+            let [tools, prompts, resources, templates] = listing(&client, run).await;
+            assert_eq!(tools, ["add"], "{run}");
+            assert_eq!(prompts, ["review"], "{run}");
+            assert!(resources.is_empty(), "{run}");
+            assert_eq!(templates, ["notes://{id}"], "{run}");
+            let add = client.list_tools().await.unwrap().remove(0);
+            assert_eq!(
+                add.description.as_deref(),
+                Some("Add two numbers."),
+                "{run}"
+            );
+            let schema = &add.input_schema;
+            assert_eq!(schema["required"], json!(["a", "b"]), "{run}");
+            for (arg, description) in [("a", "The first addend."), ("b", "The second addend.")] {
+                assert_eq!(schema["properties"][arg]["type"], "integer", "{run}");
+                assert_eq!(
+                    schema["properties"][arg]["description"], description,
+                    "{run}"
+                );
+            }
+            assert_eq!(
+                add.annotations.and_then(|a| a.read_only_hint),
+                Some(true),
+                "{run}"
+            );
+
+            let sum = client
+                .call_tool("add", json!({"a": 2, "b": 3}))
+                .await
+                .unwrap();
+            assert_eq!(sum.text(), "5", "{run}");
+            let refused = client
+                .call_tool("add", json!({"a": "two", "b": 3}))
+                .await
+                .unwrap();
+            assert!(refused.is_tool_error(), "{run}: {refused:?}");
+            assert!(
+                refused.text().contains("`a`"),
+                "{run}: names `a`: {refused:?}"
+            );
+
+            let code = "fn main() {}";
+            let prompt = client
+                .get_prompt("review", json!({"code": code}))
+                .await
+                .unwrap();
+            assert_eq!(
+                json_of(&prompt)["messages"][0]["content"]["text"],
+                format!("Review this code for bugs:\n\n{code}"),
+                "{run}"
+            );
+            let read = json_of(&client.read_resource("notes://7").await.unwrap());
+            let contents = &read["contents"][0];
+            assert_eq!(contents["uri"], "notes://7", "{run}");
+            assert_eq!(contents["mimeType"], "text/plain", "{run}");
+            assert_eq!(contents["text"], "Note number 7.", "{run}");
+        })
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn conformance_server_serves_what_it_registers_everywhere() {
+    let (wires, _http) = wires_of(common::FIXTURE);
+    wires
+        .run(Client::builder, async |client, run| {
+            let [tools, prompts, resources, templates] = listing(&client, run).await;
+            assert_eq!(tools.len(), 35, "{run}: {tools:?}");
+            assert_eq!(
+                tools[0], "test_simple_text",
+                "registration order: {tools:?}"
+            );
+            assert!(
+                tools.contains(&"json_schema_2020_12_tool".to_owned()),
+                "{tools:?}"
+            );
+            let expected = [
+                "test_simple_prompt",
+                "test_prompt_with_arguments",
+                "test_prompt_with_embedded_resource",
+                "test_prompt_with_image",
+                "test_input_required_result_prompt",
+            ];
+            assert_eq!(prompts, expected, "{run}");
+            let expected = [
+                "static-text",
+                "static-binary",
+                "watched-resource",
+                "confirmed-secret",
+            ];
+            assert_eq!(resources, expected, "{run}");
+            assert_eq!(templates, ["test://template/{id}/data"], "{run}");
+            let listed = client.list_prompts().await.unwrap();
+            let with_arguments = listed
+                .iter()
+                .find(|p| p.name == "test_prompt_with_arguments");
+            let arguments = with_arguments
+                .unwrap()
+                .arguments
+                .clone()
+                .unwrap_or_default();
+            let names: Vec<&str> = arguments.iter().map(|a| a.name.as_str()).collect();
+            assert_eq!(names, ["arg1", "arg2"], "{run}");
+            assert!(arguments.iter().all(|a| a.required == Some(true)), "{run}");
+
+            let text = client
+                .call_tool("test_simple_text", json!({}))
+                .await
+                .unwrap();
+            assert_eq!(
+                text.text(),
+                "This is a simple text response for testing.",
+                "{run}"
+            );
+            let prompt = client
+                .get_prompt("test_simple_prompt", json!({}))
+                .await
+                .unwrap();
+            let message = &json_of(&prompt)["messages"][0]["content"]["text"];
+            assert_eq!(message, "This is a simple prompt for testing.", "{run}");
+            let read = json_of(&client.read_resource("test://static-text").await.unwrap());
+            let text = &read["contents"][0]["text"];
+            assert_eq!(
+                text, "This is the content of the static text resource.",
+                "{run}"
+            );
+            let read = json_of(
+                &client
+                    .read_resource("test://template/42/data")
+                    .await
+                    .unwrap(),
+            );
+            let data: serde_json::Value =
+                serde_json::from_str(read["contents"][0]["text"].as_str().unwrap()).unwrap();
+            assert_eq!(data["data"], "Data for ID: 42", "{run}: {read}");
+        })
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn layered_times_out_its_slow_tool_and_audits_every_request_everywhere() {
+    let (wires, http) = wires_of("layered");
+    wires
+        .run(Client::builder, async |client, run| {
+            let [tools, ..] = listing(&client, run).await;
+            assert_eq!(tools, ["echo", "sleep"], "{run}");
+            let slept = client.call_tool("sleep", json!({"ms": 10})).await.unwrap();
+            assert_eq!(slept.text(), "slept 10 ms", "{run}");
+            let started = std::time::Instant::now();
+            let timed_out = client
+                .call_tool("sleep", json!({"ms": 5000}))
+                .await
+                .unwrap_err();
+            assert_eq!(timed_out.code(), Some(-32603), "{run}: {timed_out}");
+            assert!(
+                timed_out.to_string().contains("request timed out"),
+                "{run}: {timed_out}"
+            );
+            let elapsed = started.elapsed();
+            assert!(
+                elapsed < std::time::Duration::from_secs(4),
+                "{run}: answered after {elapsed:?}"
+            );
+            let echoed = client
+                .call_tool("echo", json!({"text": "still here"}))
+                .await
+                .unwrap();
+            assert_eq!(echoed.text(), "still here", "{run}");
+        })
+        .await
+        .unwrap();
+    // Both eras passed through the same layers over HTTP, a session from its `initialize` on.
+    let log = http.output();
+    for line in [
+        "audit: initialize",
+        "audit: server/discover",
+        "audit: tools/list",
+        "audit: tools/call tool=sleep",
+        "audit: tools/call tool=echo",
+    ] {
+        assert!(log.contains(line), "{line:?} in the log:\n{log}");
+    }
+}

@@ -1,16 +1,16 @@
-//! Every example of the root package, started as a user would: each server of
-//! [`common::EXAMPLE_SERVERS`] as a child process over stdio and over Streamable HTTP (as its
-//! doc comment says: `quickstart` and `deploy` with `--http PORT`, `conformance_server` with
-//! `--stdio` or `--port PORT`), and the other examples run to completion.
+//! Every example of the root package is accounted for: each server of
+//! [`common::EXAMPLE_SERVERS`] is tested as its users' clients see it, with `typemcp-client`
+//! over stdio and HTTP in both eras, in `tests/client_examples.rs`; this file holds what only
+//! the raw wire shows, and the examples that run on their own.
 //!
-//! Over each transport a test lists what the server serves (only the lists its capabilities
-//! declare; the others are `Method not found`), compares the names with what the example
-//! registers, checks what every listing must hold (descriptions, object input schemas, unique
-//! names, every `$ref` resolving inside its schema), and calls at least one tool, prompt and
-//! resource. `deploy` completes every round of its `input_required` flow (a form, then a form
-//! and options computed per call, then a URL-mode approval): the client answers each round's
-//! elicitations in `inputResponses` and echoes the round's `requestState`; each state is good
-//! for one use, so replaying any state of the finished flow is refused.
+//! - `deploy`, started over stdio and over Streamable HTTP (`--http PORT`) and driven by hand:
+//!   its listing (only the lists its capabilities declare; the others `Method not found`;
+//!   descriptions, object input schemas, unique names, every `$ref` resolving inside its
+//!   schema), then every round of its `input_required` flow (a form, then a form and options
+//!   computed per call, then a URL-mode approval), answering each round's elicitations in
+//!   `inputResponses` and echoing its `requestState`; each state is good for one use, so
+//!   replaying any state of the finished flow is refused.
+//! - `input_required` and `conformance_client` run to completion.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -192,68 +192,6 @@ fn complete(send: &mut SendFn<'_>, message: &Value) -> Value {
     assert!(response.get("error").is_none(), "{message}: {response}");
     assert_eq!(response["result"]["resultType"], "complete", "{response}");
     response["result"].clone()
-}
-
-// ---------------------------------------------------------------------------------------------
-// quickstart
-
-#[test]
-fn quickstart_serves_its_tool_prompt_and_template_over_both_transports() {
-    over_both_transports("quickstart", |send, transport, listing| {
-        assert_eq!(listing.names("tools/list"), ["add"], "{transport}");
-        assert_eq!(listing.names("prompts/list"), ["review"], "{transport}");
-        assert_eq!(
-            listing.names("resources/list"),
-            Vec::<String>::new(),
-            "{transport}"
-        );
-        let templates = listing.names("resources/templates/list");
-        assert_eq!(templates, ["notes://{id}"], "{transport}");
-
-        let add = listing.item("tools/list", "add");
-        assert_eq!(add["description"], "Add two numbers.", "{add}");
-        let schema = &add["inputSchema"];
-        assert_eq!(schema["required"], json!(["a", "b"]), "{add}");
-        for (arg, description) in [("a", "The first addend."), ("b", "The second addend.")] {
-            assert_eq!(schema["properties"][arg]["type"], "integer", "{add}");
-            assert_eq!(
-                schema["properties"][arg]["description"], description,
-                "{add}"
-            );
-        }
-        assert_eq!(add["annotations"]["readOnlyHint"], true, "{add}");
-
-        let sum = complete(send, &common::call_tool(1, "add", json!({"a": 2, "b": 3})));
-        assert_ne!(sum["isError"], true, "{transport}: {sum}");
-        assert_eq!(tool_text(&sum), "5", "{transport}: {sum}");
-        let refused = complete(
-            send,
-            &common::call_tool(2, "add", json!({"a": "two", "b": 3})),
-        );
-        assert_eq!(refused["isError"], true, "{transport}: {refused}");
-        assert!(
-            tool_text(&refused).contains("`a`"),
-            "{transport}: names `a`: {refused}"
-        );
-
-        let code = "fn main() {}";
-        let params = json!({"name": "review", "arguments": {"code": code}});
-        let prompt = complete(send, &request(3, "prompts/get", params));
-        assert_eq!(
-            prompt["messages"][0]["content"]["text"],
-            format!("Review this code for bugs:\n\n{code}"),
-            "{transport}: {prompt}"
-        );
-
-        let read = complete(
-            send,
-            &request(4, "resources/read", json!({"uri": "notes://7"})),
-        );
-        let contents = &read["contents"][0];
-        assert_eq!(contents["uri"], "notes://7", "{transport}: {read}");
-        assert_eq!(contents["mimeType"], "text/plain", "{transport}: {read}");
-        assert_eq!(contents["text"], "Note number 7.", "{transport}: {read}");
-    });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -442,142 +380,6 @@ fn deploy_completes_its_rounds_over_both_transports() {
             "{transport}: {refused}"
         );
     });
-}
-
-// ---------------------------------------------------------------------------------------------
-// conformance_server
-
-#[test]
-fn conformance_server_serves_what_it_registers_over_both_transports() {
-    over_both_transports(common::FIXTURE, |send, transport, listing| {
-        let tools = listing.names("tools/list");
-        assert_eq!(tools.len(), 35, "{transport}: {tools:?}");
-        assert_eq!(
-            tools[0], "test_simple_text",
-            "registration order: {tools:?}"
-        );
-        assert!(
-            tools.contains(&"json_schema_2020_12_tool".to_owned()),
-            "{tools:?}"
-        );
-        assert_eq!(
-            listing.names("prompts/list"),
-            [
-                "test_simple_prompt",
-                "test_prompt_with_arguments",
-                "test_prompt_with_embedded_resource",
-                "test_prompt_with_image",
-                "test_input_required_result_prompt",
-            ],
-            "{transport}"
-        );
-        assert_eq!(
-            listing.names("resources/list"),
-            [
-                "static-text",
-                "static-binary",
-                "watched-resource",
-                "confirmed-secret"
-            ],
-            "{transport}"
-        );
-        let templates = listing.names("resources/templates/list");
-        assert_eq!(templates, ["test://template/{id}/data"], "{transport}");
-        let prompt = listing.item("prompts/list", "test_prompt_with_arguments");
-        let arguments = prompt["arguments"].as_array().unwrap();
-        let names: Vec<&Value> = arguments.iter().map(|a| &a["name"]).collect();
-        assert_eq!(names, [&json!("arg1"), &json!("arg2")], "{prompt}");
-        assert!(arguments.iter().all(|a| a["required"] == true), "{prompt}");
-
-        let text = complete(send, &common::call_tool(1, "test_simple_text", json!({})));
-        let expected = "This is a simple text response for testing.";
-        assert_eq!(tool_text(&text), expected, "{transport}");
-        let params = json!({"name": "test_simple_prompt"});
-        let prompt = complete(send, &request(2, "prompts/get", params));
-        let message = &prompt["messages"][0]["content"]["text"];
-        assert_eq!(
-            message, "This is a simple prompt for testing.",
-            "{transport}"
-        );
-        let read = complete(
-            send,
-            &request(3, "resources/read", json!({"uri": "test://static-text"})),
-        );
-        let text = &read["contents"][0]["text"];
-        assert_eq!(
-            text, "This is the content of the static text resource.",
-            "{transport}"
-        );
-        let uri = "test://template/42/data";
-        let read = complete(send, &request(4, "resources/read", json!({"uri": uri})));
-        let data: Value =
-            serde_json::from_str(read["contents"][0]["text"].as_str().unwrap()).unwrap();
-        assert_eq!(data["data"], "Data for ID: 42", "{transport}: {read}");
-    });
-}
-
-// ---------------------------------------------------------------------------------------------
-// layered
-
-/// Its tools, and its timeout: a slow call is answered with `-32603` within the second, and
-/// the server goes on serving.
-fn check_layered(send: &mut SendFn<'_>, transport: &str, listing: Listing) {
-    assert_eq!(
-        listing.names("tools/list"),
-        ["echo", "sleep"],
-        "{transport}"
-    );
-    let slept = complete(send, &common::call_tool(1, "sleep", json!({"ms": 10})));
-    assert_eq!(tool_text(&slept), "slept 10 ms", "{transport}: {slept}");
-    let started = std::time::Instant::now();
-    let timed_out = send(&common::call_tool(2, "sleep", json!({"ms": 5000})));
-    common::assert_error(&timed_out, Some(&json!(2)), -32603, "request timed out");
-    assert!(
-        started.elapsed() < Duration::from_secs(4),
-        "{transport}: answered after {:?}",
-        started.elapsed()
-    );
-    let echo = common::call_tool(3, "echo", json!({"text": "still here"}));
-    let echoed = complete(send, &echo);
-    assert_eq!(tool_text(&echoed), "still here", "{transport}: {echoed}");
-}
-
-#[test]
-fn layered_times_out_its_slow_tool_and_audits_every_request_over_both_transports() {
-    let layered = ExampleServer::named("layered");
-    let mut stdio = layered.stdio();
-    let listing = list_everything(&mut stdio, layered);
-    check_layered(&mut |message| stdio.send(message), "stdio", listing);
-
-    let server = layered.http();
-    let mut http = HttpClient::new(server.url());
-    let listing = list_everything(&mut http, layered);
-    check_layered(&mut |message| http.send(message), "HTTP", listing);
-    // A 2025-11-25 client passes through the same layers, from its `initialize` on.
-    let initialize = json!({"jsonrpc": "2.0", "id": 9, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "old-client", "version": "1.0"}
-    }});
-    let opened = reqwest::blocking::Client::new()
-        .post(server.url())
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream")
-        .body(initialize.to_string())
-        .send()
-        .expect("initialize is answered");
-    assert_eq!(opened.status().as_u16(), 200);
-    assert!(opened.headers().contains_key("mcp-session-id"));
-    let log = server.output();
-    for line in [
-        "audit: initialize",
-        "audit: server/discover",
-        "audit: tools/list",
-        "audit: tools/call tool=sleep",
-        "audit: tools/call tool=echo",
-    ] {
-        assert!(log.contains(line), "{line:?} in the log:\n{log}");
-    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -393,14 +393,11 @@ fn readers() -> BTreeMap<&'static str, Reader> {
 enum Difference {
     /// Read, and written back with these members changed (`None`: dropped).
     Rewrites(Vec<(&'static str, Option<Value>)>),
-    /// Refused with an error containing this text; read and written back unchanged once
-    /// these members are added.
-    Refused(&'static str, Vec<(&'static str, Option<Value>)>),
 }
 
 #[rustfmt::skip]
 fn differences() -> BTreeMap<&'static str, Difference> {
-    use Difference::{Refused, Rewrites};
+    use Difference::Rewrites;
     // `progress` and `total` are `f64`: the integers 50 and 100 come back as 50.0 and 100.0.
     // The same JSON number (schema.ts types them `number`), but `Value` tells them apart.
     let floats = |progress, total| {
@@ -415,9 +412,9 @@ fn differences() -> BTreeMap<&'static str, Difference> {
             Rewrites(vec![("/id", None), ("/params", Some(json!({})))])),
         // The example omits `ttlMs` and `cacheScope`, which schema.ts requires on every
         // ReadResourceResult (`extends CacheableResult`; the caching page says servers MUST
-        // include both). Our type follows schema.ts.
-        ("ReadResourceResultResponse/read-resource-result-response", Refused(
-            "missing field `ttlMs`",
+        // include both). We always write both; read, their absence (a 2025-11-25 server has
+        // neither) means not to be reused: 0 ms, private.
+        ("ReadResourceResultResponse/read-resource-result-response", Rewrites(
             vec![("/result/ttlMs", Some(json!(0))), ("/result/cacheScope", Some(json!("private")))],
         )),
     ])
@@ -453,13 +450,6 @@ fn read_back(
             ensure(&expected != json, || "an empty difference".into())?;
             read(json).map(|back| (back, expected))
         }
-        Some(Difference::Refused(error, added)) => match read(json) {
-            Err(err) if err.contains(error) => {
-                let fixed = patched(json, added);
-                read(&fixed).map(|back| (back, fixed))
-            }
-            other => Err(format!("expected a refusal with {error:?}, got {other:?}")),
-        },
     }
 }
 

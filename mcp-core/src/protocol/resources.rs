@@ -161,13 +161,21 @@ pub struct ReadResourceResult {
     pub result_type: ResultType,
     /// The contents (never empty for an existing resource).
     pub contents: Vec<ResourceContents>,
-    /// Freshness in milliseconds.
+    /// Freshness in milliseconds (read as 0, not to be reused, from a 2025-11-25 server,
+    /// which has no caching fields).
+    #[serde(default)]
     pub ttl_ms: u64,
-    /// Who may reuse it.
+    /// Who may reuse it (read as private when absent).
+    #[serde(default = "private")]
     pub cache_scope: CacheScope,
     /// Metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+}
+
+/// The scope of a result that names none: the narrowest.
+fn private() -> CacheScope {
+    CacheScope::Private
 }
 
 impl ReadResourceResult {
