@@ -111,6 +111,7 @@ impl Reply {
     /// Accepts a form with `value`, of the [`ElicitForm`] type the server derived the form
     /// from. Before it goes out it is checked against the form the server sent: the form must
     /// have exactly the type's fields, and the value must meet the form's constraints.
+    #[must_use]
     pub fn accept<T: ElicitForm + Serialize>(value: &T) -> Self {
         let fields = T::requested_schema().properties.keys().cloned().collect();
         let typed = Some((std::any::type_name::<T>(), fields));
@@ -121,6 +122,7 @@ impl Reply {
     }
 
     /// Accepts a form with `content` as it is (still checked against the form's constraints).
+    #[must_use]
     pub fn accept_content(content: Map<String, Value>) -> Self {
         Self(ReplyKind::Form {
             content,
@@ -130,26 +132,31 @@ impl Reply {
 
     /// Accepts a form with the `default` of each of its fields that has one (the fields
     /// without a default are left out), as a user who changes nothing would (SEP-1034).
+    #[must_use]
     pub fn accept_defaults() -> Self {
         Self(ReplyKind::Defaults)
     }
 
     /// Declines the question.
+    #[must_use]
     pub fn decline() -> Self {
         Self(ReplyKind::Decline)
     }
 
     /// Cancels the question.
+    #[must_use]
     pub fn cancel() -> Self {
         Self(ReplyKind::Cancel)
     }
 
     /// Says the user visited the URL of a URL elicitation.
+    #[must_use]
     pub fn visited() -> Self {
         Self(ReplyKind::Visited)
     }
 
     /// Any response as it is (a `CreateMessageResult`, a `ListRootsResult`).
+    #[must_use]
     pub fn raw(response: Value) -> Self {
         Self(ReplyKind::Raw(response))
     }
@@ -287,6 +294,7 @@ struct ScriptLine {
 
 impl Scripted {
     /// No replies yet.
+    #[must_use]
     pub fn new() -> Self {
         Self::default()
     }

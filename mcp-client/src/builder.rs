@@ -212,7 +212,9 @@ fn pushed(answers: Arc<dyn Answers>) -> ServerRequests {
     })
 }
 
-/// What a pushed request is answered with when the client's answers fail it.
+/// What a pushed request is answered with when the client's answers fail it: the reason, so
+/// that the call the server fails with it says which question went unanswered and why (the
+/// only way it reaches the caller of a 2025-11-25 call).
 fn refused(error: ClientError) -> McpError {
     tracing::warn!(%error, "a question of the server's was not answered");
     McpError::internal(error.to_string())

@@ -92,6 +92,8 @@ pub struct Client {
     pub(crate) answers: Arc<dyn Answers>,
     pub(crate) max_rounds: u32,
     pub(crate) request_timeout: Option<Duration>,
+    /// How long opening the connection (and a listen's acknowledgement) may take.
+    pub(crate) probe_timeout: Duration,
     /// Whether someone takes the server's notifications (and so progress is asked for).
     pub(crate) wants_progress: bool,
     pub(crate) next_id: AtomicU64,
@@ -124,6 +126,7 @@ impl std::fmt::Debug for dyn Answers {
 
 impl Client {
     /// A builder.
+    #[must_use]
     pub fn builder() -> ClientBuilder {
         ClientBuilder::default()
     }
@@ -155,6 +158,7 @@ impl Client {
             answers: builder.answers,
             max_rounds: builder.max_rounds,
             request_timeout: builder.request_timeout,
+            probe_timeout: builder.probe_timeout,
             wants_progress: builder.notifications.is_some(),
             next_id: AtomicU64::new(1),
             mirrored: Mutex::new(None),
@@ -238,7 +242,13 @@ impl Client {
             params,
             headers: Vec::new(),
         };
-        let answer = self.connection.request(request).await?;
+        let wait = self.probe_timeout;
+        let answer = tokio::time::timeout(wait, self.connection.request(request))
+            .await
+            .map_err(|_| ClientError::TimedOut {
+                method: "initialize".to_owned(),
+                after: wait,
+            })??;
         let initialized: InitializeResult = parse("initialize", answer)?;
         self.connection.speak(Some(&initialized.protocol_version));
         self.connection

@@ -63,7 +63,7 @@ pub enum ClientError {
         reason: String,
     },
     /// One run of [`Wires::run`](crate::Wires::run) could not connect.
-    #[error("could not connect ({run}): {source}")]
+    #[error("could not connect ({run})")]
     Connect {
         /// The wire and era (`stdio, 2025-11-25`).
         run: String,

@@ -25,17 +25,39 @@ use crate::transport::{LISTEN_BACKLOG, Listeners, MAX_LISTENS, Notifier, Outgoin
 
 /// An open `subscriptions/listen`: a [`Stream`] of the notifications it asked for.
 #[derive(Debug)]
+#[must_use = "dropping a Subscription ends the listen"]
 pub struct Subscription {
-    pub(crate) id: u64,
-    pub(crate) honoured: SubscriptionFilter,
-    pub(crate) notifications: mpsc::Receiver<Notification>,
+    honoured: SubscriptionFilter,
+    notifications: mpsc::Receiver<Notification>,
     /// The listen request's answer: the server ended it.
-    pub(crate) done: oneshot::Receiver<Result<Value, ClientError>>,
-    pub(crate) ended: bool,
-    pub(crate) listeners: Listeners,
-    /// Over stdio, where the end is told with `notifications/cancelled`.
-    pub(crate) cancel: Option<Notifier>,
-    pub(crate) _request: AbortOnDrop,
+    done: oneshot::Receiver<Result<Value, ClientError>>,
+    ended: bool,
+    registration: Registration,
+    _request: AbortOnDrop,
+}
+
+/// A listen's place among the client's listens: freed when dropped, whatever ends the listen
+/// (its `Subscription` dropped, or `Client::listen` given up before it returned), and over
+/// stdio, where the end is told, the server sent `notifications/cancelled`.
+#[derive(Debug)]
+struct Registration {
+    id: u64,
+    listeners: Listeners,
+    /// Set once the request is sent over stdio, and cleared once the server ended it.
+    cancel: Option<Notifier>,
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        self.listeners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&self.id);
+        if let Some(notifier) = self.cancel.take() {
+            let params = json!({"requestId": self.id, "reason": "the client stopped listening"});
+            notifier.notify_later("notifications/cancelled", params);
+        }
+    }
 }
 
 impl Subscription {
@@ -60,25 +82,14 @@ impl Stream for Subscription {
         }
         if !this.ended && Pin::new(&mut this.done).poll(cx).is_ready() {
             this.ended = true;
+            // Nothing to tell a server that ended the listen itself.
+            this.registration.cancel = None;
         }
         if this.ended {
             // What came before the end is still given out, then the stream ends.
             return Poll::Ready(this.notifications.try_recv().ok());
         }
         Poll::Pending
-    }
-}
-
-impl Drop for Subscription {
-    fn drop(&mut self) {
-        self.listeners
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .remove(&self.id);
-        if let (false, Some(notifier)) = (self.ended, self.cancel.take()) {
-            let params = json!({"requestId": self.id, "reason": "the client stopped listening"});
-            notifier.notify_later("notifications/cancelled", params);
-        }
     }
 }
 
@@ -141,11 +152,10 @@ impl Client {
             }
             listeners.insert(id, sender);
         }
-        let forget = |listeners: &Listeners| {
-            listeners
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .remove(&id);
+        let mut registration = Registration {
+            id,
+            listeners: Arc::clone(&self.listeners),
+            cancel: None,
         };
         let mut params = filter_params(&filter);
         params["_meta"] = self.meta();
@@ -155,17 +165,20 @@ impl Client {
             params,
             headers: Vec::new(),
         };
-        let (mut done, running) = match self.connection.start(request).await {
-            Ok(started) => started,
-            Err(error) => {
-                forget(&self.listeners);
-                return Err(error);
-            }
-        };
+        let (mut done, running) = self.connection.start(request).await?;
+        if !self.connection.is_http() {
+            registration.cancel = Some(self.connection.notifier());
+        }
+        let wait = self.probe_timeout;
         let acknowledged = tokio::select! {
+            // The acknowledgement first, when it came with the end.
+            biased;
             first = notifications.recv() => first,
+            () = tokio::time::sleep(wait) => {
+                return Err(ClientError::TimedOut { method: method.to_owned(), after: wait });
+            }
             ended = &mut done => {
-                forget(&self.listeners);
+                registration.cancel = None;
                 return Err(match ended {
                     Ok(Err(error)) => error,
                     _ => ClientError::Malformed {
@@ -180,20 +193,17 @@ impl Client {
             .and_then(|ack| ack.params.get("notifications").cloned())
             .and_then(|honoured| serde_json::from_value(honoured).ok());
         let Some(honoured) = honoured else {
-            forget(&self.listeners);
             return Err(ClientError::Malformed {
                 method: method.to_owned(),
                 reason: "the first message of the listen is not its acknowledgement".to_owned(),
             });
         };
         Ok(Subscription {
-            id,
             honoured,
             notifications,
             done,
             ended: false,
-            listeners: Arc::clone(&self.listeners),
-            cancel: (!self.connection.is_http()).then(|| self.connection.notifier()),
+            registration,
             _request: running,
         })
     }

@@ -41,6 +41,7 @@ impl Client {
         let mut watch = TaskWatch {
             cancel: Some((self.connection.notifier(), self.task_params(&task_id))),
         };
+        let mut answered = std::collections::HashSet::new();
         let outcome = loop {
             tokio::time::sleep(interval).await;
             let mut polled = self.send(TASKS_GET, self.task_params_map(&task_id)).await?;
@@ -48,14 +49,23 @@ impl Client {
             match polled.get("status").and_then(Value::as_str) {
                 Some("working") => {}
                 Some("input_required") => {
+                    let asked = polled.get_mut("inputRequests").map(Value::take);
+                    let asked: InputRequests = parse(TASKS_GET, asked.unwrap_or(Value::Null))?;
+                    // `tasks/update` takes effect in time: a poll soon after may still show
+                    // the questions just answered, which are not answered twice.
+                    let new: Vec<_> = asked
+                        .iter()
+                        .filter(|(key, _)| !answered.contains(*key))
+                        .collect();
+                    if new.is_empty() {
+                        continue;
+                    }
                     if round >= self.max_rounds {
                         break Err(ClientError::TooManyRounds(self.max_rounds));
                     }
                     round += 1;
-                    let asked = polled.get_mut("inputRequests").map(Value::take);
-                    let asked: InputRequests = parse(TASKS_GET, asked.unwrap_or(Value::Null))?;
                     let mut responses = Map::new();
-                    for (key, request) in &asked {
+                    for (key, request) in new {
                         let question = Question {
                             key: Some(key),
                             round: Some(round),
@@ -63,6 +73,7 @@ impl Client {
                         };
                         let reply = self.answers.answer(question).await?;
                         responses.insert(key.clone(), reply.respond(&question)?);
+                        answered.insert(key.clone());
                     }
                     let mut params = self.task_params_map(&task_id);
                     params.insert("inputResponses".to_owned(), Value::Object(responses));
@@ -91,7 +102,11 @@ impl Client {
                 }
             }
         };
-        watch.cancel = None;
+        // A task that ended needs no cancelling; one that asks more than the client answers
+        // is still parked, and is cancelled.
+        if !matches!(outcome, Err(ClientError::TooManyRounds(_))) {
+            watch.cancel = None;
+        }
         outcome
     }
 

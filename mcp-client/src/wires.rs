@@ -114,6 +114,7 @@ impl fmt::Debug for Wires {
 
 impl Wires {
     /// No wires yet.
+    #[must_use]
     pub fn new() -> Self {
         Self::default()
     }

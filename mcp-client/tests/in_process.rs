@@ -361,3 +361,37 @@ async fn progress_reaches_the_notification_handler_in_both_eras() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_request_after_the_server_ended_its_output_fails_at_once() {
+    // One pipe each way, as a child's stdout and stdin are.
+    let (client_in, mut server_out) = tokio::io::duplex(64 * 1024);
+    let (server_in, client_out) = tokio::io::duplex(64 * 1024);
+    // Answers discover, then closes its output while still reading its input.
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(server_in).lines();
+        let line = lines.next_line().await.unwrap().unwrap();
+        let id = serde_json::from_str::<Value>(&line).unwrap()["id"].clone();
+        let answer = json!({"jsonrpc": "2.0", "id": id, "result": {
+            "resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {},
+            "ttlMs": 0, "cacheScope": "private",
+        }});
+        server_out
+            .write_all(format!("{answer}\n").as_bytes())
+            .await
+            .unwrap();
+        drop(server_out);
+        while let Ok(Some(_)) = lines.next_line().await {}
+    });
+    let client = Client::builder()
+        .connect_io(client_in, client_out)
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let call = client.call_tool("add", json!({"a": 1, "b": 2}));
+    let outcome = tokio::time::timeout(std::time::Duration::from_secs(5), call).await;
+    assert!(
+        matches!(outcome, Ok(Err(ClientError::Closed))),
+        "{outcome:?}"
+    );
+}

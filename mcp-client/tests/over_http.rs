@@ -84,6 +84,13 @@ async fn grow(ctx: RequestContext) -> &'static str {
     "grown"
 }
 
+/// Adds two numbers, as a task when the client takes tasks.
+#[tool(task)]
+async fn add_later(a: i64, b: i64) -> i64 {
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    a + b
+}
+
 async fn cities(request: CompletionRequest) -> Vec<String> {
     ["paris", "parma", "oslo"]
         .iter()
@@ -109,6 +116,7 @@ async fn serve() -> String {
         .tool(interrupted)
         .tool(count)
         .tool(grow)
+        .tool(add_later)
         .prompt(trip)
         .build()
         .unwrap();
@@ -146,7 +154,14 @@ async fn both_eras_list_call_and_run_a_two_round_flow_over_http() {
             .collect();
         assert_eq!(
             tools,
-            ["deploy", "query", "interrupted", "count", "grow"],
+            [
+                "deploy",
+                "query",
+                "interrupted",
+                "count",
+                "grow",
+                "add_later"
+            ],
             "{era:?}"
         );
         let done = client
@@ -310,4 +325,16 @@ async fn a_session_has_no_listen() {
         error.to_string().contains("subscriptions/listen"),
         "{error}"
     );
+}
+
+#[tokio::test]
+async fn a_call_that_becomes_a_task_is_followed_over_http() {
+    let url = serve().await;
+    let client = Client::builder().tasks().connect_http(&url).await.unwrap();
+    // Every tasks/get carries the task's id as its Mcp-Name, or the server refuses it.
+    let sum = client
+        .call_tool("add_later", json!({"a": 2, "b": 3}))
+        .await
+        .unwrap();
+    assert_eq!(sum.text(), "5");
 }

@@ -29,7 +29,7 @@ use serde_json::{Value, json};
 use sse_stream::SseStream;
 use tokio::sync::Semaphore;
 use typemcp_core::McpError;
-use typemcp_core::protocol::param_headers;
+use typemcp_core::protocol::{methods, param_headers, task_methods};
 
 use super::{Inbound, Incoming, MAX_MESSAGE_BYTES, MAX_SERVER_REQUESTS, Outgoing, classify};
 use crate::error::ClientError;
@@ -131,9 +131,11 @@ impl HttpConnection {
     /// Sends `request` and waits for its answer.
     pub(crate) async fn request(&self, request: Outgoing<'_>) -> Result<Value, ClientError> {
         let id = request.id;
+        // `Mcp-Name` (SEP-2243): what the request is about.
         let name = match request.method {
-            "tools/call" | "prompts/get" => request.params.get("name"),
-            "resources/read" => request.params.get("uri"),
+            methods::TOOLS_CALL | methods::PROMPTS_GET => request.params.get("name"),
+            methods::RESOURCES_READ => request.params.get("uri"),
+            method if task_methods::is_task_request(method) => request.params.get("taskId"),
             _ => None,
         }
         // Spelled as a mirrored argument is: as it is, or `=?base64?…?=` when it is not
@@ -288,6 +290,7 @@ impl HttpConnection {
         let mut retry = DEFAULT_RETRY;
         let mut resumptions = 0;
         loop {
+            let resumed_at = last_event.clone();
             let mut events = std::pin::pin!(events_of(body));
             while let Some(event) = events.next().await {
                 let event = match event {
@@ -323,7 +326,13 @@ impl HttpConnection {
             let Some(event_id) = last_event.clone() else {
                 return Err(ClientError::Closed);
             };
-            resumptions += 1;
+            // A stream that brought new events counts as progress: only resumptions in a row
+            // that bring nothing count toward the limit.
+            resumptions = if last_event == resumed_at {
+                resumptions + 1
+            } else {
+                1
+            };
             if resumptions > MAX_RESUMPTIONS {
                 return Err(ClientError::Closed);
             }

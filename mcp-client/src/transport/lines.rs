@@ -5,6 +5,7 @@
 //! ends the connection, and every request still waiting fails.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use futures_util::{SinkExt, StreamExt};
@@ -27,6 +28,8 @@ type Waiting = HashMap<u64, oneshot::Sender<Result<Value, McpError>>>;
 pub(crate) struct Connection {
     out: mpsc::Sender<String>,
     waiting: Arc<Mutex<Waiting>>,
+    /// Set once the server's side of the stream ended.
+    ended: Arc<AtomicBool>,
     tasks: [JoinHandle<()>; 2],
 }
 
@@ -47,14 +50,15 @@ impl Drop for Connection {
 }
 
 /// Removes a request's place among those waiting when dropped.
-struct Forget<'a> {
-    waiting: &'a Mutex<Waiting>,
+#[derive(Debug)]
+pub(crate) struct Forget {
+    waiting: Arc<Mutex<Waiting>>,
     id: u64,
 }
 
-impl Drop for Forget<'_> {
+impl Drop for Forget {
     fn drop(&mut self) {
-        lock(self.waiting).remove(&self.id);
+        lock(&self.waiting).remove(&self.id);
     }
 }
 
@@ -80,15 +84,17 @@ impl Connection {
             }
         });
         let waiting = Arc::new(Mutex::new(Waiting::new()));
+        let ended = Arc::new(AtomicBool::new(false));
         let reading = tokio::spawn(read(
             FramedRead::new(reader, LinesCodec::new_with_max_length(MAX_MESSAGE_BYTES)),
-            Arc::clone(&waiting),
+            (Arc::clone(&waiting), Arc::clone(&ended)),
             out.clone(),
             inbound,
         ));
         Self {
             out,
             waiting,
+            ended,
             tasks: [writing, reading],
         }
     }
@@ -100,17 +106,7 @@ impl Connection {
         method: &str,
         params: Value,
     ) -> Result<Value, ClientError> {
-        let (tx, rx) = oneshot::channel();
-        lock(&self.waiting).insert(id, tx);
-        // Whatever ends the wait (an answer, the caller giving up), the place is freed.
-        let _place = Forget {
-            waiting: &self.waiting,
-            id,
-        };
-        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        if self.out.send(message.to_string()).await.is_err() {
-            return Err(ClientError::Closed);
-        }
+        let (rx, _place) = self.send_request(id, method, params).await?;
         match rx.await {
             Ok(Ok(result)) => Ok(result),
             Ok(Err(error)) => Err(ClientError::Server(error)),
@@ -118,22 +114,32 @@ impl Connection {
         }
     }
 
-    /// Sends `method` with `params` and returns where its response will come, without
-    /// waiting for it (the place is freed when the response comes).
-    pub(crate) async fn start(
+    /// Sends `method` with `params` and returns where its response will come, and the
+    /// request's place among those waiting: freed when the guard is dropped, whether the
+    /// response came or the caller gave up. On a connection the server already ended, the
+    /// request fails at once.
+    pub(crate) async fn send_request(
         &self,
         id: u64,
         method: &str,
         params: Value,
-    ) -> Result<oneshot::Receiver<Result<Value, McpError>>, ClientError> {
+    ) -> Result<(oneshot::Receiver<Result<Value, McpError>>, Forget), ClientError> {
         let (tx, rx) = oneshot::channel();
         lock(&self.waiting).insert(id, tx);
-        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        if self.out.send(message.to_string()).await.is_err() {
-            lock(&self.waiting).remove(&id);
+        let place = Forget {
+            waiting: Arc::clone(&self.waiting),
+            id,
+        };
+        // The reader marks the end before it fails every waiting request: a request placed
+        // after that sees the mark.
+        if self.ended.load(Ordering::SeqCst) {
             return Err(ClientError::Closed);
         }
-        Ok(rx)
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        if self.out.send(message.to_string()).await.is_err() {
+            return Err(ClientError::Closed);
+        }
+        Ok((rx, place))
     }
 
     /// The sender of outgoing messages, for a notification sent from elsewhere.
@@ -156,7 +162,7 @@ impl Connection {
 /// its own), and notifications too.
 async fn read<R: AsyncRead + Unpin>(
     mut lines: FramedRead<R, LinesCodec>,
-    waiting: Arc<Mutex<Waiting>>,
+    (waiting, ended): (Arc<Mutex<Waiting>>, Arc<AtomicBool>),
     out: mpsc::Sender<String>,
     inbound: Inbound,
 ) {
@@ -199,6 +205,7 @@ async fn read<R: AsyncRead + Unpin>(
             Incoming::Notification { method, params } => inbound.notified(method, params),
         }
     }
-    // Nothing more will come: every request still waiting fails.
+    // Nothing more will come: every request still waiting fails, and those sent later too.
+    ended.store(true, Ordering::SeqCst);
     lock(&waiting).clear();
 }

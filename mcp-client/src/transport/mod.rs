@@ -148,10 +148,12 @@ impl Transport {
         let (done, answer) = oneshot::channel();
         let task = match self {
             Self::Lines(lines) => {
-                let raw = lines
-                    .start(request.id, request.method, request.params)
+                let (raw, place) = lines
+                    .send_request(request.id, request.method, request.params)
                     .await?;
                 tokio::spawn(async move {
+                    // Aborted (the caller gave up) or answered, the place is freed.
+                    let _place = place;
                     let outcome = match raw.await {
                         Ok(Ok(result)) => Ok(result),
                         Ok(Err(error)) => Err(ClientError::Server(error)),
@@ -302,7 +304,10 @@ impl Notifier {
     pub(crate) fn request_later(self, method: &'static str, params: Value) {
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1 << 52);
         let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        tokio::spawn(async move {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        runtime.spawn(async move {
             let sent = match self {
                 Self::Lines(out) => {
                     let message = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
