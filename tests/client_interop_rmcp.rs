@@ -28,9 +28,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::collections::VecDeque;
-use std::future::Future;
-use std::pin::Pin;
+mod common;
+
+use common::peer_deploy::{self, Asked, builder};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -43,13 +43,9 @@ use rmcp::model::{
 };
 use rmcp::service::{ElicitationMode, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use typemcp_client::typemcp_core::protocol::{ElicitRequestParams as FormParams, InputRequest};
-use typemcp_client::{
-    Answers, Client, ClientBuilder, ClientError, Era, EraChoice, MODERN, Question, Reply, SESSION,
-    ToolResultExt,
-};
+use typemcp_client::{Client, Era, EraChoice, MODERN, SESSION};
 
 /// How long one connection's whole run (connect, list, both calls, close) may take.
 const RUN_TIMEOUT: Duration = Duration::from_secs(30);
@@ -294,87 +290,14 @@ fn start_server(
     (read, write, calls)
 }
 
-/// One question as the client saw it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Asked {
-    /// Its key in an `input_required` result; `None` when the server pushed it.
-    key: Option<String>,
-    /// The round it came in; `None` when pushed.
-    round: Option<u32>,
-    message: String,
-    /// The form's fields.
-    fields: Vec<String>,
-}
-
-/// A user who answers the forms in turn from a list: `true` accepts with `{ok: true}`,
-/// `false` declines. Every question is recorded.
-#[derive(Debug)]
-struct Operator {
-    replies: Mutex<VecDeque<bool>>,
-    asked: Arc<Mutex<Vec<Asked>>>,
-}
-
-impl Answers for Operator {
-    fn answer<'a>(
-        &'a self,
-        question: Question<'a>,
-    ) -> Pin<Box<dyn Future<Output = Result<Reply, ClientError>> + Send + 'a>> {
-        let message = match question.request {
-            InputRequest::Elicitation(FormParams::Form { message, .. }) => message.clone(),
-            other => format!("not a form: {other:?}"),
-        };
-        let fields = question
-            .form()
-            .map(|form| form.properties.keys().cloned().collect())
-            .unwrap_or_default();
-        self.asked.lock().unwrap().push(Asked {
-            key: question.key.map(str::to_owned),
-            round: question.round,
-            message,
-            fields,
-        });
-        let reply = match self.replies.lock().unwrap().pop_front() {
-            Some(true) => {
-                let mut content = Map::new();
-                content.insert("ok".to_owned(), Value::Bool(true));
-                Ok(Reply::accept_content(content))
-            }
-            Some(false) => Ok(Reply::decline()),
-            None => Err(ClientError::Unanswered {
-                question: question.name(),
-                reason: "the test expected no more questions".to_owned(),
-            }),
-        };
-        Box::pin(std::future::ready(reply))
-    }
-}
-
-/// A client of `era` whose user accepts the first question and declines the second, and the
-/// record of the questions.
-fn builder(era: EraChoice) -> (ClientBuilder, Arc<Mutex<Vec<Asked>>>) {
-    let asked = Arc::new(Mutex::new(Vec::new()));
-    let operator = Operator {
-        replies: Mutex::new(VecDeque::from([true, false])),
-        asked: Arc::clone(&asked),
-    };
-    (Client::builder().era(era).answers(operator), asked)
-}
-
-/// Lists the tools and runs `deploy` twice on `client` (accepted, then declined); checks the
-/// answers, the questions asked and the versions the server saw.
-async fn deploy_twice(
+/// How the server describes itself, then the shared `deploy` flow, then the versions the
+/// server saw on each call.
+async fn deploy_twice_counting(
     client: &Client,
     expected: Era,
     asked: &Mutex<Vec<Asked>>,
     calls: &Mutex<Vec<Option<String>>>,
 ) -> Result<(), String> {
-    if client.era() != expected {
-        return Err(format!(
-            "the connection speaks {:?}, not {expected:?} (server {:?})",
-            client.era(),
-            client.server()
-        ));
-    }
     let version = match expected {
         Era::Modern => MODERN,
         _ => SESSION,
@@ -387,47 +310,7 @@ async fn deploy_twice(
             "the server is described as {server:?}, not {SERVER_NAME} speaking {version}"
         ));
     }
-    let tools = client
-        .list_tools()
-        .await
-        .map_err(|e| format!("tools/list: {e}"))?;
-    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_str()).collect();
-    if names != ["deploy"] {
-        return Err(format!("the server lists {names:?}, not [\"deploy\"]"));
-    }
-    for expected_text in ["Deployed to staging.", "Not deployed."] {
-        let result = client
-            .call_tool("deploy", json!({"target": "staging"}))
-            .await
-            .map_err(|e| format!("tools/call deploy ({expected_text:?} expected): {e}"))?;
-        if result.is_tool_error() || result.text() != expected_text {
-            return Err(format!(
-                "deploy answered {:?} (isError {:?}), not {expected_text:?}: {result:?}",
-                result.text(),
-                result.is_error
-            ));
-        }
-    }
-    let asked = asked.lock().unwrap().clone();
-    let (key, round) = match expected {
-        Era::Modern => (Some(CONFIRM.to_owned()), Some(1)),
-        _ => (None, None),
-    };
-    let one = Asked {
-        key,
-        round,
-        message: "Deploy to staging?".to_owned(),
-        fields: vec!["ok".to_owned()],
-    };
-    if asked != [one.clone(), one] {
-        return Err(format!(
-            "one question per call, {}, expected; asked {asked:?}",
-            match expected {
-                Era::Modern => "keyed `confirm` in round 1 of an input_required result",
-                _ => "pushed without a key",
-            }
-        ));
-    }
+    peer_deploy::deploy_twice(client, expected, asked).await?;
     // Two rounds per call on 2026-07-28 (asked, then retried with the answer), one on a session.
     let rounds = match expected {
         Era::Modern => 4,
@@ -453,7 +336,7 @@ async fn over_duplex(choice: EraChoice, expected: Era) {
             .connect_io(read, write)
             .await
             .map_err(|e| format!("connecting: {e}"))?;
-        deploy_twice(&client, expected, &asked, &calls).await?;
+        deploy_twice_counting(&client, expected, &asked, &calls).await?;
         client.close().await.map_err(|e| format!("closing: {e}"))
     };
     let why = match tokio::time::timeout(RUN_TIMEOUT, run).await {

@@ -547,16 +547,8 @@ impl Client {
                 Outcome::InputRequired(asked) => asked,
             };
             retry = params.clone();
-            let mut responses = Map::new();
-            for (key, request) in asked.input_requests.iter().flatten() {
-                let question = Question {
-                    key: Some(key),
-                    round: Some(round),
-                    request,
-                };
-                let reply = self.answers.answer(question).await?;
-                responses.insert(key.clone(), reply.respond(&question)?);
-            }
+            let questions = asked.input_requests.iter().flatten();
+            let responses = self.answer_all(questions, round).await?;
             if !responses.is_empty() {
                 retry.insert("inputResponses".to_owned(), Value::Object(responses));
             }
@@ -565,6 +557,28 @@ impl Client {
             }
         }
         Err(ClientError::TooManyRounds(self.max_rounds))
+    }
+}
+
+impl Client {
+    /// The answers to the `questions` of round `round`, by key, each checked against its
+    /// question.
+    pub(crate) async fn answer_all<'q>(
+        &self,
+        questions: impl IntoIterator<Item = (&'q String, &'q typemcp_core::protocol::InputRequest)>,
+        round: u32,
+    ) -> Result<Map<String, Value>, ClientError> {
+        let mut responses = Map::new();
+        for (key, request) in questions {
+            let question = Question {
+                key: Some(key),
+                round: Some(round),
+                request,
+            };
+            let reply = self.answers.answer(question).await?;
+            responses.insert(key.clone(), reply.respond(&question)?);
+        }
+        Ok(responses)
     }
 }
 

@@ -11,7 +11,6 @@ use typemcp_core::protocol::task_methods::{
     CANCEL as TASKS_CANCEL, GET as TASKS_GET, UPDATE as TASKS_UPDATE,
 };
 
-use crate::answers::Question;
 use crate::client::{Client, Era, parse};
 use crate::error::ClientError;
 use crate::transport::Notifier;
@@ -64,17 +63,8 @@ impl Client {
                         break Err(ClientError::TooManyRounds(self.max_rounds));
                     }
                     round += 1;
-                    let mut responses = Map::new();
-                    for (key, request) in new {
-                        let question = Question {
-                            key: Some(key),
-                            round: Some(round),
-                            request,
-                        };
-                        let reply = self.answers.answer(question).await?;
-                        responses.insert(key.clone(), reply.respond(&question)?);
-                        answered.insert(key.clone());
-                    }
+                    answered.extend(new.iter().map(|(key, _)| (*key).clone()));
+                    let responses = self.answer_all(new, round).await?;
                     let mut params = self.task_params_map(&task_id);
                     params.insert("inputResponses".to_owned(), Value::Object(responses));
                     self.send(TASKS_UPDATE, params).await?;

@@ -14,6 +14,7 @@ pub mod booking;
 pub mod client_report;
 pub mod deploy;
 pub mod npm;
+pub mod peer_deploy;
 pub mod python;
 pub mod redis;
 pub mod stdio_client;
