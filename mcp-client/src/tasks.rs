@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
-use typemcp_core::protocol::InputRequests;
 use typemcp_core::protocol::task_methods::{
     CANCEL as TASKS_CANCEL, GET as TASKS_GET, UPDATE as TASKS_UPDATE,
 };
+use typemcp_core::protocol::{InputRequests, TaskStatus};
 
 use crate::client::{Client, Era, parse};
 use crate::error::ClientError;
@@ -45,9 +45,11 @@ impl Client {
             tokio::time::sleep(interval).await;
             let mut polled = self.send(TASKS_GET, self.task_params_map(&task_id)).await?;
             interval = poll_interval(&polled);
-            match polled.get("status").and_then(Value::as_str) {
-                Some("working") => {}
-                Some("input_required") => {
+            let status = polled.get_mut("status").map(Value::take);
+            let status: TaskStatus = parse(TASKS_GET, status.unwrap_or(Value::Null))?;
+            match status {
+                TaskStatus::Working => {}
+                TaskStatus::InputRequired => {
                     let asked = polled.get_mut("inputRequests").map(Value::take);
                     let asked: InputRequests = parse(TASKS_GET, asked.unwrap_or(Value::Null))?;
                     // `tasks/update` takes effect in time: a poll soon after may still show
@@ -69,11 +71,11 @@ impl Client {
                     params.insert("inputResponses".to_owned(), Value::Object(responses));
                     self.send(TASKS_UPDATE, params).await?;
                 }
-                Some("completed") => {
+                TaskStatus::Completed => {
                     let result = polled.get_mut("result").map(Value::take);
                     break parse(method, result.unwrap_or(Value::Null));
                 }
-                Some("failed") => {
+                TaskStatus::Failed => {
                     let error = polled.get_mut("error").map(Value::take);
                     break Err(match error.and_then(|e| serde_json::from_value(e).ok()) {
                         Some(error) => ClientError::Server(error),
@@ -83,13 +85,7 @@ impl Client {
                         },
                     });
                 }
-                Some("cancelled") => break Err(ClientError::TaskCancelled { task_id }),
-                other => {
-                    break Err(ClientError::Malformed {
-                        method: TASKS_GET.to_owned(),
-                        reason: format!("unknown task status {other:?}"),
-                    });
-                }
+                TaskStatus::Cancelled => break Err(ClientError::TaskCancelled { task_id }),
             }
         };
         // A task that ended needs no cancelling; one that asks more than the client answers
