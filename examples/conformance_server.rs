@@ -971,7 +971,7 @@ async fn template_data(id: String) -> ResourceContents {
     )
 }
 
-/// Every registration of the fixture; `pub(crate)` so that `tests/http.rs` and `tests/stdio.rs`
+/// Every registration of the fixture; `pub(crate)` so that `tests/end_to_end/http.rs` and `tests/end_to_end/stdio.rs`
 /// can include this file as a module and build the same server in-process.
 pub(crate) fn server() -> Result<Server, typemcp_server::BuildError> {
     Server::builder()

@@ -1,7 +1,7 @@
 """Drives the booking example (examples/booking.rs) with the official Python MCP SDK 1.x client,
 pinned in requirements.txt, the way clients of protocol 2025-11-25 talk: `initialize`, then the
 `elicitation/create` requests the server pushes during a call, answered by the callback below.
-Run by tests/booking.rs:
+Run by tests/end_to_end/booking.rs:
 
     python booking_client.py http <url>
     python booking_client.py stdio <server executable>

@@ -1,7 +1,7 @@
 """Drives the deploy example (examples/deploy.rs) with the official Python MCP SDK 1.x client,
 pinned in requirements.txt, the way clients of protocol 2025-11-25 talk: `initialize`, then
 requests the server sends to the client (`elicitation/create`) answered by the callback below.
-Run by tests/interop_python_legacy.rs:
+Run by tests/end_to_end/interop_python_legacy.rs:
 
     python deploy_client.py http <url> <target>
     python deploy_client.py stdio <server executable> <target>

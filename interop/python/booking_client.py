@@ -1,5 +1,5 @@
 """Drives the booking example (examples/booking.rs) with the official Python MCP SDK client,
-pinned in requirements.txt, in either era. Run by tests/booking.rs:
+pinned in requirements.txt, in either era. Run by tests/end_to_end/booking.rs:
 
     python booking_client.py <auto|legacy> http <url>
     python booking_client.py <auto|legacy> stdio <server executable>

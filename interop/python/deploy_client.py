@@ -1,5 +1,5 @@
 """Drives the deploy example (examples/deploy.rs) over Streamable HTTP with the official
-Python MCP SDK client, pinned in requirements.txt. Run by tests/interop_python.rs:
+Python MCP SDK client, pinned in requirements.txt. Run by tests/end_to_end/interop_python.rs:
 
     python deploy_client.py <url> <target>
 

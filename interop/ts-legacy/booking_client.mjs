@@ -1,7 +1,7 @@
 // Drives the booking example (examples/booking.rs) with the official TypeScript SDK 1.x client
 // (`@modelcontextprotocol/sdk`, pinned in package.json), the way clients of protocol
 // 2025-11-25 talk: `initialize`, then the `elicitation/create` requests the server pushes
-// during a call, answered by the handler below. Run by tests/booking.rs:
+// during a call, answered by the handler below. Run by tests/end_to_end/booking.rs:
 //
 //   node booking_client.mjs http <url>
 //   node booking_client.mjs stdio <server executable>

@@ -1,7 +1,7 @@
 // Drives the deploy example (examples/deploy.rs) with the official TypeScript SDK 1.x client,
 // pinned in package.json, the way clients of protocol 2025-11-25 talk: `initialize`, then
 // requests the server sends to the client (`elicitation/create`) answered by the handler
-// registered below. Run by tests/interop_ts_legacy.rs:
+// registered below. Run by tests/end_to_end/interop_ts_legacy.rs:
 //
 //   node deploy_client.mjs http <url> <target>
 //   node deploy_client.mjs stdio <server executable> <target>

@@ -1,6 +1,6 @@
 // Drives the booking example (examples/booking.rs) with the official TypeScript client
 // (`@modelcontextprotocol/client` 2.x, pinned in package.json), in either era. Run by
-// tests/booking.rs:
+// tests/end_to_end/booking.rs:
 //
 //   node booking_client.mjs <modern|legacy> http <url>
 //   node booking_client.mjs <modern|legacy> stdio <server executable>

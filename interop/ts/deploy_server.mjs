@@ -1,5 +1,5 @@
 // A small server written with the official TypeScript MCP SDK (`@modelcontextprotocol/server`,
-// pinned in package.json beside this file) that tests/client_interop.rs drives with our Rust
+// pinned in package.json beside this file) that tests/end_to_end/client_interop.rs drives with our Rust
 // client (`typemcp-client`), to show the client completes a multi-round flow against a server
 // nobody here wrote, in both protocol eras.
 //

@@ -1,5 +1,5 @@
 // Drives one multi-round (SEP-2322 `input_required`) scenario against an MCP server with the
-// official TypeScript client, pinned in package.json. Run by tests/interop_ts.rs:
+// official TypeScript client, pinned in package.json. Run by tests/end_to_end/interop_ts.rs:
 //
 //   node mrtr_client.mjs <url> <multi_round|request_state|tampered_state|deploy|elicitation>
 //

@@ -37,7 +37,7 @@
 //! only add metadata: every handler can also be registered by hand with [`ToolRoute`],
 //! [`PromptRoute`], [`ResourceRoute`] and [`ResourceTemplateRoute`].
 //!
-//! Layout, in layers, each using only what is in its own layer or below (`tests/layers.rs`
+//! Layout, in layers, each using only what is in its own layer or below (`tests/integration/layers.rs`
 //! holds the crate to it):
 //! 1. channels and budgets: `outbound` (where a request's notifications go), `budget`,
 //!    `caller` (who a per-caller share counts);

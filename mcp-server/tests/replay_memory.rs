@@ -10,6 +10,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "integration/support/mod.rs"]
 mod support;
 
 use std::sync::Arc;

@@ -464,7 +464,7 @@ pub struct ExampleServer {
 /// A name or an argument.
 type Str = &'static str;
 
-/// Every example that is a server (the others run on their own: see `tests/examples.rs`).
+/// Every example that is a server (the others run on their own: see `tests/end_to_end/examples.rs`).
 pub const EXAMPLE_SERVERS: [ExampleServer; 6] = [
     ExampleServer::new("quickstart", "quickstart", &[], "--http"),
     ExampleServer::new("booking", "booking", &[], "--http"),

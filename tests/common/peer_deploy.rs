@@ -1,5 +1,5 @@
 //! The `deploy` flow as every peer server of the client interop tests serves it
-//! (`tests/client_interop.rs`: the TypeScript and Python SDKs; `tests/client_interop_rmcp.rs`:
+//! (`tests/end_to_end/client_interop.rs`: the TypeScript and Python SDKs; `tests/end_to_end/client_interop_rmcp.rs`:
 //! rmcp), driven by `typemcp-client`: one tool `deploy` (argument `target`) asking one form
 //! question with a boolean field `ok`, a user ([`Operator`]) who accepts the first question
 //! and declines the second, and the checks of the two calls ([`deploy_twice`]).

@@ -1,5 +1,5 @@
 //! Newline-delimited JSON-RPC over a server's stdin and stdout: a [`Pipe`] drives a server
-//! in-process (on in-memory pipes, `tests/stdio.rs`) or spawned ([`spawn`]), and
+//! in-process (on in-memory pipes, `tests/end_to_end/stdio.rs`) or spawned ([`spawn`]), and
 //! [`StdioClient`] is the blocking [`Session`] with a spawned example. Every read has a
 //! deadline, so a silent server fails the test instead of hanging it; a failure quotes the
 //! spawned server's stderr (kept in `target/examples-e2e/`).

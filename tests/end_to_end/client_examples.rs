@@ -1,0 +1,647 @@
+//! The examples driven by `typemcp-client` as a user's test would drive them: every example
+//! server over stdio (a child process) and over Streamable HTTP (started on a free port), in
+//! both eras (2026-07-28 chosen automatically, a 2025-11-25 session forced), listing the same
+//! tools everywhere and answering one call (the questions it asks answered too); the `deploy`
+//! flow's three rounds answered with form types mirroring the example's own (a confirmation,
+//! a rollout plan and a region, then the URL approval), and a form answered with the wrong
+//! type failing before it is sent.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde::Serialize;
+use serde_json::json;
+use typemcp_client::{Client, ClientError, Era, EraChoice, Reply, Scripted, ToolResultExt, Wires};
+use typemcp_server::ElicitForm;
+
+/// The example's `Confirm`, as a test writes it.
+#[derive(ElicitForm, Serialize)]
+struct Confirm {
+    ok: bool,
+}
+
+/// The example's `Rollout`: the same fields (its strategy as the option's value).
+#[derive(ElicitForm, Serialize)]
+struct Rollout {
+    strategy: String,
+    replicas: u8,
+    reason: Option<String>,
+}
+
+/// The one-field form a `OneOf<String>` question under `region` is.
+#[derive(ElicitForm, Serialize)]
+struct Region {
+    region: String,
+}
+
+/// The example `name`, started over stdio and connected in `era`, answering with `script`.
+async fn start(name: &str, era: EraChoice, script: Scripted) -> Client {
+    let mut command = tokio::process::Command::new(crate::common::example_binary(name));
+    command.stderr(std::process::Stdio::null());
+    Client::builder()
+        .era(era)
+        .answers(script)
+        .spawn(command)
+        .await
+        .unwrap()
+}
+
+fn production_deploy() -> Scripted {
+    Scripted::new()
+        .reply("confirm", Reply::accept(&Confirm { ok: true }))
+        .reply(
+            "rollout",
+            Reply::accept(&Rollout {
+                strategy: "rolling".into(),
+                replicas: 3,
+                reason: Some("release 42".into()),
+            }),
+        )
+        .reply(
+            "region",
+            Reply::accept(&Region {
+                region: "us-east-1".into(),
+            }),
+        )
+        .reply("approval", Reply::visited())
+}
+
+#[tokio::test]
+async fn deploy_runs_its_three_rounds_over_stdio_in_both_eras() {
+    for (choice, era) in [
+        (EraChoice::Automatic, Era::Modern),
+        (EraChoice::Session, Era::Session),
+    ] {
+        let client = start("deploy", choice, production_deploy()).await;
+        assert_eq!(client.era(), era);
+        let tools: Vec<String> = client
+            .list_tools()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|tool| tool.name)
+            .collect();
+        assert!(tools.iter().any(|name| name == "deploy"), "{tools:?}");
+        let done = client
+            .call_tool("deploy", json!({"target": "production"}))
+            .await
+            .unwrap();
+        let text = done.text();
+        assert!(
+            text.starts_with("Deployed to Production in us-east-1 with 3 replicas")
+                && text.contains("release 42"),
+            "{era:?}: {text}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn deploy_refuses_a_rollout_answered_with_the_wrong_form_type() {
+    let script = Scripted::new()
+        .reply("confirm", Reply::accept(&Confirm { ok: true }))
+        .reply("rollout", Reply::accept(&Confirm { ok: true }))
+        .reply(
+            "region",
+            Reply::accept(&Region {
+                region: "eu-west-1".into(),
+            }),
+        );
+    let client = start("deploy", EraChoice::Automatic, script).await;
+    let error = client
+        .call_tool("deploy", json!({"target": "staging"}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&error, ClientError::Unanswered { question, reason } if question == "rollout" && reason.contains("Confirm")),
+        "{error:?}"
+    );
+}
+
+/// One call each example server answers, with what its answer says.
+struct Probe {
+    example: &'static str,
+    tool: &'static str,
+    arguments: fn() -> serde_json::Value,
+    says: &'static str,
+    /// Answers to what the call asks.
+    script: fn() -> Scripted,
+}
+
+const PROBES: [Probe; 6] = [
+    Probe {
+        example: "quickstart",
+        tool: "add",
+        arguments: || json!({"a": 2, "b": 3}),
+        says: "5",
+        script: Scripted::new,
+    },
+    Probe {
+        example: "booking",
+        tool: "list_rooms",
+        arguments: || json!({}),
+        says: "\"seats\":16",
+        script: Scripted::new,
+    },
+    Probe {
+        example: "deploy",
+        tool: "deploy",
+        arguments: || json!({"target": "production"}),
+        says: "Deployed",
+        script: production_deploy,
+    },
+    Probe {
+        example: "layered",
+        tool: "echo",
+        arguments: || json!({"text": "layers all the way"}),
+        says: "layers all the way",
+        script: Scripted::new,
+    },
+    Probe {
+        example: "long_task",
+        tool: "export_table",
+        arguments: || json!({"table": "users"}),
+        says: "users",
+        script: || {
+            let keep = serde_json::Map::from_iter([("anonymize".to_owned(), json!(false))]);
+            Scripted::new().otherwise(Reply::accept_content(keep))
+        },
+    },
+    Probe {
+        example: crate::common::FIXTURE,
+        tool: "test_simple_text",
+        arguments: || json!({}),
+        says: "This is a simple text response",
+        script: Scripted::new,
+    },
+];
+
+/// The tool names `client` lists, and the text of the probe's call.
+async fn probe(client: &Client, probe: &Probe) -> (Vec<String>, String) {
+    let tools = client.list_tools().await.unwrap();
+    let names = tools.into_iter().map(|tool| tool.name).collect();
+    let answer = client
+        .call_tool(probe.tool, (probe.arguments)())
+        .await
+        .unwrap_or_else(|error| panic!("{}: {}: {error}", probe.example, probe.tool));
+    assert!(!answer.is_tool_error(), "{}: {answer:?}", probe.example);
+    (names, answer.text())
+}
+
+#[tokio::test]
+async fn every_example_server_answers_the_client_over_stdio_and_http_in_both_eras() {
+    let covered: Vec<&str> = PROBES.iter().map(|probe| probe.example).collect();
+    let servers: Vec<&str> = crate::common::EXAMPLE_SERVERS
+        .iter()
+        .map(|e| e.name)
+        .collect();
+    assert_eq!(covered, servers, "every example server has a probe");
+    for probe_of in &PROBES {
+        let example = crate::common::ExampleServer::named(probe_of.example);
+        let http = example.http();
+        let mut listings = Vec::new();
+        for (choice, era) in [
+            (EraChoice::Automatic, Era::Modern),
+            (EraChoice::Session, Era::Session),
+        ] {
+            let mut command =
+                tokio::process::Command::new(crate::common::example_binary(example.name));
+            command
+                .args(example.stdio_args)
+                .stderr(std::process::Stdio::null());
+            let over_stdio = Client::builder()
+                .era(choice)
+                .answers((probe_of.script)())
+                .spawn(command)
+                .await
+                .unwrap();
+            let over_http = Client::builder()
+                .era(choice)
+                .answers((probe_of.script)())
+                .connect_http(&http.url())
+                .await
+                .unwrap();
+            for (wire, client) in [("stdio", over_stdio), ("http", over_http)] {
+                assert_eq!(client.era(), era, "{} over {wire}", example.name);
+                let (names, text) = probe(&client, probe_of).await;
+                assert!(
+                    text.contains(probe_of.says),
+                    "{} over {wire} in {era:?}: {text}",
+                    example.name
+                );
+                listings.push(names);
+                client.close().await.unwrap();
+            }
+        }
+        assert!(
+            listings.windows(2).all(|pair| pair[0] == pair[1]),
+            "{}: the same tools on every wire and era: {listings:?}",
+            example.name
+        );
+    }
+}
+
+/// `long_task` over stdio with the tasks extension declared, its stderr in `log`.
+async fn long_task_with_tasks(log: &std::path::Path, script: Scripted) -> Client {
+    let mut command = tokio::process::Command::new(crate::common::example_binary("long_task"));
+    command.stderr(std::fs::File::create(log).unwrap());
+    Client::builder()
+        .tasks()
+        .answers(script)
+        .spawn(command)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_call_that_becomes_a_task_is_followed_and_its_question_answered_through_the_task() {
+    let log = crate::common::out_dir("client-examples").join("long_task-followed.log");
+    let anonymize = serde_json::Map::from_iter([("anonymize".to_owned(), json!(true))]);
+    // A task keys its questions by round: the first round's `choice` is `1.choice`.
+    let script = Scripted::new().reply("1.choice", Reply::accept_content(anonymize));
+    let client = long_task_with_tasks(&log, script).await;
+    let done = client
+        .call_tool("export_table", json!({"table": "users"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        done.text(),
+        "Exported 10000 rows of users to users.csv (e-mail addresses anonymized)."
+    );
+}
+
+#[tokio::test]
+async fn a_task_whose_call_is_dropped_is_cancelled_on_the_server() {
+    let log = crate::common::out_dir("client-examples").join("long_task-dropped.log");
+    let client = long_task_with_tasks(&log, Scripted::new()).await;
+    let call = client.call_tool("export_table", json!({"table": "orders"}));
+    // The first half takes 500 ms: give up in the middle of it.
+    let gave_up = tokio::time::timeout(std::time::Duration::from_millis(300), call).await;
+    assert!(
+        gave_up.is_err(),
+        "the export finished before the client gave up"
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let stderr = std::fs::read_to_string(&log).unwrap_or_default();
+        if stderr.contains("export cancelled: orders") {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the task was not cancelled:\n{stderr}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+/// One test body over every wire the conformance server serves (in this process, as a child
+/// over stdio, over HTTP), each in both eras: six runs of a plain call and of a form the
+/// server asks for (an `input_required` round, or a question pushed to a 2025-11-25 session).
+#[tokio::test]
+async fn one_body_runs_over_every_wire_in_both_eras() {
+    let http = crate::common::ExampleServer::named(crate::common::FIXTURE).http();
+    let wires = Wires::new()
+        .in_process(|| {
+            let server = crate::fixture::server().unwrap();
+            let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+            let (read, write) = tokio::io::split(server_end);
+            tokio::spawn(server.serve_io(read, write));
+            tokio::io::split(client_end)
+        })
+        .stdio(|| {
+            let mut command =
+                tokio::process::Command::new(crate::common::example_binary(crate::common::FIXTURE));
+            command.arg("--stdio").stderr(std::process::Stdio::null());
+            command
+        })
+        .http(http.url());
+    let runs = std::sync::Mutex::new(Vec::new());
+    let user = serde_json::Map::from_iter([
+        ("username".to_owned(), json!("ada")),
+        ("email".to_owned(), json!("ada@example.com")),
+    ]);
+    wires
+        .run(
+            || {
+                Client::builder()
+                    .answers(Scripted::new().otherwise(Reply::accept_content(user.clone())))
+            },
+            async |client, run| {
+                let text = client
+                    .call_tool("test_simple_text", json!({}))
+                    .await
+                    .unwrap();
+                assert!(text.text().contains("simple text"), "{run}: {text:?}");
+                let asked = client
+                    .call_tool("test_elicitation", json!({"message": "Who are you?"}))
+                    .await
+                    .unwrap_or_else(|error| panic!("{run}: {error}"));
+                assert!(asked.text().contains("ada@example.com"), "{run}: {asked:?}");
+                runs.lock().unwrap().push(run.to_string());
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        *runs.lock().unwrap(),
+        [
+            "in-process, 2026-07-28",
+            "in-process, 2025-11-25",
+            "stdio, 2026-07-28",
+            "stdio, 2025-11-25",
+            "HTTP, 2026-07-28",
+            "HTTP, 2025-11-25",
+        ]
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Each example as its users see it, over stdio and HTTP, in both eras
+
+/// The stdio and HTTP wires of the example `name` (the HTTP server lives as long as the guard).
+fn wires_of(name: &'static str) -> (Wires, crate::common::HttpServer) {
+    let example = crate::common::ExampleServer::named(name);
+    let http = example.http();
+    let wires = Wires::new()
+        .stdio(move || {
+            let mut command =
+                tokio::process::Command::new(crate::common::example_binary(example.name));
+            command
+                .args(example.stdio_args)
+                .stderr(std::process::Stdio::null());
+            command
+        })
+        .http(http.url());
+    (wires, http)
+}
+
+/// What every listing must hold: named, unique, described tools and prompts with object input
+/// schemas whose `$ref`s resolve inside them, and the lists the server does not declare
+/// refused as `Method not found`. The names of the tools, prompts, resources and templates.
+async fn listing(client: &Client, run: typemcp_client::Run) -> [Vec<String>; 4] {
+    let capabilities = client.server().capabilities.clone();
+    let tools = client.list_tools().await.unwrap();
+    for tool in &tools {
+        let described = tool
+            .description
+            .as_deref()
+            .is_some_and(|d| !d.trim().is_empty());
+        assert!(described, "{run}: {} has no description", tool.name);
+        assert_eq!(tool.input_schema["type"], "object", "{run}: {}", tool.name);
+        let schemas = std::iter::once(&tool.input_schema).chain(tool.output_schema.as_ref());
+        for schema in schemas {
+            let schema = serde_json::Value::Object(schema.clone());
+            assert_refs_resolve(&schema, &schema, &format!("{run}: {}", tool.name));
+        }
+    }
+    let prompts = match capabilities.prompts {
+        Some(_) => client.list_prompts().await.unwrap(),
+        None => {
+            let refused = client.list_prompts().await.unwrap_err();
+            assert_eq!(refused.code(), Some(-32601), "{run}");
+            Vec::new()
+        }
+    };
+    for prompt in &prompts {
+        let described = prompt
+            .description
+            .as_deref()
+            .is_some_and(|d| !d.trim().is_empty());
+        assert!(described, "{run}: {} has no description", prompt.name);
+    }
+    let (resources, templates) = match capabilities.resources {
+        Some(_) => (
+            client.list_resources().await.unwrap(),
+            client.list_resource_templates().await.unwrap(),
+        ),
+        None => Default::default(),
+    };
+    let names = [
+        tools.iter().map(|t| t.name.clone()).collect::<Vec<_>>(),
+        prompts.iter().map(|p| p.name.clone()).collect(),
+        resources.iter().map(|r| r.name.clone()).collect(),
+        templates.iter().map(|t| t.uri_template.clone()).collect(),
+    ];
+    for list in &names {
+        let unique: std::collections::BTreeSet<&String> = list.iter().collect();
+        assert_eq!(unique.len(), list.len(), "{run}: a name twice in {list:?}");
+    }
+    names
+}
+
+/// Every `$ref` inside `node` points into `root` (a `#/...` JSON pointer that resolves).
+fn assert_refs_resolve(root: &serde_json::Value, node: &serde_json::Value, what: &str) {
+    match node {
+        serde_json::Value::Object(map) => {
+            if let Some(reference) = map.get("$ref").and_then(serde_json::Value::as_str) {
+                let pointer = reference.strip_prefix('#');
+                assert!(
+                    pointer.is_some_and(|p| root.pointer(p).is_some()),
+                    "{what}: $ref {reference:?} does not resolve in {root}"
+                );
+            }
+            map.values()
+                .for_each(|value| assert_refs_resolve(root, value, what));
+        }
+        serde_json::Value::Array(items) => {
+            items
+                .iter()
+                .for_each(|value| assert_refs_resolve(root, value, what));
+        }
+        _ => {}
+    }
+}
+
+/// The JSON of a result, for reading its content.
+fn json_of(result: &impl Serialize) -> serde_json::Value {
+    serde_json::to_value(result).unwrap()
+}
+
+#[tokio::test]
+async fn quickstart_serves_its_tool_prompt_and_template_everywhere() {
+    let (wires, _http) = wires_of("quickstart");
+    wires
+        .run(Client::builder, async |client, run| {
+            let [tools, prompts, resources, templates] = listing(&client, run).await;
+            assert_eq!(tools, ["add"], "{run}");
+            assert_eq!(prompts, ["review"], "{run}");
+            assert!(resources.is_empty(), "{run}");
+            assert_eq!(templates, ["notes://{id}"], "{run}");
+            let add = client.list_tools().await.unwrap().remove(0);
+            assert_eq!(
+                add.description.as_deref(),
+                Some("Add two numbers."),
+                "{run}"
+            );
+            let schema = &add.input_schema;
+            assert_eq!(schema["required"], json!(["a", "b"]), "{run}");
+            for (arg, description) in [("a", "The first addend."), ("b", "The second addend.")] {
+                assert_eq!(schema["properties"][arg]["type"], "integer", "{run}");
+                assert_eq!(
+                    schema["properties"][arg]["description"], description,
+                    "{run}"
+                );
+            }
+            assert_eq!(
+                add.annotations.and_then(|a| a.read_only_hint),
+                Some(true),
+                "{run}"
+            );
+
+            let sum = client
+                .call_tool("add", json!({"a": 2, "b": 3}))
+                .await
+                .unwrap();
+            assert_eq!(sum.text(), "5", "{run}");
+            let refused = client
+                .call_tool("add", json!({"a": "two", "b": 3}))
+                .await
+                .unwrap();
+            assert!(refused.is_tool_error(), "{run}: {refused:?}");
+            assert!(
+                refused.text().contains("`a`"),
+                "{run}: names `a`: {refused:?}"
+            );
+
+            let code = "fn main() {}";
+            let prompt = client
+                .get_prompt("review", json!({"code": code}))
+                .await
+                .unwrap();
+            assert_eq!(
+                json_of(&prompt)["messages"][0]["content"]["text"],
+                format!("Review this code for bugs:\n\n{code}"),
+                "{run}"
+            );
+            let read = json_of(&client.read_resource("notes://7").await.unwrap());
+            let contents = &read["contents"][0];
+            assert_eq!(contents["uri"], "notes://7", "{run}");
+            assert_eq!(contents["mimeType"], "text/plain", "{run}");
+            assert_eq!(contents["text"], "Note number 7.", "{run}");
+        })
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn conformance_server_serves_what_it_registers_everywhere() {
+    let (wires, _http) = wires_of(crate::common::FIXTURE);
+    wires
+        .run(Client::builder, async |client, run| {
+            let [tools, prompts, resources, templates] = listing(&client, run).await;
+            assert_eq!(tools.len(), 35, "{run}: {tools:?}");
+            assert_eq!(
+                tools[0], "test_simple_text",
+                "registration order: {tools:?}"
+            );
+            assert!(
+                tools.contains(&"json_schema_2020_12_tool".to_owned()),
+                "{tools:?}"
+            );
+            let expected = [
+                "test_simple_prompt",
+                "test_prompt_with_arguments",
+                "test_prompt_with_embedded_resource",
+                "test_prompt_with_image",
+                "test_input_required_result_prompt",
+            ];
+            assert_eq!(prompts, expected, "{run}");
+            let expected = [
+                "static-text",
+                "static-binary",
+                "watched-resource",
+                "confirmed-secret",
+            ];
+            assert_eq!(resources, expected, "{run}");
+            assert_eq!(templates, ["test://template/{id}/data"], "{run}");
+            let listed = client.list_prompts().await.unwrap();
+            let with_arguments = listed
+                .iter()
+                .find(|p| p.name == "test_prompt_with_arguments");
+            let arguments = with_arguments
+                .unwrap()
+                .arguments
+                .clone()
+                .unwrap_or_default();
+            let names: Vec<&str> = arguments.iter().map(|a| a.name.as_str()).collect();
+            assert_eq!(names, ["arg1", "arg2"], "{run}");
+            assert!(arguments.iter().all(|a| a.required == Some(true)), "{run}");
+
+            let text = client
+                .call_tool("test_simple_text", json!({}))
+                .await
+                .unwrap();
+            assert_eq!(
+                text.text(),
+                "This is a simple text response for testing.",
+                "{run}"
+            );
+            let prompt = client
+                .get_prompt("test_simple_prompt", json!({}))
+                .await
+                .unwrap();
+            let message = &json_of(&prompt)["messages"][0]["content"]["text"];
+            assert_eq!(message, "This is a simple prompt for testing.", "{run}");
+            let read = json_of(&client.read_resource("test://static-text").await.unwrap());
+            let text = &read["contents"][0]["text"];
+            assert_eq!(
+                text, "This is the content of the static text resource.",
+                "{run}"
+            );
+            let read = json_of(
+                &client
+                    .read_resource("test://template/42/data")
+                    .await
+                    .unwrap(),
+            );
+            let data: serde_json::Value =
+                serde_json::from_str(read["contents"][0]["text"].as_str().unwrap()).unwrap();
+            assert_eq!(data["data"], "Data for ID: 42", "{run}: {read}");
+        })
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn layered_times_out_its_slow_tool_and_audits_every_request_everywhere() {
+    let (wires, http) = wires_of("layered");
+    wires
+        .run(Client::builder, async |client, run| {
+            let [tools, ..] = listing(&client, run).await;
+            assert_eq!(tools, ["echo", "sleep"], "{run}");
+            let slept = client.call_tool("sleep", json!({"ms": 10})).await.unwrap();
+            assert_eq!(slept.text(), "slept 10 ms", "{run}");
+            let started = std::time::Instant::now();
+            let timed_out = client
+                .call_tool("sleep", json!({"ms": 5000}))
+                .await
+                .unwrap_err();
+            assert_eq!(timed_out.code(), Some(-32603), "{run}: {timed_out}");
+            assert!(
+                timed_out.to_string().contains("request timed out"),
+                "{run}: {timed_out}"
+            );
+            let elapsed = started.elapsed();
+            assert!(
+                elapsed < std::time::Duration::from_secs(4),
+                "{run}: answered after {elapsed:?}"
+            );
+            let echoed = client
+                .call_tool("echo", json!({"text": "still here"}))
+                .await
+                .unwrap();
+            assert_eq!(echoed.text(), "still here", "{run}");
+        })
+        .await
+        .unwrap();
+    // Both eras passed through the same layers over HTTP, a session from its `initialize` on.
+    let log = http.output();
+    for line in [
+        "audit: initialize",
+        "audit: server/discover",
+        "audit: tools/list",
+        "audit: tools/call tool=sleep",
+        "audit: tools/call tool=echo",
+    ] {
+        assert!(log.contains(line), "{line:?} in the log:\n{log}");
+    }
+}

@@ -1,0 +1,163 @@
+//! Interoperability with an independent client: the official TypeScript SDK client
+//! (`@modelcontextprotocol/client`, pinned with a Node 22 runtime in `interop/ts/package.json`
+//! and installed from `interop/ts/package-lock.json` by the shared bootstrap of
+//! `tests/common/npm.rs`) against the `conformance_server` and `deploy` examples over
+//! Streamable HTTP.
+//!
+//! `interop/ts/mrtr_client.mjs` pins protocol 2026-07-28 (`server/discover`), calls one
+//! multi-round (SEP-2322, `input_required`) tool, lets the client fulfil each round through
+//! its registered `elicitation/create` handler, and prints a JSON report: the negotiated
+//! version, the questions it was asked, the requests it POSTed and the final text or error.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::fs;
+use std::process::Command;
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::common::npm::NodePackages;
+use crate::common::{ChildGuard, ExampleServer, HttpServer, code};
+
+/// One fixture server for the whole binary, on a free loopback port.
+static SERVER: LazyLock<HttpServer> = LazyLock::new(HttpServer::start);
+
+/// How long one client run (start, connect, every round) may take.
+const RUN_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The `deploy` example over HTTP, for the whole binary.
+static DEPLOY: LazyLock<HttpServer> = LazyLock::new(|| ExampleServer::named("deploy").http());
+
+/// Runs `mrtr_client.mjs` for `scenario` against the server at `url` and returns its report.
+fn run_client(url: &str, scenario: &str) -> Value {
+    let packages = NodePackages::install("interop/ts");
+    let out = crate::common::out_dir("interop-ts");
+    let stdout_path = out.join(format!("{scenario}.json"));
+    let stderr_path = out.join(format!("{scenario}.stderr"));
+    let stdout = fs::File::create(&stdout_path).unwrap();
+    let stderr = fs::File::create(&stderr_path).unwrap();
+    let mut command = Command::new(packages.node());
+    command
+        .arg("mrtr_client.mjs")
+        .args([url, scenario])
+        .current_dir(packages.dir())
+        .stdin(std::process::Stdio::null())
+        .stdout(stdout)
+        .stderr(stderr);
+    let mut child = ChildGuard::spawn(&mut command);
+    let status = child
+        .wait_timeout(RUN_TIMEOUT)
+        .unwrap_or_else(|| panic!("the TypeScript client ({scenario}) ran over {RUN_TIMEOUT:?}"));
+    let stdout = fs::read_to_string(&stdout_path).unwrap_or_default();
+    let stderr = fs::read_to_string(&stderr_path).unwrap_or_default();
+    assert!(
+        status.success(),
+        "the TypeScript client ({scenario}) failed ({status}):\n{stdout}\n{stderr}"
+    );
+    let report: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
+        panic!("the TypeScript client printed no JSON report ({e}):\n{stdout}\n{stderr}")
+    });
+    assert_eq!(
+        report["protocolVersion"], "2026-07-28",
+        "the client negotiated 2026-07-28 with server/discover: {report}"
+    );
+    assert_eq!(
+        report["posted"][0]["method"], "server/discover",
+        "the client opened with server/discover, not initialize: {report}"
+    );
+    report
+}
+
+#[test]
+fn ts_client_completes_multi_round_elicitation() {
+    let report = run_client(&SERVER.url(), "multi_round");
+    assert_eq!(report["error"], Value::Null, "{report}");
+    assert_eq!(report["isError"], false, "{report}");
+    assert_eq!(
+        report["text"], "Multi-round complete for Alice who likes blue",
+        "{report}"
+    );
+    assert_eq!(
+        report["asked"],
+        json!([
+            "Step 1: What is your name?",
+            "Step 2: What is your favorite color?"
+        ]),
+        "one elicitation per round, in order: {report}"
+    );
+    assert_eq!(
+        crate::common::client_report::tool_calls(&report),
+        [(false, false), (true, true), (true, true)],
+        "the first call, then two retries carrying inputResponses and requestState: {report}"
+    );
+}
+
+#[test]
+fn ts_client_completes_request_state_round() {
+    let report = run_client(&SERVER.url(), "request_state");
+    assert_eq!(report["error"], Value::Null, "{report}");
+    assert_eq!(report["text"], "state-ok: confirmed", "{report}");
+    assert_eq!(report["asked"], json!(["Please confirm"]));
+    assert_eq!(
+        crate::common::client_report::tool_calls(&report),
+        [(false, false), (true, true)],
+        "{report}"
+    );
+}
+
+#[test]
+fn ts_client_tampered_request_state_is_refused() {
+    let report = run_client(&SERVER.url(), "tampered_state");
+    assert_eq!(
+        report["text"],
+        Value::Null,
+        "a tampered state must not run: {report}"
+    );
+    assert_eq!(
+        report["error"]["code"],
+        code::INVALID_PARAMS,
+        "a tampered requestState is invalid params: {report}"
+    );
+    assert!(
+        report["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("requestState"),
+        "{report}"
+    );
+    assert_eq!(
+        crate::common::client_report::tool_calls(&report),
+        [(false, false), (true, true)],
+        "{report}"
+    );
+}
+
+#[test]
+fn ts_client_completes_the_three_rounds_of_the_deploy_example() {
+    let report = run_client(&DEPLOY.url(), "deploy");
+    assert_eq!(report["error"], Value::Null, "{report}");
+    crate::common::client_report::assert_deployed_to_production(&report);
+}
+
+/// The 2025-era suite's `test_elicitation` tool, a multi-round handler that older clients get
+/// a pushed `elicitation/create` request from (see `tests/conformance`), is one
+/// `input_required` round for a 2026-07-28 client.
+#[test]
+fn ts_client_answers_the_elicitation_tool_of_the_older_suite_in_one_round() {
+    let report = run_client(&SERVER.url(), "elicitation");
+    assert_eq!(report["error"], Value::Null, "{report}");
+    assert_eq!(report["isError"], false, "{report}");
+    assert_eq!(report["asked"], json!(["Who are you?"]), "{report}");
+    assert_eq!(
+        report["text"],
+        r#"User response: action=accept, content={"username":"Alice","email":"alice@example.com"}"#,
+        "{report}"
+    );
+    assert_eq!(
+        crate::common::client_report::tool_calls(&report),
+        [(false, false), (true, true)],
+        "{report}"
+    );
+}
