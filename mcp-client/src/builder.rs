@@ -11,7 +11,7 @@ use typemcp_core::McpError;
 use typemcp_core::protocol::{Implementation, InputRequest};
 
 use crate::answers::{Answers, NoAnswers, Question};
-use crate::client::{Client, EraChoice};
+use crate::client::{Client, EraChoice, Settings};
 use crate::error::ClientError;
 use crate::notification::Notification;
 use crate::transport::http::HttpConnection;
@@ -56,6 +56,14 @@ impl Default for ClientBuilder {
             notifications: None,
             tasks: false,
         }
+    }
+}
+
+impl Client {
+    /// A builder.
+    #[must_use]
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
     }
 }
 
@@ -145,7 +153,7 @@ impl ClientBuilder {
         let listeners = inbound.listeners.clone();
         let http = HttpConnection::new(url, headers, inbound)?;
         let transport = Transport::Http(http, Default::default());
-        Client::open(self, transport, None, listeners).await
+        Client::open(self.settings(), transport, None, listeners).await
     }
 
     /// Connects over newline-delimited JSON-RPC on `reader` and `writer` (a server's
@@ -158,7 +166,13 @@ impl ClientBuilder {
         let inbound = self.inbound();
         let listeners = inbound.listeners.clone();
         let connection = Connection::open(reader, writer, inbound);
-        Client::open(self, Transport::Lines(connection), None, listeners).await
+        Client::open(
+            self.settings(),
+            Transport::Lines(connection),
+            None,
+            listeners,
+        )
+        .await
     }
 
     /// Starts `command` and connects over its stdin and stdout (its stderr is inherited);
@@ -175,11 +189,31 @@ impl ClientBuilder {
         let inbound = self.inbound();
         let listeners = inbound.listeners.clone();
         let connection = Connection::open(stdout, stdin, inbound);
-        Client::open(self, Transport::Lines(connection), Some(child), listeners).await
+        Client::open(
+            self.settings(),
+            Transport::Lines(connection),
+            Some(child),
+            listeners,
+        )
+        .await
     }
 }
 
 impl ClientBuilder {
+    /// What the client keeps of this builder.
+    fn settings(self) -> Settings {
+        Settings {
+            wants_progress: self.notifications.is_some(),
+            answers: self.answers,
+            era: self.era,
+            info: self.info,
+            max_rounds: self.max_rounds,
+            probe_timeout: self.probe_timeout,
+            request_timeout: self.request_timeout,
+            tasks: self.tasks,
+        }
+    }
+
     /// Where the server's own requests and notifications go.
     fn inbound(&self) -> Inbound {
         Inbound {

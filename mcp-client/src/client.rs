@@ -18,9 +18,11 @@ use typemcp_core::protocol::{
 use typemcp_core::{ErrorCode, McpError};
 
 use crate::answers::{Answers, Question};
-use crate::builder::ClientBuilder;
 use crate::error::ClientError;
 use crate::transport::{Listeners, Notifier, Outgoing, Transport};
+
+/// Following a call that became a task: part of a call, so a part of the client.
+mod tasks;
 
 /// The revision of the 2026-07-28 wire.
 pub const MODERN: &str = "2026-07-28";
@@ -124,21 +126,30 @@ impl std::fmt::Debug for dyn Answers {
     }
 }
 
-impl Client {
-    /// A builder.
-    #[must_use]
-    pub fn builder() -> ClientBuilder {
-        ClientBuilder::default()
-    }
+/// What a client is opened with: the settings of a [`crate::ClientBuilder`] that outlive
+/// the connection.
+pub(crate) struct Settings {
+    pub(crate) answers: Arc<dyn Answers>,
+    pub(crate) era: EraChoice,
+    pub(crate) info: Implementation,
+    pub(crate) max_rounds: u32,
+    pub(crate) probe_timeout: Duration,
+    pub(crate) request_timeout: Option<Duration>,
+    pub(crate) wants_progress: bool,
+    pub(crate) tasks: bool,
+}
 
+impl Client {
+    /// Opens a client on `connection` with `settings`: `server/discover` first (unless
+    /// `settings.era` asks for a session), `initialize` when the server does not know it.
     pub(crate) async fn open(
-        builder: ClientBuilder,
+        settings: Settings,
         connection: Transport,
         child: Option<tokio::process::Child>,
         listeners: Listeners,
     ) -> Result<Self, ClientError> {
-        let mut capabilities = builder.answers.capabilities();
-        if builder.tasks {
+        let mut capabilities = settings.answers.capabilities();
+        if settings.tasks {
             capabilities
                 .extensions
                 .get_or_insert_with(Map::new)
@@ -148,31 +159,31 @@ impl Client {
             connection,
             era: Era::Modern,
             capabilities,
-            info: builder.info,
+            info: settings.info,
             server: ServerDescription {
                 info: None,
                 capabilities: ServerCapabilities::default(),
                 instructions: None,
                 version: MODERN.to_owned(),
             },
-            answers: builder.answers,
-            max_rounds: builder.max_rounds,
-            request_timeout: builder.request_timeout,
-            probe_timeout: builder.probe_timeout,
-            wants_progress: builder.notifications.is_some(),
+            answers: settings.answers,
+            max_rounds: settings.max_rounds,
+            request_timeout: settings.request_timeout,
+            probe_timeout: settings.probe_timeout,
+            wants_progress: settings.wants_progress,
             next_id: AtomicU64::new(1),
             mirrored: Mutex::new(None),
             listeners,
             _child: child,
         };
-        if builder.era != EraChoice::Session {
+        if settings.era != EraChoice::Session {
             client.connection.speak(Some(MODERN));
-            match client.discover(builder.probe_timeout).await {
+            match client.discover(settings.probe_timeout).await {
                 Ok(description) => {
                     client.server = description;
                     return Ok(client);
                 }
-                Err(error) if builder.era == EraChoice::Modern => return Err(error),
+                Err(error) if settings.era == EraChoice::Modern => return Err(error),
                 Err(error) => {
                     tracing::debug!(%error, "no discover result: opening a 2025-11-25 session");
                 }

@@ -81,7 +81,6 @@ mod error;
 mod listen;
 mod notification;
 mod results;
-mod tasks;
 mod transport;
 mod wires;
 

@@ -11,7 +11,7 @@ use typemcp_core::protocol::task_methods::{
 };
 use typemcp_core::protocol::{InputRequests, TaskStatus};
 
-use crate::client::{Client, Era, parse};
+use super::{Client, Era, parse};
 use crate::error::ClientError;
 use crate::transport::Notifier;
 
