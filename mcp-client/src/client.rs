@@ -265,7 +265,7 @@ impl Client {
         self.connection
             .notify("notifications/initialized", json!({}))
             .await?;
-        self.connection.listen();
+        self.connection.listen(self.probe_timeout).await;
         Ok(ServerDescription {
             info: Some(initialized.server_info),
             capabilities: initialized.capabilities,

@@ -346,14 +346,27 @@ impl HttpConnection {
     /// open: resumed with `Last-Event-ID` when it ends, until [`MAX_RESUMPTIONS`] attempts in
     /// a row bring nothing. A server without one (405) is left alone. The task ends when the
     /// returned handle is dropped.
-    pub(crate) fn listen(&self) -> AbortOnDrop {
+    ///
+    /// The first `GET` is answered (within `wait`) before this returns, so before the client's
+    /// next request goes out: a server that sends a request of its own on this stream while
+    /// no stream is open drops it (the TypeScript SDK's does), and the call waiting on the
+    /// answer would wait forever.
+    pub(crate) async fn listen(&self, wait: Duration) -> AbortOnDrop {
+        // Timed out: the task asks again, as after any stream that ended.
+        let mut opened = tokio::time::timeout(wait, self.open_stream(None))
+            .await
+            .ok();
         let connection = self.clone();
         let task = tokio::spawn(async move {
             let mut last_event: Option<String> = None;
             let mut retry = DEFAULT_RETRY;
             let mut fruitless = 0;
             while fruitless < MAX_RESUMPTIONS {
-                let body = match connection.open_stream(last_event.as_deref()).await {
+                let attempt = match opened.take() {
+                    Some(attempt) => attempt,
+                    None => connection.open_stream(last_event.as_deref()).await,
+                };
+                let body = match attempt {
                     Ok(Some(body)) => body,
                     Ok(None) => return,
                     Err(error) => {

@@ -203,10 +203,10 @@ impl Transport {
     }
 
     /// Opens the session's own event stream, over HTTP, for the server's requests that belong
-    /// to no request of the client's.
-    pub(crate) fn listen(&self) {
+    /// to no request of the client's, waiting up to `wait` for the server to answer the `GET`.
+    pub(crate) async fn listen(&self, wait: std::time::Duration) {
         if let Self::Http(http, listening) = self {
-            let handle = http.listen();
+            let handle = http.listen(wait).await;
             *listening
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(handle);
