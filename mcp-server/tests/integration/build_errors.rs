@@ -6,11 +6,11 @@
 // The flow's answers are never read: only its build matters here.
 #![allow(dead_code)]
 
-use serde::{Deserialize, Serialize};
-use typemcp_server::state::{Continuation, Round, Step};
+use crate::support::confirm::{Flow, FlowAsking};
+use typemcp_server::state::{Round, Step};
 use typemcp_server::{
-    BuildError, ElicitForm, PromptRoute, ResourceRoute, ResourceTemplateRoute, Server, State,
-    ToolRoute, prompt, resource, tool,
+    BuildError, PromptRoute, ResourceRoute, ResourceTemplateRoute, Server, State, ToolRoute,
+    prompt, resource, tool,
 };
 
 #[derive(Clone)]
@@ -35,19 +35,6 @@ async fn cached(_cache: State<Cache>) -> String {
 #[resource(uri = "db://stats")]
 async fn stats(_db: State<Db>) -> String {
     String::new()
-}
-
-/// Confirm.
-#[derive(ElicitForm)]
-struct Confirm {
-    /// Go ahead?
-    ok: bool,
-}
-
-#[derive(Serialize, Deserialize, Clone, Continuation)]
-enum Flow {
-    #[awaits(confirm: Confirm)]
-    Confirming,
 }
 
 /// Asks first.

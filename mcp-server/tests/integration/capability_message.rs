@@ -4,23 +4,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use serde::{Deserialize, Serialize};
+use crate::support::confirm::{Confirm, Flow, FlowAnswered, FlowAsking};
 use serde_json::{Value, json};
-use typemcp_server::state::{Continuation, Reply, Round, Step};
-use typemcp_server::{ElicitForm, Server, TransportInfo, tool};
-
-/// Go ahead?
-#[derive(ElicitForm)]
-struct Confirm {
-    /// Go ahead?
-    ok: bool,
-}
-
-#[derive(Serialize, Deserialize, Clone, Continuation)]
-enum Flow {
-    #[awaits(confirm: Confirm)]
-    Confirming,
-}
+use typemcp_server::state::{Reply, Round, Step};
+use typemcp_server::{Server, TransportInfo, tool};
 
 /// Asks for a confirmation.
 #[tool]

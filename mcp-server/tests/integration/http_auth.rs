@@ -15,19 +15,19 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::support::confirm::{Confirm, Flow, FlowAnswered, FlowAsking};
 use axum::body::Body;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use http::{Method, Request, StatusCode};
 use http_body_util::BodyExt;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tower::ServiceExt;
-use typemcp_server::state::{Continuation, Reply, RequestStateSigner, Round, Step};
+use typemcp_server::state::{Reply, RequestStateSigner, Round, Step};
 use typemcp_server::transport::http::HttpConfig;
 use typemcp_server::transport::http::auth::{JwtAuthenticator, ProtectedResourceMetadata};
-use typemcp_server::{ElicitForm, RequestContext, Server, State, tool};
+use typemcp_server::{RequestContext, Server, State, tool};
 
 // ----- Keys, tokens and the server under test -----
 
@@ -126,20 +126,6 @@ fn claims(sub: &str) -> Value {
 fn with(mut claims: Value, key: &str, value: Value) -> Value {
     claims[key] = value;
     claims
-}
-
-/// Confirm the deploy.
-#[derive(ElicitForm)]
-struct Confirm {
-    /// Go ahead?
-    ok: bool,
-}
-
-/// One confirmation.
-#[derive(Serialize, Deserialize, Clone, Continuation)]
-enum Flow {
-    #[awaits(confirm: Confirm)]
-    Confirming,
 }
 
 /// How many times a handler body ran.

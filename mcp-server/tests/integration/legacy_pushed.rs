@@ -18,6 +18,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::support::confirm::Confirm;
 use axum::Router;
 use axum::body::Body;
 use futures_util::future::BoxFuture;
@@ -38,7 +39,7 @@ use typemcp_server::typemcp_core::protocol::{
     CallToolResult, CreateMessageParams, InputRequest, InputRequiredResult, Outcome,
     SamplingMessage,
 };
-use typemcp_server::{ElicitForm, RequestContext, Server, State, prompt, tool};
+use typemcp_server::{RequestContext, Server, State, prompt, tool};
 
 // ----- Handlers -----
 
@@ -59,13 +60,6 @@ impl Calls {
             .filter(|n| **n == name)
             .count()
     }
-}
-
-/// Confirm the deploy.
-#[derive(ElicitForm)]
-struct Confirm {
-    /// Go ahead?
-    ok: bool,
 }
 
 /// Two questions, one per round.

@@ -26,10 +26,9 @@ use typemcp_server::typemcp_core::protocol::{
     PrimitiveSchemaDefinition, RequestedSchema, StringSchema,
 };
 use typemcp_server::typemcp_core::state::{Binding, BindingRequest, Protection};
-use typemcp_server::{
-    Answer, ElicitForm, McpError, Server, ServerBuilder, State, TransportInfo, tool,
-};
+use typemcp_server::{Answer, McpError, Server, ServerBuilder, State, TransportInfo, tool};
 
+use crate::support::confirm::Confirm;
 use crate::support::log_capture::{capture_logs, clear_log, log_lines};
 use crate::support::replies::{state_of, text_of};
 
@@ -52,13 +51,6 @@ impl Seen {
             .map(|(_, v)| v.clone())
             .collect()
     }
-}
-
-/// Confirm.
-#[derive(ElicitForm)]
-struct Confirm {
-    /// Go ahead?
-    ok: bool,
 }
 
 /// Reports which answers the untyped extractors hand over, then asks for `user_name`.

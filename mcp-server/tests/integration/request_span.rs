@@ -8,15 +8,15 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use serde::{Deserialize, Serialize};
+use crate::support::confirm::{Confirm, Flow, FlowAnswered, FlowAsking};
 use serde_json::{Value, json};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Subscriber};
 use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
 use tracing_subscriber::registry::LookupSpan;
-use typemcp_server::state::{Continuation, Reply, Round, Step};
-use typemcp_server::{ElicitForm, Server, TransportInfo, tool};
+use typemcp_server::state::{Reply, Round, Step};
+use typemcp_server::{Server, TransportInfo, tool};
 
 /// A span as recorded: its name and its fields, as text.
 #[derive(Debug, Clone, Default)]
@@ -102,19 +102,6 @@ impl Recorder {
 async fn add(a: i64, b: i64) -> i64 {
     tracing::info!("adding inside the handler");
     a + b
-}
-
-/// Go ahead?
-#[derive(ElicitForm)]
-struct Confirm {
-    /// Go ahead?
-    ok: bool,
-}
-
-#[derive(Serialize, Deserialize, Clone, Continuation)]
-enum Flow {
-    #[awaits(confirm: Confirm)]
-    Confirming,
 }
 
 /// Asks for a confirmation.

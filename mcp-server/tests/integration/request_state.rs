@@ -31,9 +31,10 @@ use typemcp_server::typemcp_core::state::{
     Binding, BindingRequest, Protection, SigningKey, StateSigner,
 };
 use typemcp_server::{
-    AuthIdentity, ElicitForm, Server, ServerBuilder, State, TransportInfo, prompt, resource, tool,
+    AuthIdentity, Server, ServerBuilder, State, TransportInfo, prompt, resource, tool,
 };
 
+use crate::support::confirm::{Confirm, Flow, FlowAnswered, FlowAsking};
 use crate::support::log_capture::{capture_logs, clear_log, log_lines};
 use crate::support::replies::{state_of, text_of};
 
@@ -83,20 +84,6 @@ impl Calls {
             Some(FlowAnswered::Confirming { .. }) => Step::done(format!("cancelled: {what}")),
         }
     }
-}
-
-/// Confirm the deploy.
-#[derive(ElicitForm)]
-struct Confirm {
-    /// Go ahead?
-    ok: bool,
-}
-
-/// One confirmation.
-#[derive(Serialize, Deserialize, Clone, Continuation)]
-enum Flow {
-    #[awaits(confirm: Confirm)]
-    Confirming,
 }
 
 /// A flow that asks again and again (three times in all).

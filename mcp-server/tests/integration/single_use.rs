@@ -22,6 +22,7 @@ use typemcp_server::state::{Continuation, Reply, RequestState, RequestStateSigne
 use typemcp_server::typemcp_core::protocol::{CallToolResult, InputRequiredResult, Outcome};
 use typemcp_server::{ElicitForm, Server, State, TransportInfo, prompt, tool};
 
+use crate::support::confirm::Confirm;
 use crate::support::log_capture::{capture_logs, clear_log, log_lines};
 use crate::support::replies::{state_of, text_of};
 
@@ -39,13 +40,6 @@ impl Ran {
     fn count(&self, what: &str) -> u32 {
         self.0.lock().unwrap().get(what).copied().unwrap_or(0)
     }
-}
-
-/// Go ahead?
-#[derive(ElicitForm)]
-struct Confirm {
-    /// Go ahead?
-    ok: bool,
 }
 
 /// How many replicas.

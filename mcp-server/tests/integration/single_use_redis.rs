@@ -14,12 +14,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use typemcp_server::state::single_use::{Consumption, RedisStore, SingleUseStore, StoreError};
-use typemcp_server::state::{Continuation, Reply, RequestStateSigner, Round, Step};
-use typemcp_server::{ElicitForm, Server, State, TransportInfo, tool};
+use typemcp_server::state::{Reply, RequestStateSigner, Round, Step};
+use typemcp_server::{Server, State, TransportInfo, tool};
 
+use crate::support::confirm::{Confirm, Flow, FlowAnswered, FlowAsking};
 use crate::support::redis::{RedisServer, free_port};
 
 fn now() -> u64 {
@@ -306,20 +306,6 @@ async fn a_redis_that_never_answers_times_out() {
 }
 
 // ----- Through a server -----
-
-/// Go ahead?
-#[derive(ElicitForm)]
-struct Confirm {
-    /// Go ahead?
-    ok: bool,
-}
-
-/// Where the flow stands.
-#[derive(Serialize, Deserialize, Clone, Continuation)]
-enum Flow {
-    #[awaits(confirm: Confirm)]
-    Confirming,
-}
 
 /// How many times `launch` ran its action.
 #[derive(Clone, Default)]

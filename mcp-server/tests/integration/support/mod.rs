@@ -1,9 +1,10 @@
-//! Helpers shared by the integration tests of `typemcp-server` (each test file that needs them
-//! declares `mod support;`).
+//! Helpers shared by the integration tests of `typemcp-server` (the `integration` binary and
+//! `replay_memory.rs`, which declares it by path).
 
 #![allow(dead_code, unreachable_pub)]
 
 pub mod abuse;
+pub mod confirm;
 pub mod log_capture;
 #[cfg(feature = "redis")]
 #[macro_use]
