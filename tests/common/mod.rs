@@ -446,6 +446,28 @@ fn watched(binary: &Path) -> Command {
     command
 }
 
+/// Every `$ref` inside `node` points into `root` (a `#/...` JSON pointer that resolves).
+#[track_caller]
+pub fn assert_refs_resolve(root: &Value, node: &Value, what: &str) {
+    match node {
+        Value::Object(map) => {
+            if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+                let pointer = reference.strip_prefix('#');
+                assert!(
+                    pointer.is_some_and(|p| root.pointer(p).is_some()),
+                    "{what}: $ref {reference:?} does not resolve in {root}"
+                );
+            }
+            map.values()
+                .for_each(|value| assert_refs_resolve(root, value, what));
+        }
+        Value::Array(items) => items
+            .iter()
+            .for_each(|value| assert_refs_resolve(root, value, what)),
+        _ => {}
+    }
+}
+
 // ----- The example servers -----
 
 /// An example server of the root package and how to start it.

@@ -13,6 +13,8 @@ use serde_json::json;
 use typemcp_client::{Client, ClientError, Era, EraChoice, Reply, Scripted, ToolResultExt, Wires};
 use typemcp_server::ElicitForm;
 
+use crate::common::assert_refs_resolve;
+
 /// The example's `Confirm`, as a test writes it.
 #[derive(ElicitForm, Serialize)]
 struct Confirm {
@@ -426,29 +428,6 @@ async fn listing(client: &Client, run: typemcp_client::Run) -> [Vec<String>; 4] 
         assert_eq!(unique.len(), list.len(), "{run}: a name twice in {list:?}");
     }
     names
-}
-
-/// Every `$ref` inside `node` points into `root` (a `#/...` JSON pointer that resolves).
-fn assert_refs_resolve(root: &serde_json::Value, node: &serde_json::Value, what: &str) {
-    match node {
-        serde_json::Value::Object(map) => {
-            if let Some(reference) = map.get("$ref").and_then(serde_json::Value::as_str) {
-                let pointer = reference.strip_prefix('#');
-                assert!(
-                    pointer.is_some_and(|p| root.pointer(p).is_some()),
-                    "{what}: $ref {reference:?} does not resolve in {root}"
-                );
-            }
-            map.values()
-                .for_each(|value| assert_refs_resolve(root, value, what));
-        }
-        serde_json::Value::Array(items) => {
-            items
-                .iter()
-                .for_each(|value| assert_refs_resolve(root, value, what));
-        }
-        _ => {}
-    }
 }
 
 /// The JSON of a result, for reading its content.

@@ -21,7 +21,7 @@ use std::time::Duration;
 use crate::common::deploy::{accepted, deploy_call, expect_round};
 use crate::common::{
     EXAMPLE_SERVERS, ExampleServer, HttpClient, LISTS, META_SERVER_INFO, PROTOCOL_VERSION, Session,
-    code, request, tool_text,
+    assert_refs_resolve, code, request, tool_text,
 };
 use serde_json::{Value, json};
 
@@ -142,28 +142,6 @@ fn list_everything<S: Session>(session: &mut S, example: ExampleServer) -> Listi
         lists.push((method, items));
     }
     Listing { lists }
-}
-
-/// Every `$ref` inside `node` points into `root` (a `#/...` JSON pointer that resolves).
-#[track_caller]
-fn assert_refs_resolve(root: &Value, node: &Value, what: &str) {
-    match node {
-        Value::Object(map) => {
-            if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
-                let pointer = reference.strip_prefix('#');
-                assert!(
-                    pointer.is_some_and(|p| root.pointer(p).is_some()),
-                    "{what}: $ref {reference:?} does not resolve in {root}"
-                );
-            }
-            map.values()
-                .for_each(|value| assert_refs_resolve(root, value, what));
-        }
-        Value::Array(items) => items
-            .iter()
-            .for_each(|value| assert_refs_resolve(root, value, what)),
-        _ => {}
-    }
 }
 
 /// Sends a request and returns the response to it, over one transport.
