@@ -352,20 +352,21 @@ impl HttpConnection {
     /// no stream is open drops it (the TypeScript SDK's does), and the call waiting on the
     /// answer would wait forever.
     pub(crate) async fn listen(&self, wait: Duration) -> AbortOnDrop {
-        // Timed out: the task asks again, as after any stream that ended.
-        let mut opened = tokio::time::timeout(wait, self.open_stream(None))
-            .await
-            .ok();
+        // The `GET` is never dropped for being slow (a server may hold its headers until its
+        // first event, and refuse a second stream while it thinks the first open): past
+        // `wait`, the client goes on and the stream opens when it opens.
+        let (answered, on_answer) = tokio::sync::oneshot::channel::<()>();
         let connection = self.clone();
         let task = tokio::spawn(async move {
             let mut last_event: Option<String> = None;
             let mut retry = DEFAULT_RETRY;
             let mut fruitless = 0;
+            let mut answered = Some(answered);
             while fruitless < MAX_RESUMPTIONS {
-                let attempt = match opened.take() {
-                    Some(attempt) => attempt,
-                    None => connection.open_stream(last_event.as_deref()).await,
-                };
+                let attempt = connection.open_stream(last_event.as_deref()).await;
+                if let Some(answered) = answered.take() {
+                    let _ = answered.send(());
+                }
                 let body = match attempt {
                     Ok(Some(body)) => body,
                     Ok(None) => return,
@@ -401,6 +402,7 @@ impl HttpConnection {
                 tokio::time::sleep(retry.max(MIN_REOPEN)).await;
             }
         });
+        let _ = tokio::time::timeout(wait, on_answer).await;
         AbortOnDrop(task.abort_handle())
     }
 
