@@ -4,7 +4,7 @@
 //! answers for tests.
 
 use std::collections::BTreeSet;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -59,12 +59,29 @@ pub trait Answers: Send + Sync + 'static {
 
     /// What the client declares it can answer: by default, elicitation in form and URL mode.
     fn capabilities(&self) -> ClientCapabilities {
-        let mut elicitation = ElicitationCapability::default();
-        elicitation.form = Some(Map::new());
-        elicitation.url = Some(Map::new());
-        let mut capabilities = ClientCapabilities::default();
-        capabilities.elicitation = Some(elicitation);
-        capabilities
+        form_and_url()
+    }
+}
+
+/// Elicitation in form and URL mode: what an answerer declares by default.
+fn form_and_url() -> ClientCapabilities {
+    let mut elicitation = ElicitationCapability::default();
+    elicitation.form = Some(Map::new());
+    elicitation.url = Some(Map::new());
+    let mut capabilities = ClientCapabilities::default();
+    capabilities.elicitation = Some(elicitation);
+    capabilities
+}
+
+/// A shared answerer answers as the one it shares, so a test can keep a handle on it (for
+/// instance on a [`Scripted`] script, to read [`Scripted::asked`] after the call).
+impl<A: Answers + ?Sized> Answers for Arc<A> {
+    fn answer<'a>(&'a self, question: Question<'a>) -> BoxFuture<'a, Result<Reply, ClientError>> {
+        (**self).answer(question)
+    }
+
+    fn capabilities(&self) -> ClientCapabilities {
+        (**self).capabilities()
     }
 }
 
@@ -279,10 +296,67 @@ fn check_content(form: &RequestedSchema, content: &Map<String, Value>) -> Result
 ///     .reply_in(2, "region", Reply::decline());
 /// # let _ = script;
 /// ```
+///
+/// The script records every question it is asked ([`Scripted::asked`]), so a test shared
+/// with the client through an [`Arc`] can check what the server asked, and in which round:
+///
+/// ```
+/// use std::sync::Arc;
+/// use typemcp_client::{Client, Scripted};
+/// let script = Arc::new(Scripted::new());
+/// let builder = Client::builder().answers(Arc::clone(&script));
+/// // … connect, call; then:
+/// assert!(script.asked().is_empty());
+/// # let _ = builder;
+/// ```
 #[derive(Debug, Default)]
 pub struct Scripted {
     replies: Mutex<Vec<ScriptLine>>,
     otherwise: Option<Reply>,
+    asked: Mutex<Vec<Asked>>,
+    declared: Option<ClientCapabilities>,
+}
+
+/// A question a [`Scripted`] script was asked, as it came.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Asked {
+    /// Its key in a 2026-07-28 round; `None` for a question a 2025-11-25 server pushed.
+    pub key: Option<String>,
+    /// Its round, from 1; `None` for a pushed question.
+    pub round: Option<u32>,
+    /// What was asked.
+    pub request: InputRequest,
+}
+
+impl Asked {
+    /// The message shown to the user, for an elicitation (form or URL).
+    pub fn message(&self) -> Option<&str> {
+        match &self.request {
+            InputRequest::Elicitation(
+                ElicitRequestParams::Form { message, .. }
+                | ElicitRequestParams::Url { message, .. },
+            ) => Some(message),
+            _ => None,
+        }
+    }
+
+    /// The form asked to fill, for a form elicitation.
+    pub fn form(&self) -> Option<&RequestedSchema> {
+        match &self.request {
+            InputRequest::Elicitation(ElicitRequestParams::Form {
+                requested_schema, ..
+            }) => Some(requested_schema),
+            _ => None,
+        }
+    }
+
+    /// The URL to visit, for a URL elicitation.
+    pub fn url(&self) -> Option<&str> {
+        match &self.request {
+            InputRequest::Elicitation(ElicitRequestParams::Url { url, .. }) => Some(url),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -327,6 +401,22 @@ impl Scripted {
         self
     }
 
+    /// Declares `capabilities` instead of form and URL elicitation: to test how a server
+    /// treats a client that cannot answer everything (for instance one without URL mode).
+    #[must_use]
+    pub fn declaring(mut self, capabilities: ClientCapabilities) -> Self {
+        self.declared = Some(capabilities);
+        self
+    }
+
+    /// Every question asked so far, in the order asked (answered or not).
+    pub fn asked(&self) -> Vec<Asked> {
+        self.asked
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
     /// How many replies no question has taken yet.
     pub fn unused(&self) -> usize {
         self.replies
@@ -366,6 +456,14 @@ impl Scripted {
 
 impl Answers for Scripted {
     fn answer<'a>(&'a self, question: Question<'a>) -> BoxFuture<'a, Result<Reply, ClientError>> {
+        self.asked
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(Asked {
+                key: question.key.map(str::to_owned),
+                round: question.round,
+                request: question.request.clone(),
+            });
         let reply = self.take(&question).or_else(|| self.otherwise.clone());
         let reply = reply.ok_or_else(|| ClientError::Unanswered {
             question: question.name(),
@@ -375,5 +473,12 @@ impl Answers for Scripted {
             },
         });
         Box::pin(std::future::ready(reply))
+    }
+
+    fn capabilities(&self) -> ClientCapabilities {
+        match &self.declared {
+            Some(declared) => declared.clone(),
+            None => form_and_url(),
+        }
     }
 }

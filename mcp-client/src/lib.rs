@@ -84,7 +84,7 @@ mod results;
 mod transport;
 mod wires;
 
-pub use answers::{Answers, NoAnswers, Question, Reply, Scripted};
+pub use answers::{Answers, Asked, NoAnswers, Question, Reply, Scripted};
 pub use builder::ClientBuilder;
 pub use client::{Client, Era, EraChoice, MODERN, SESSION, ServerDescription};
 pub use error::ClientError;

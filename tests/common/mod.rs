@@ -735,25 +735,6 @@ pub trait Session {
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         self.result_of(&request(format!("{method}#{id}"), method, params))
     }
-
-    /// Every item under `key` of the list `method`, following `nextCursor` through all pages
-    /// (at most 100).
-    #[track_caller]
-    fn list(&mut self, method: &str, key: &str) -> Vec<Value> {
-        let (label, mut items, mut params) = (self.label(), Vec::new(), json!({}));
-        for _page in 0..100 {
-            let result = self.result(method, params);
-            let page = result[key].as_array();
-            let page = page.unwrap_or_else(|| panic!("{label}: {method}: no `{key}` array"));
-            items.extend(page.iter().cloned());
-            match &result["nextCursor"] {
-                Value::String(cursor) => params = json!({ "cursor": cursor }),
-                Value::Null => return items,
-                other => panic!("{label}: {method}: nextCursor is not a string: {other}"),
-            }
-        }
-        panic!("{label}: {method}: still a nextCursor after 100 pages");
-    }
 }
 
 /// The list methods, with the key of their items and the capability that offers them.

@@ -8,9 +8,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::sync::{Arc, Mutex};
+
 use serde::Serialize;
 use serde_json::json;
-use typemcp_client::{Client, ClientError, Era, EraChoice, Reply, Scripted, ToolResultExt, Wires};
+use typemcp_client::{
+    Asked, Client, ClientError, Era, EraChoice, Reply, Scripted, ToolResultExt, Wires,
+};
 use typemcp_server::ElicitForm;
 
 use crate::common::assert_refs_resolve;
@@ -50,50 +54,23 @@ async fn start(name: &str, era: EraChoice, script: Scripted) -> Client {
 fn production_deploy() -> Scripted {
     Scripted::new()
         .reply("confirm", Reply::accept(&Confirm { ok: true }))
-        .reply(
-            "rollout",
-            Reply::accept(&Rollout {
-                strategy: "rolling".into(),
-                replicas: 3,
-                reason: Some("release 42".into()),
-            }),
-        )
-        .reply(
-            "region",
-            Reply::accept(&Region {
-                region: "us-east-1".into(),
-            }),
-        )
+        .reply("rollout", rollout())
+        .reply("region", region("us-east-1"))
         .reply("approval", Reply::visited())
 }
 
-#[tokio::test]
-async fn deploy_runs_its_three_rounds_over_stdio_in_both_eras() {
-    for (choice, era) in [
-        (EraChoice::Automatic, Era::Modern),
-        (EraChoice::Session, Era::Session),
-    ] {
-        let client = start("deploy", choice, production_deploy()).await;
-        assert_eq!(client.era(), era);
-        let tools: Vec<String> = client
-            .list_tools()
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|tool| tool.name)
-            .collect();
-        assert!(tools.iter().any(|name| name == "deploy"), "{tools:?}");
-        let done = client
-            .call_tool("deploy", json!({"target": "production"}))
-            .await
-            .unwrap();
-        let text = done.text();
-        assert!(
-            text.starts_with("Deployed to Production in us-east-1 with 3 replicas")
-                && text.contains("release 42"),
-            "{era:?}: {text}"
-        );
-    }
+fn rollout() -> Reply {
+    Reply::accept(&Rollout {
+        strategy: "rolling".into(),
+        replicas: 3,
+        reason: Some("release 42".into()),
+    })
+}
+
+fn region(region: &str) -> Reply {
+    Reply::accept(&Region {
+        region: region.into(),
+    })
 }
 
 #[tokio::test]
@@ -101,12 +78,7 @@ async fn deploy_refuses_a_rollout_answered_with_the_wrong_form_type() {
     let script = Scripted::new()
         .reply("confirm", Reply::accept(&Confirm { ok: true }))
         .reply("rollout", Reply::accept(&Confirm { ok: true }))
-        .reply(
-            "region",
-            Reply::accept(&Region {
-                region: "eu-west-1".into(),
-            }),
-        );
+        .reply("region", region("eu-west-1"));
     let client = start("deploy", EraChoice::Automatic, script).await;
     let error = client
         .call_tool("deploy", json!({"target": "staging"}))
@@ -433,6 +405,198 @@ async fn listing(client: &Client, run: typemcp_client::Run) -> [Vec<String>; 4] 
 /// The JSON of a result, for reading its content.
 fn json_of(result: &impl Serialize) -> serde_json::Value {
     serde_json::to_value(result).unwrap()
+}
+
+/// Runs `body` over `wires` (every wire, both eras) with a client answering with a fresh
+/// `script()`, which the body gets too (to read what it was asked).
+async fn with_script(
+    wires: &Wires,
+    script: impl Fn() -> Scripted,
+    body: impl AsyncFn(Client, typemcp_client::Run, Arc<Scripted>),
+) {
+    let current = Mutex::new(None);
+    let builder = || {
+        let shared = Arc::new(script());
+        *current.lock().unwrap() = Some(Arc::clone(&shared));
+        Client::builder().answers(shared)
+    };
+    let run = async |client, run| {
+        let script = current.lock().unwrap().take().unwrap();
+        body(client, run, script).await;
+    };
+    wires.run(builder, run).await.unwrap();
+}
+
+/// What `script` was asked: round, key and message of each question (a 2025-11-25 server
+/// pushes its questions, without round or key).
+fn questions(script: &Scripted) -> Vec<(Option<u32>, Option<String>, String)> {
+    let asked = script.asked().into_iter();
+    let line = |q: Asked| {
+        (
+            q.round,
+            q.key.clone(),
+            q.message().unwrap_or_default().to_owned(),
+        )
+    };
+    asked.map(line).collect()
+}
+
+const REGIONS: [(&str, &str); 3] = [
+    ("eu-west-1", "Europe (Ireland)"),
+    ("us-east-1", "US East (Virginia)"),
+    ("ap-south-1", "Asia Pacific (Mumbai)"),
+];
+
+#[tokio::test]
+async fn deploy_lists_its_tools_and_runs_its_rounds_everywhere() {
+    let (wires, _http) = wires_of("deploy");
+    with_script(&wires, Scripted::new, async |client, run, _| {
+        let [tools, ..] = listing(&client, run).await;
+        assert_eq!(tools, ["deploy", "list_regions"], "{run}");
+        let listed = client.list_tools().await.unwrap();
+        let annotations = |i: usize| listed[i].annotations.clone().unwrap();
+        assert_eq!(annotations(0).destructive_hint, Some(true), "{run}");
+        assert_eq!(
+            listed[0].input_schema["required"],
+            json!(["target"]),
+            "{run}"
+        );
+        assert_eq!(annotations(1).read_only_hint, Some(true), "{run}");
+        // A list as structured output on the 2026-07-28 wire; text only for a 2025-11-25
+        // session (whose clients take only an object there).
+        let staging = json!([{"id": "eu-west-1", "label": "Europe (Ireland)"}]);
+        let regions = client
+            .call_tool("list_regions", json!({"target": "staging"}))
+            .await
+            .unwrap();
+        assert_eq!(regions.text(), staging.to_string(), "{run}");
+        let output = listed[1]
+            .output_schema
+            .as_ref()
+            .map(|schema| &schema["type"]);
+        if run.era == Era::Modern {
+            assert_eq!(output, Some(&json!("array")), "{run}");
+            let structured = regions.structured::<serde_json::Value>().unwrap();
+            assert_eq!(structured, staging, "{run}");
+        } else {
+            assert_eq!(output, None, "{run}");
+        }
+        // A target outside the enum is a tool error naming the argument.
+        let moon = client
+            .call_tool("deploy", json!({"target": "moon"}))
+            .await
+            .unwrap();
+        assert!(
+            moon.is_tool_error() && moon.text().contains("target"),
+            "{run}: {moon:?}"
+        );
+    })
+    .await;
+
+    // Production: a confirmation, then a derived form and options computed for the call
+    // together, then a URL-mode approval.
+    let script = production_deploy;
+    with_script(&wires, script, async |client, run, script| {
+        let done = client
+            .call_tool("deploy", json!({"target": "production"}))
+            .await
+            .unwrap();
+        let text = done.text();
+        assert!(
+            text.starts_with(
+                "Deployed to Production in us-east-1 with 3 replicas, one replica at a time"
+            ) && text.contains("release 42")
+                && text.contains("change CHG-")
+                && text.ends_with(" approved."),
+            "{run}: {text}"
+        );
+        let rollout = "How should it roll out?";
+        let approve = "Approve the deploy in the change-management page.";
+        let expected = [
+            (1, "confirm", "Deploy to Production?"),
+            (2, "rollout", rollout),
+            (2, "region", "Which region?"),
+            (3, "approval", approve),
+        ];
+        let expected: Vec<_> = expected
+            .into_iter()
+            .map(|(round, key, message)| match run.era {
+                Era::Modern => (Some(round), Some(key.to_owned()), message.to_owned()),
+                _ => (None, None, message.to_owned()),
+            })
+            .collect();
+        assert_eq!(questions(&script), expected, "{run}");
+        let asked = script.asked();
+        let fields: Vec<&String> = asked[1].form().unwrap().properties.keys().collect();
+        assert_eq!(fields, ["strategy", "replicas", "reason"], "{run}");
+        let options = &json_of(asked[2].form().unwrap())["properties"]["region"]["oneOf"];
+        let offered = REGIONS.map(|(id, title)| json!({"const": id, "title": title}));
+        assert_eq!(options, &json!(offered), "{run}");
+        let url = asked[3].url().unwrap();
+        assert!(
+            url.starts_with("https://changes.example.com/requests/CHG-"),
+            "{run}: {url}"
+        );
+        assert!(asked[3].form().is_none(), "{run}");
+        assert_eq!(script.unused(), 0, "{run}");
+    })
+    .await;
+
+    // Declining the confirmation ends the flow.
+    let declines = || Scripted::new().reply("confirm", Reply::decline());
+    with_script(&wires, declines, async |client, run, _| {
+        let done = client
+            .call_tool("deploy", json!({"target": "production"}))
+            .await
+            .unwrap();
+        assert_eq!(done.text(), "Deploy declined.", "{run}");
+    })
+    .await;
+
+    // Staging runs in the one region it offers and needs no approval page.
+    let staging = || {
+        let script = Scripted::new().reply("confirm", Reply::accept(&Confirm { ok: true }));
+        script
+            .reply("rollout", rollout())
+            .reply("region", region("eu-west-1"))
+    };
+    with_script(&wires, staging, async |client, run, script| {
+        let done = client
+            .call_tool("deploy", json!({"target": "staging"}))
+            .await
+            .unwrap();
+        assert!(
+            done.text()
+                .starts_with("Deployed to Staging in eu-west-1 with 3 replicas"),
+            "{run}: {done:?}"
+        );
+        let options = json_of(script.asked()[2].form().unwrap());
+        let offered = options["properties"]["region"]["oneOf"]
+            .as_array()
+            .map(Vec::len);
+        assert_eq!(offered, Some(1), "{run}");
+    })
+    .await;
+
+    // A client without URL mode is refused before a change request is opened: the handler
+    // checks first (-32021, naming the capability).
+    let form_only = || {
+        let capabilities = serde_json::from_value(json!({"elicitation": {"form": {}}}));
+        production_deploy().declaring(capabilities.unwrap())
+    };
+    with_script(&wires, form_only, async |client, run, _| {
+        let refused = client
+            .call_tool("deploy", json!({"target": "production"}))
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code(), Some(-32021), "{run}: {refused}");
+        let ClientError::Server(error) = refused else {
+            unreachable!()
+        };
+        let needed = error.data.unwrap()["requiredCapabilities"].clone();
+        assert_eq!(needed, json!({"elicitation": {"url": {}}}), "{run}");
+    })
+    .await;
 }
 
 #[tokio::test]
