@@ -225,21 +225,62 @@ async fn long_task_with_tasks(log: &std::path::Path, script: Scripted) -> Client
         .unwrap()
 }
 
+/// `long_task`'s export on every wire, in both eras, each time from a client declaring the
+/// tasks extension and from one that does not. With it (2026-07-28) the call becomes a task,
+/// followed to its end, and the question it parks on halfway is answered through the task,
+/// keyed by round (`1.choice`); without it, the same question comes as an `input_required`
+/// round (`choice`), or pushed in a 2025-11-25 session. The answer shapes the result.
 #[tokio::test]
-async fn a_call_that_becomes_a_task_is_followed_and_its_question_answered_through_the_task() {
-    let log = crate::common::out_dir("client-examples").join("long_task-followed.log");
-    let anonymize = serde_json::Map::from_iter([("anonymize".to_owned(), json!(true))]);
-    // A task keys its questions by round: the first round's `choice` is `1.choice`.
-    let script = Scripted::new().reply("1.choice", Reply::accept_content(anonymize));
-    let client = long_task_with_tasks(&log, script).await;
-    let done = client
-        .call_tool("export_table", json!({"table": "users"}))
-        .await
-        .unwrap();
-    assert_eq!(
-        done.text(),
-        "Exported 10000 rows of users to users.csv (e-mail addresses anonymized)."
-    );
+async fn long_task_exports_as_a_task_or_in_rounds_everywhere() {
+    const STEP: [&str; 2] = ["--step-ms", "40"];
+    let example = crate::common::ExampleServer::named("long_task");
+    let http = example.with_args(STEP).http();
+    let wires = Wires::new()
+        .stdio(|| {
+            let mut command =
+                tokio::process::Command::new(crate::common::example_binary("long_task"));
+            command.args(STEP).stderr(std::process::Stdio::null());
+            command
+        })
+        .http(http.url());
+    let anonymize = |yes: bool| {
+        let content = serde_json::Map::from_iter([("anonymize".to_owned(), json!(yes))]);
+        Reply::accept_content(content)
+    };
+    for tasks in [true, false] {
+        let builder = || {
+            let builder = Client::builder();
+            if tasks { builder.tasks() } else { builder }
+        };
+        let script = || Scripted::new().otherwise(anonymize(tasks));
+        with_script_on(&wires, builder, script, async |client, run, script| {
+            let table = if tasks { "users" } else { "orders" };
+            let done = client
+                .call_tool("export_table", json!({"table": table}))
+                .await
+                .unwrap();
+            let expected = if tasks {
+                "Exported 10000 rows of users to users.csv (e-mail addresses anonymized)."
+            } else {
+                "Exported 10000 rows of orders to orders.csv."
+            };
+            assert_eq!(done.text(), expected, "{run}, tasks: {tasks}");
+            let asked = script.asked();
+            let keys: Vec<Option<&str>> = asked.iter().map(|q| q.key.as_deref()).collect();
+            let key = match (run.era, tasks) {
+                (Era::Modern, true) => Some("1.choice"),
+                (Era::Modern, false) => Some("choice"),
+                _ => None,
+            };
+            assert_eq!(keys, [key], "{run}, tasks: {tasks}");
+            let message = asked[0].message().unwrap_or_default();
+            assert!(
+                message.contains("Anonymize e-mail addresses"),
+                "{run}: {message}"
+            );
+        })
+        .await;
+    }
 }
 
 #[tokio::test]
@@ -414,11 +455,21 @@ async fn with_script(
     script: impl Fn() -> Scripted,
     body: impl AsyncFn(Client, typemcp_client::Run, Arc<Scripted>),
 ) {
+    with_script_on(wires, Client::builder, script, body).await;
+}
+
+/// [`with_script`], with clients built from `builder()`.
+async fn with_script_on(
+    wires: &Wires,
+    builder: impl Fn() -> typemcp_client::ClientBuilder,
+    script: impl Fn() -> Scripted,
+    body: impl AsyncFn(Client, typemcp_client::Run, Arc<Scripted>),
+) {
     let current = Mutex::new(None);
     let builder = || {
         let shared = Arc::new(script());
         *current.lock().unwrap() = Some(Arc::clone(&shared));
-        Client::builder().answers(shared)
+        builder().answers(shared)
     };
     let run = async |client, run| {
         let script = current.lock().unwrap().take().unwrap();

@@ -1,26 +1,20 @@
-//! The `long_task` example as a client of the tasks extension drives it, over stdio and over
-//! Streamable HTTP (a child process each, as a user starts it), and scaled out: two HTTP
-//! instances sharing one `redis-server` (started by the test on a free port) and one state
-//! key.
+//! The `long_task` example scaled out: two HTTP instances sharing one `redis-server` (started
+//! by the test on a free port) and one state key, driven by hand over the raw wire (a client
+//! talks to one instance; these tests pick which instance hears each request). Its export as
+//! one client sees it, as a task or in rounds, on every wire and era, is in
+//! `tests/end_to_end/client_examples.rs`.
 //!
-//! - **As a task**: `tools/call` of `export_table` answers at once with a task; `tasks/get`
-//!   shows the progress in `statusMessage`, then the question halfway through under
-//!   `inputRequests`; `tasks/update` answers it; `tasks/get` ends with the result. Answered
-//!   keys disappear, and the answer shapes the result.
-//! - **Without the extension**, the same tool answers the question as a multi-round request
-//!   (`input_required`, then the retry with `inputResponses` and `requestState`).
-//! - **Across instances**: a task started on instance A is polled and answered on B, and its
-//!   second half runs on B; a task started on A is cancelled on B, and A's handler stops. An
-//!   instance with its own memory store knows nothing of it (the control).
+//! - A task started on instance A is polled and answered on B, and its second half runs on B.
+//! - A task started on A is cancelled on B, and A's handler stops.
+//! - An instance with its own memory store knows nothing of either (the control).
 //!
-//! Without `redis-server` the Redis tests print a loud SKIPPED and pass, except under CI.
+//! Without `redis-server` these tests print a loud SKIPPED and pass, except under CI.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::{Duration, Instant};
 
 use crate::common::redis::RedisServer;
-use crate::common::stdio_client::StdioClient;
 use crate::common::{ExampleServer, HttpClient, HttpServer, Session, code, request_with_meta};
 use serde_json::{Map, Value, json};
 
@@ -79,88 +73,6 @@ fn answer(session: &mut impl Session, id: &str, answers: Value) {
 fn accept(anonymize: bool) -> Value {
     json!({"action": "accept", "content": {"anonymize": anonymize}})
 }
-
-/// Runs one export as a task on `session`: progress, the question, the answer, the result.
-fn export_as_task(session: &mut impl Session, transport: &str) {
-    let created = session.send(&export(1, "users"));
-    let created = &created["result"];
-    assert_eq!(created["resultType"], "task", "{transport}: {created}");
-    assert_eq!(created["status"], "working", "{transport}");
-    // The progress reported before the call became a task is its first status.
-    assert_eq!(
-        created["statusMessage"], "Exporting users, quarter 1 of 4 (0/4)",
-        "{transport}: {created}"
-    );
-    let id = created["taskId"].as_str().unwrap().to_owned();
-
-    let working = poll_until(session, &id, |t| t["statusMessage"].is_string());
-    let message = working["statusMessage"].as_str().unwrap();
-    assert!(
-        message.starts_with("Exporting users, quarter"),
-        "{transport}: {message}"
-    );
-
-    let asking = poll_until(session, &id, status_is("input_required"));
-    let requests = asking["inputRequests"].as_object().unwrap();
-    let (key, question) = requests.iter().next().unwrap();
-    assert_eq!(requests.len(), 1, "{transport}: {asking}");
-    assert_eq!(question["method"], "elicitation/create");
-    let text = question["params"]["message"].as_str().unwrap();
-    assert!(text.contains("Anonymize e-mail addresses"), "{text}");
-
-    answer(session, &id, json!({ key.clone(): accept(true) }));
-    let after = get(session, &id);
-    assert!(
-        after["inputRequests"].get(key).is_none(),
-        "{transport}: an answered key is gone: {after}"
-    );
-    let done = poll_until(session, &id, status_is("completed"));
-    assert_eq!(
-        done["result"]["content"][0]["text"],
-        "Exported 10000 rows of users to users.csv (e-mail addresses anonymized).",
-        "{transport}"
-    );
-}
-
-/// The same export from a client without the extension: a multi-round request.
-fn export_without_tasks(session: &mut impl Session, transport: &str) {
-    let call = |answers: Option<(Value, &str)>| {
-        let mut params = json!({"name": "export_table", "arguments": {"table": "orders"}});
-        if let Some((answers, state)) = answers {
-            params["inputResponses"] = answers;
-            params["requestState"] = json!(state);
-        }
-        message(2, "tools/call", params, false)
-    };
-    let first = session.send(&call(None));
-    assert_eq!(
-        first["result"]["resultType"], "input_required",
-        "{transport}: {first}"
-    );
-    let state = first["result"]["requestState"].as_str().unwrap().to_owned();
-    let answers = json!({"choice": accept(false)});
-    let done = session.send(&call(Some((answers, &state))));
-    assert_eq!(
-        done["result"]["content"][0]["text"], "Exported 10000 rows of orders to orders.csv.",
-        "{transport}: {done}"
-    );
-}
-
-#[test]
-fn an_export_runs_as_a_task_and_asks_halfway_over_both_transports() {
-    let mut stdio = StdioClient::example("long_task", &["--step-ms", "40"]);
-    export_as_task(&mut stdio, "stdio");
-    export_without_tasks(&mut stdio, "stdio");
-
-    let server = ExampleServer::named("long_task")
-        .with_args(["--step-ms", "40"])
-        .http();
-    let mut http = HttpClient::new(server.url());
-    export_as_task(&mut http, "HTTP");
-    export_without_tasks(&mut http, "HTTP");
-}
-
-// ----- Scaled out -----
 
 const STATE_KEY: &str = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
 
