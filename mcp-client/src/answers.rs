@@ -109,10 +109,12 @@ pub struct Reply(ReplyKind);
 
 #[derive(Debug, Clone, PartialEq)]
 enum ReplyKind {
-    /// A filled form, and the fields of the form type it was written as, if typed.
+    /// A filled form, the fields of the form type it was written as (if typed), and whether
+    /// it is checked against the form's constraints.
     Form {
         content: Map<String, Value>,
         typed: Option<(&'static str, BTreeSet<String>)>,
+        checked: bool,
     },
     Decline,
     Cancel,
@@ -130,12 +132,7 @@ impl Reply {
     /// have exactly the type's fields, and the value must meet the form's constraints.
     #[must_use]
     pub fn accept<T: ElicitForm + Serialize>(value: &T) -> Self {
-        let fields = T::requested_schema().properties.keys().cloned().collect();
-        let typed = Some((std::any::type_name::<T>(), fields));
-        Self(ReplyKind::Form {
-            content: content_of(value),
-            typed,
-        })
+        Self::typed_form(value, true)
     }
 
     /// Accepts a form with `content` as it is (still checked against the form's constraints).
@@ -144,6 +141,36 @@ impl Reply {
         Self(ReplyKind::Form {
             content,
             typed: None,
+            checked: true,
+        })
+    }
+
+    /// Accepts a form with `value`, like [`Reply::accept`], but sends it without checking it
+    /// against the form's constraints (the form must still have the type's fields): to test
+    /// how a server treats an answer that breaks its form (it should ask again, saying why).
+    ///
+    /// ```
+    /// use typemcp_client::{Reply, Scripted};
+    /// # #[derive(typemcp_server::ElicitForm, serde::Serialize)]
+    /// # struct Region { region: String }
+    /// // "mars" is not a region the form offers: the server should ask again.
+    /// let mars = Reply::accept_unchecked(&Region { region: "mars".into() });
+    /// let script = Scripted::new().reply_in(2, "region", mars);
+    /// # let _ = script;
+    /// ```
+    #[must_use]
+    pub fn accept_unchecked<T: ElicitForm + Serialize>(value: &T) -> Self {
+        Self::typed_form(value, false)
+    }
+
+    /// A form answered with `value`, of the form type `T`.
+    fn typed_form<T: ElicitForm + Serialize>(value: &T, checked: bool) -> Self {
+        let fields = T::requested_schema().properties.keys().cloned().collect();
+        let typed = Some((std::any::type_name::<T>(), fields));
+        Self(ReplyKind::Form {
+            content: content_of(value),
+            typed,
+            checked,
         })
     }
 
@@ -199,7 +226,14 @@ impl Reply {
             (ReplyKind::Visited, InputRequest::Elicitation(ElicitRequestParams::Url { .. })) => {
                 Ok(json!({"action": "accept"}))
             }
-            (ReplyKind::Form { content, typed }, InputRequest::Elicitation(_)) => {
+            (
+                ReplyKind::Form {
+                    content,
+                    typed,
+                    checked,
+                },
+                InputRequest::Elicitation(_),
+            ) => {
                 let Some(form) = question.form() else {
                     return Err(unfit("a URL visit was answered with a form".to_owned()));
                 };
@@ -211,7 +245,9 @@ impl Reply {
                         )));
                     }
                 }
-                check_content(form, &content).map_err(unfit)?;
+                if checked {
+                    check_content(form, &content).map_err(unfit)?;
+                }
                 Ok(json!({"action": "accept", "content": content}))
             }
             (_, _) => Err(unfit(

@@ -545,8 +545,21 @@ async fn deploy_lists_its_tools_and_runs_its_rounds_everywhere() {
     .await;
 
     // Production: a confirmation, then a derived form and options computed for the call
-    // together, then a URL-mode approval.
-    let script = production_deploy;
+    // together (a region not offered is asked again, saying why), then a URL-mode approval.
+    let script = || {
+        let confirmed = Scripted::new().reply("confirm", Reply::accept(&Confirm { ok: true }));
+        let rollout_twice = confirmed
+            .reply("rollout", rollout())
+            .reply("rollout", rollout());
+        let mars = rollout_twice.reply(
+            "region",
+            Reply::accept_unchecked(&Region {
+                region: "mars".into(),
+            }),
+        );
+        mars.reply("region", region("us-east-1"))
+            .reply("approval", Reply::visited())
+    };
     with_script(&wires, script, async |client, run, script| {
         let done = client
             .call_tool("deploy", json!({"target": "production"}))
@@ -562,12 +575,17 @@ async fn deploy_lists_its_tools_and_runs_its_rounds_everywhere() {
             "{run}: {text}"
         );
         let rollout = "How should it roll out?";
+        let reasked = "Which region?\n\nThe previous answer was not valid (`region`: \"mars\" is \
+                       not one of Europe (Ireland), US East (Virginia), Asia Pacific (Mumbai)). \
+                       Please answer again.";
         let approve = "Approve the deploy in the change-management page.";
         let expected = [
             (1, "confirm", "Deploy to Production?"),
             (2, "rollout", rollout),
             (2, "region", "Which region?"),
-            (3, "approval", approve),
+            (3, "rollout", rollout),
+            (3, "region", reasked),
+            (4, "approval", approve),
         ];
         let expected: Vec<_> = expected
             .into_iter()
@@ -583,12 +601,12 @@ async fn deploy_lists_its_tools_and_runs_its_rounds_everywhere() {
         let options = &json_of(asked[2].form().unwrap())["properties"]["region"]["oneOf"];
         let offered = REGIONS.map(|(id, title)| json!({"const": id, "title": title}));
         assert_eq!(options, &json!(offered), "{run}");
-        let url = asked[3].url().unwrap();
+        let url = asked[5].url().unwrap();
         assert!(
             url.starts_with("https://changes.example.com/requests/CHG-"),
             "{run}: {url}"
         );
-        assert!(asked[3].form().is_none(), "{run}");
+        assert!(asked[5].form().is_none(), "{run}");
         assert_eq!(script.unused(), 0, "{run}");
     })
     .await;
