@@ -1,17 +1,16 @@
 //! The `booking` example as the end-to-end tests drive it: what its three rounds ask and
-//! answer for each ending (confirmed, declined, cancelled), the raw 2026-07-28 calls of a
-//! client without a library, the pinned Node client drivers of `interop/ts*/booking_client.mjs`
-//! run to their JSON report, and the assertions on the reports every client driver prints
+//! answer for each ending (confirmed, declined, cancelled), the pinned Node client drivers of
+//! `interop/ts*/booking_client.mjs` run to their JSON report, and the assertions on the reports every client driver prints
 //! (`interop/python/booking_answers.py`, `interop/ts/booking_answers.mjs`).
 
 use std::fs;
 use std::process::Command;
 use std::time::Duration;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
+use super::ChildGuard;
 use super::npm::NodePackages;
-use super::{ChildGuard, META_CLIENT_CAPABILITIES, request_with_meta};
 
 /// How long one client run (start, connect, every step of the script) may take.
 pub const RUN_TIMEOUT: Duration = Duration::from_secs(60);
@@ -175,66 +174,4 @@ pub fn run_node(folder: &str, script: &str, args: &[&str], name: &str) -> Value 
     serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
         panic!("the Node client ({name}) printed no JSON report ({e}):\n{stdout}\n{stderr}")
     })
-}
-
-// ----- Raw 2026-07-28 calls -----
-
-/// `tools/call` of `book` from a client answering forms, resuming with `inputResponses` and
-/// `requestState` when given.
-pub fn book_call(id: u64, answers: Option<(Value, &str)>) -> Value {
-    let mut params = json!({"name": "book", "arguments": book_arguments()});
-    if let Some((answers, state)) = answers {
-        params["inputResponses"] = answers;
-        params["requestState"] = json!(state);
-    }
-    let capabilities = json!({"elicitation": {"form": {}}});
-    let meta = Map::from_iter([(META_CLIENT_CAPABILITIES.to_owned(), capabilities)]);
-    request_with_meta(id, "tools/call", params, meta)
-}
-
-/// An `input_required` round of `book`: checks it asks exactly `key`, with `message`, and
-/// returns the question's params and the round's `requestState`.
-#[track_caller]
-pub fn expect_round(response: &Value, key: &str, message: &str) -> (Value, String) {
-    assert!(response.get("error").is_none(), "{response}");
-    let result = &response["result"];
-    assert_eq!(result["resultType"], "input_required", "{response}");
-    let requests = result["inputRequests"].as_object().expect("inputRequests");
-    assert_eq!(requests.keys().collect::<Vec<_>>(), [key], "{response}");
-    let ask = &requests[key];
-    assert_eq!(ask["method"], "elicitation/create", "{response}");
-    assert_eq!(ask["params"]["message"], message, "{response}");
-    let state = result["requestState"].as_str().expect("a requestState");
-    (ask["params"].clone(), state.to_owned())
-}
-
-/// The answer of round 1: a meeting of 8 about "Design review".
-pub fn described() -> Value {
-    json!({"meeting": {"action": "accept", "content": {"title": "Design review", "attendees": 8}}})
-}
-
-/// The answer of round 2: `room`.
-pub fn chose(room: &str) -> Value {
-    json!({"room": {"action": "accept", "content": {"room": room}}})
-}
-
-/// The answer of round 3: yes.
-pub fn confirmed() -> Value {
-    json!({"confirm": {"action": "accept", "content": {"ok": true}}})
-}
-
-/// `key` answered with `action` (`decline` or `cancel`) and no content.
-pub fn refused(key: &str, action: &str) -> Value {
-    json!({ key: {"action": action} })
-}
-
-/// The room ids a round-2 question offers.
-pub fn offered(params: &Value) -> Vec<String> {
-    let room = &params["requestedSchema"]["properties"]["room"];
-    let titled = room["oneOf"].as_array().into_iter().flatten();
-    let titled = titled.map(|option| option["const"].as_str().unwrap_or_default().to_owned());
-    let plain = room["enum"].as_array().into_iter().flatten();
-    titled
-        .chain(plain.map(|value| value.as_str().unwrap_or_default().to_owned()))
-        .collect()
 }

@@ -1,7 +1,7 @@
 //! Helpers shared by the end-to-end tests: 2026-07-28 requests and the HTTP headers a
 //! conforming client sends, assertions on JSON-RPC responses, SSE parsing, and the example
-//! servers of the root package, built, spawned and spoken to over HTTP (here) or stdio
-//! ([`stdio_client`]). [`npm`] installs the pinned Node packages of the conformance and
+//! servers of the root package, built, spawned and spoken to over raw HTTP (here) or stdio
+//! ([`stdio_pipe`]), for what only the raw wire shows. [`npm`] installs the pinned Node packages of the conformance and
 //! interoperability tests, [`python`] the pinned Python clients, [`redis`] starts a throwaway
 //! `redis-server`, [`deploy`] drives the `deploy` example's multi-round flow, and [`booking`]
 //! the `booking` example's, and checks what the client drivers report of it.
@@ -17,7 +17,7 @@ pub mod npm;
 pub mod peer_deploy;
 pub mod python;
 pub mod redis;
-pub mod stdio_client;
+pub mod stdio_pipe;
 
 use std::fs::File;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
@@ -513,12 +513,6 @@ impl ExampleServer {
         let example = examples.find(|example| example.name == name);
         example.unwrap_or_else(|| panic!("no example server called {name}"))
     }
-
-    /// Builds (once) and starts it over stdio.
-    pub fn stdio(self) -> stdio_client::StdioClient {
-        stdio_client::StdioClient::example(self.name, self.stdio_args)
-    }
-
     /// Builds (once) and starts it over HTTP on a free port, with its output in
     /// `target/examples-e2e/<name>.http.log`; panics, quoting that log, if it does not start.
     pub fn http(self) -> HttpServer {

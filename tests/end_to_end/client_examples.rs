@@ -39,6 +39,19 @@ struct Region {
     region: String,
 }
 
+/// `booking`'s round 1 form.
+#[derive(ElicitForm, Serialize)]
+struct Meeting {
+    title: String,
+    attendees: u8,
+}
+
+/// `booking`'s round 2 form (the rooms that fit).
+#[derive(ElicitForm, Serialize)]
+struct Room {
+    room: String,
+}
+
 /// The example `name`, started over stdio and connected in `era`, answering with `script`.
 async fn start(name: &str, era: EraChoice, script: Scripted) -> Client {
     let mut command = tokio::process::Command::new(crate::common::example_binary(name));
@@ -666,6 +679,202 @@ async fn deploy_lists_its_tools_and_runs_its_rounds_everywhere() {
         assert_eq!(needed, json!({"elicitation": {"url": {}}}), "{run}");
     })
     .await;
+}
+
+/// `booking` on every wire in both eras: its listing, every ending of `book` (confirmed after
+/// a room that was not offered is asked again, declined, cancelled at either question, no
+/// room that fits), the prompt and the resource. The server books once per confirmed run.
+#[tokio::test]
+async fn booking_runs_every_ending_everywhere() {
+    use crate::common::booking::{
+        BOOKED, CANCELLED, CHOOSE, CONFIRM, DECLINED, DESCRIBE, INVITATION, OFFERED,
+        book_arguments, bookings, north_rooms,
+    };
+    let (wires, http) = wires_of("booking");
+    let meeting = |attendees| {
+        let title = "Design review".to_owned();
+        Reply::accept(&Meeting { title, attendees })
+    };
+    let room = |room: &str| Reply::accept(&Room { room: room.into() });
+    let yes = || Reply::accept(&Confirm { ok: true });
+    let book = async |client: &Client| {
+        let done = client.call_tool("book", book_arguments()).await;
+        done.unwrap().text()
+    };
+    with_script(&wires, Scripted::new, async |client, run, _| {
+        let [tools, prompts, _, templates] = listing(&client, run).await;
+        assert_eq!(tools, ["list_rooms", "book"], "{run}");
+        assert_eq!(
+            (prompts, templates),
+            (
+                vec!["invitation".to_owned()],
+                vec!["rooms://{id}".to_owned()]
+            ),
+            "{run}"
+        );
+        let listed = client.list_tools().await.unwrap();
+        assert_eq!(
+            listed[1].input_schema["required"],
+            json!(["building"]),
+            "{run}"
+        );
+        assert!(
+            listed[1].input_schema["properties"].get("needs").is_some(),
+            "{run}"
+        );
+        let rooms = client
+            .call_tool("list_rooms", json!({"building": "north"}))
+            .await
+            .unwrap();
+        let text: serde_json::Value = serde_json::from_str(&rooms.text()).unwrap();
+        assert_eq!(text, north_rooms(), "{run}");
+        if run.era == Era::Modern {
+            let output = listed[0]
+                .output_schema
+                .as_ref()
+                .map(|schema| &schema["type"]);
+            assert_eq!(output, Some(&json!("array")), "{run}");
+            let structured = rooms.structured::<serde_json::Value>().unwrap();
+            assert_eq!(structured, north_rooms(), "{run}");
+        }
+
+        let arguments = json!({"room": "north-2", "topic": "the roadmap"});
+        let prompt = client.get_prompt("invitation", arguments).await.unwrap();
+        let text = &json_of(&prompt)["messages"][0]["content"]["text"];
+        assert_eq!(text, INVITATION, "{run}");
+        let read = json_of(&client.read_resource("rooms://north-2").await.unwrap());
+        let contents = &read["contents"][0];
+        assert_eq!(contents["uri"], "rooms://north-2", "{run}");
+        assert_eq!(contents["mimeType"], "application/json", "{run}");
+        let described: serde_json::Value =
+            serde_json::from_str(contents["text"].as_str().unwrap()).unwrap();
+        assert_eq!(described, north_rooms()[1], "{run}");
+        let missing = client.read_resource("rooms://east-9").await.unwrap_err();
+        assert_eq!(missing.code(), Some(-32602), "{run}: {missing}");
+        assert!(
+            missing.to_string().contains("rooms://east-9"),
+            "{run}: {missing}"
+        );
+    })
+    .await;
+
+    // Confirmed, after a room that was not offered is asked again: its message says why,
+    // naming the rooms by the labels the question shows.
+    let confirmed = || {
+        let south = Reply::accept_unchecked(&Room {
+            room: "south-2".into(),
+        });
+        let asks = Scripted::new()
+            .reply("meeting", meeting(8))
+            .reply("room", south);
+        asks.reply("room", room("north-2")).reply("confirm", yes())
+    };
+    with_script(&wires, confirmed, async |client, run, script| {
+        assert_eq!(book(&client).await, BOOKED, "{run}");
+        let asked = script.asked();
+        let messages: Vec<&str> = asked.iter().map(|q| q.message().unwrap()).collect();
+        let why = "\"south-2\" is not one of Borealis (10 seats), Polaris (16 seats)";
+        assert_eq!(messages.len(), 4, "{run}: {messages:?}");
+        assert_eq!(
+            [messages[0], messages[1], messages[3]],
+            [DESCRIBE, CHOOSE, CONFIRM],
+            "{run}"
+        );
+        assert!(
+            messages[2].starts_with(CHOOSE) && messages[2].contains(why),
+            "{run}: {messages:?}"
+        );
+        for question in &asked[1..3] {
+            let options = &json_of(question.form().unwrap())["properties"]["room"]["oneOf"];
+            let ids: Vec<&str> = options
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|o| o["const"].as_str().unwrap())
+                .collect();
+            assert_eq!(ids, OFFERED, "{run}: computed for the call");
+        }
+    })
+    .await;
+    assert_eq!(
+        bookings(&http.output()),
+        2,
+        "one booking per era over HTTP: {}",
+        http.output()
+    );
+
+    // Declined at the confirmation, cancelled at the room question or at the first one, and
+    // a meeting no room fits: no room question at all.
+    /// A script, the text the call ends with, and the questions asked.
+    type Ending = (fn() -> Scripted, &'static str, &'static [&'static str]);
+    let endings: [Ending; 4] = [
+        (
+            || {
+                let meeting = Reply::accept(&Meeting {
+                    title: "Design review".into(),
+                    attendees: 8,
+                });
+                let chosen = Scripted::new().reply("meeting", meeting).reply(
+                    "room",
+                    Reply::accept(&Room {
+                        room: "north-3".into(),
+                    }),
+                );
+                chosen.reply("confirm", Reply::decline())
+            },
+            DECLINED,
+            &[
+                DESCRIBE,
+                CHOOSE,
+                "Book Polaris for \"Design review\" (8 people)?",
+            ],
+        ),
+        (
+            || {
+                let meeting = Reply::accept(&Meeting {
+                    title: "Design review".into(),
+                    attendees: 8,
+                });
+                Scripted::new()
+                    .reply("meeting", meeting)
+                    .reply("room", Reply::cancel())
+            },
+            CANCELLED,
+            &[DESCRIBE, CHOOSE],
+        ),
+        (
+            || Scripted::new().reply("meeting", Reply::cancel()),
+            CANCELLED,
+            &[DESCRIBE],
+        ),
+        (
+            || {
+                let crowd = Reply::accept(&Meeting {
+                    title: "All hands".into(),
+                    attendees: 40,
+                });
+                Scripted::new().reply("meeting", crowd)
+            },
+            "No room in the North building fits 40 people.",
+            &[DESCRIBE],
+        ),
+    ];
+    for (script, ending, questions) in endings {
+        with_script(&wires, script, async |client, run, script| {
+            assert_eq!(book(&client).await, ending, "{run}");
+            let asked = script.asked();
+            let messages: Vec<&str> = asked.iter().map(|q| q.message().unwrap()).collect();
+            assert_eq!(messages, questions, "{run}");
+            assert_eq!(script.unused(), 0, "{run}");
+        })
+        .await;
+    }
+    assert_eq!(
+        bookings(&http.output()),
+        2,
+        "nothing more booked: {}",
+        http.output()
+    );
 }
 
 #[tokio::test]

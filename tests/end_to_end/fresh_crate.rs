@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Instant;
 
-use crate::common::stdio_client::Pipe;
+use crate::common::stdio_pipe::Pipe;
 use crate::common::{META_SERVER_INFO, PROTOCOL_VERSION, call_tool, discover, root_dir, tool_text};
 use serde_json::{Value, json};
 

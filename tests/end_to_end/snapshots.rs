@@ -2,7 +2,7 @@
 //! capabilities, generated names, descriptions, input/output schemas, annotations or argument
 //! lists shows up in review.
 //!
-//! Each example of [`crate::common::EXAMPLE_SERVERS`] runs over stdio and answers `server/discover`
+//! Each example of [`crate::common::EXAMPLE_SERVERS`] runs over Streamable HTTP and answers `server/discover`
 //! and every list method its capabilities offer; the snapshot is one JSON object from method
 //! to result (its `_meta`, the server's name and version, checked and removed), with keys in
 //! the order the server wrote them, held by `insta` in `tests/end_to_end/snapshots/`.
@@ -17,16 +17,17 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::common::{ExampleServer, LISTS, META_SERVER_INFO, Session};
+use crate::common::{ExampleServer, HttpClient, LISTS, META_SERVER_INFO, Session};
 use serde_json::{Map, Value, json};
 use typemcp_server::registry::STANDARD_FORMATS;
 
 /// `server/discover` and every list `example` offers, each result without its `_meta`.
 fn listing(name: &str) -> Value {
     let example = ExampleServer::named(name);
-    let mut session = example.stdio();
+    let server = example.http();
+    let mut session = HttpClient::new(server.url());
     let mut listing = Map::new();
-    let mut add = |session: &mut crate::common::stdio_client::StdioClient, method: &str| {
+    let mut add = |session: &mut HttpClient, method: &str| {
         let mut result = session.result(method, json!({}));
         let meta = result.as_object_mut().unwrap().shift_remove("_meta");
         let server = meta.as_ref().map(|meta| &meta[META_SERVER_INFO]);

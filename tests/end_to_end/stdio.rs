@@ -11,7 +11,7 @@
 use std::time::Duration;
 
 use crate::common::code::*;
-use crate::common::stdio_client::{self, Pipe};
+use crate::common::stdio_pipe::{self, Pipe};
 use crate::common::*;
 use serde_json::{Value, json};
 use tokio::io::DuplexStream;
@@ -29,7 +29,7 @@ fn start() -> Pipe<DuplexStream, DuplexStream> {
 
 #[tokio::test]
 async fn the_spawned_example_answers_then_exits_cleanly_at_end_of_input() {
-    let (mut pipe, mut child) = stdio_client::spawn(FIXTURE, &["--stdio"]);
+    let (mut pipe, mut child) = stdio_pipe::spawn(FIXTURE, &["--stdio"]);
     let result = pipe.call_ok(&discover(1)).await;
     assert!(result["capabilities"]["tools"].is_object(), "{result}");
     let call = call_tool("call", "test_simple_text", json!({}));
@@ -54,7 +54,7 @@ async fn the_spawned_example_answers_then_exits_cleanly_at_end_of_input() {
 async fn the_spawned_example_frames_its_real_stdin_through_bad_lines_and_bursts() {
     // `serve_stdio` reads the process's stdin and writes its stdout on threads of its own:
     // the same framing rules hold there as on any reader.
-    let (mut pipe, mut child) = stdio_client::spawn(FIXTURE, &["--stdio"]);
+    let (mut pipe, mut child) = stdio_pipe::spawn(FIXTURE, &["--stdio"]);
     pipe.send(r#"{"jsonrpc":"2.0","id":1,"#).await;
     assert_error(&pipe.next().await, None, PARSE_ERROR, "Parse error");
     let big = call_tool(

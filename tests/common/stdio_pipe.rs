@@ -1,7 +1,7 @@
 //! Newline-delimited JSON-RPC over a server's stdin and stdout: a [`Pipe`] drives a server
-//! in-process (on in-memory pipes, `tests/end_to_end/stdio.rs`) or spawned ([`spawn`]), and
-//! [`StdioClient`] is the blocking [`Session`] with a spawned example. Every read has a
-//! deadline, so a silent server fails the test instead of hanging it; a failure quotes the
+//! in-process (on in-memory pipes, `tests/end_to_end/stdio.rs`) or spawned ([`spawn`]), for
+//! what only the raw wire shows (a client of `typemcp-client` drives the rest). Every read has
+//! a deadline, so a silent server fails the test instead of hanging it; a failure quotes the
 //! spawned server's stderr (kept in `target/examples-e2e/`).
 
 use std::fmt::Display;
@@ -13,10 +13,9 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout};
-use tokio::runtime::Runtime;
 use tokio::time::{Instant, timeout};
 
-use super::{READ_TIMEOUT, Session, assert_result, discover, example_binary, out_dir, tail};
+use super::{READ_TIMEOUT, assert_result, discover, example_binary, out_dir, tail};
 
 /// A server's stdin (`W`) and stdout (`R`), read line by line.
 #[derive(Debug)]
@@ -156,40 +155,4 @@ pub fn spawn(name: &str, args: &[&str]) -> (Pipe<ChildStdin, ChildStdout>, Child
     let (input, output) = (child.stdin.take().unwrap(), child.stdout.take().unwrap());
     let pipe = Pipe::new(input, output, Some(stderr));
     (pipe, child)
-}
-
-/// A blocking session with an example spawned over stdio.
-#[derive(Debug)]
-pub struct StdioClient {
-    pipe: Pipe<ChildStdin, ChildStdout>,
-    /// Kept for the life of the session.
-    _child: Child,
-    label: String,
-    runtime: Runtime,
-}
-
-impl StdioClient {
-    /// Builds (once) and spawns the example `name` with `args` over stdio.
-    pub fn example(name: &str, args: &[&str]) -> Self {
-        let mut runtime = tokio::runtime::Builder::new_current_thread();
-        let runtime = runtime.enable_all().build().expect("a Tokio runtime");
-        let (pipe, _child) = runtime.block_on(async { spawn(name, args) });
-        let label = format!("example {name} over stdio");
-        Self {
-            pipe,
-            _child,
-            label,
-            runtime,
-        }
-    }
-}
-
-impl Session for StdioClient {
-    fn send(&mut self, message: &Value) -> Value {
-        self.runtime.block_on(self.pipe.exchange(message)).0
-    }
-
-    fn label(&self) -> String {
-        self.label.clone()
-    }
 }
