@@ -4,10 +4,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::support::confirm::{Confirm, Flow, FlowAnswered, FlowAsking};
-use serde_json::{Value, json};
+use serde_json::json;
+use typemcp_client::{
+    Client, ClientBuilder, ClientError, EraChoice, NoAnswers, Scripted, ToolResultExt,
+};
 use typemcp_server::state::{Reply, Round, Step};
-use typemcp_server::{Server, TransportInfo, tool};
+use typemcp_server::{McpError, Server, tool};
+
+use crate::support::client::connect;
+use crate::support::confirm::{Confirm, Flow, FlowAnswered, FlowAsking};
 
 /// Asks for a confirmation.
 #[tool]
@@ -35,21 +40,6 @@ async fn ping() -> String {
     "pong".to_owned()
 }
 
-async fn call(server: &Server, name: &str, capabilities: Value) -> Value {
-    let request = json!({
-        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": name, "arguments": {}, "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": capabilities
-        }}
-    });
-    let reply = server
-        .handle_message(request.to_string().as_bytes(), TransportInfo::in_process())
-        .await
-        .expect("a reply");
-    serde_json::from_slice(&reply).unwrap()
-}
-
 fn server() -> Server {
     Server::builder()
         .tool(confirm)
@@ -59,37 +49,51 @@ fn server() -> Server {
         .expect("builds")
 }
 
+/// The JSON-RPC error a modern client built by `builder` gets calling `tool`.
+async fn refusal(builder: ClientBuilder, tool: &str) -> McpError {
+    let client = connect(server(), builder.era(EraChoice::Modern)).await;
+    match client.call_tool(tool, json!({})).await {
+        Err(ClientError::Server(error)) => error,
+        other => panic!("{tool}: not refused: {other:?}"),
+    }
+}
+
 #[tokio::test]
 async fn a_form_asked_of_a_client_without_elicitation_names_elicitation_form() {
-    let server = server();
-    let reply = call(&server, "confirm", json!({})).await;
-    assert_eq!(reply["error"]["code"], -32021, "{reply}");
+    let error = refusal(Client::builder().answers(NoAnswers), "confirm").await;
+    assert_eq!(error.code.0, -32021, "{error:?}");
     assert_eq!(
-        reply["error"]["message"],
+        error.message,
         "Missing required client capability: the client did not declare the \
-         `elicitation.form` capability",
-        "{reply}"
+         `elicitation.form` capability"
     );
-    assert_eq!(
-        reply["error"]["data"]["requiredCapabilities"],
-        json!({"elicitation": {"form": {}}})
-    );
+    let needed = error.data.map(|data| data["requiredCapabilities"].clone());
+    assert_eq!(needed, Some(json!({"elicitation": {"form": {}}})));
     // Declared, the same call asks its question; and the server serves on.
-    let asked = call(&server, "confirm", json!({"elicitation": {}})).await;
-    assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
-    let pong = call(&server, "ping", json!({})).await;
-    assert_eq!(pong["result"]["content"][0]["text"], "pong", "{pong}");
+    let yes = typemcp_client::Reply::accept(&Confirm { ok: true });
+    let script = Scripted::new().reply("confirm", yes);
+    let client = connect(server(), Client::builder().answers(script)).await;
+    let done = client.call_tool("confirm", json!({})).await.unwrap();
+    assert_eq!(done.text(), "ok: true");
+    assert_eq!(
+        client.call_tool("ping", json!({})).await.unwrap().text(),
+        "pong"
+    );
 }
 
 #[tokio::test]
 async fn a_task_only_tool_called_without_the_extension_names_the_extension() {
-    let server = server();
-    let reply = call(&server, "export", json!({})).await;
-    assert_eq!(reply["error"]["code"], -32021, "{reply}");
+    let error = refusal(Client::builder(), "export").await;
+    assert_eq!(error.code.0, -32021, "{error:?}");
     assert_eq!(
-        reply["error"]["message"],
+        error.message,
         "Missing required client capability: the client did not declare the \
-         `extensions[\"io.modelcontextprotocol/tasks\"]` capability",
-        "{reply}"
+         `extensions[\"io.modelcontextprotocol/tasks\"]` capability"
+    );
+    // Declared, it runs as a task, followed to its result.
+    let client = connect(server(), Client::builder().tasks()).await;
+    assert_eq!(
+        client.call_tool("export", json!({})).await.unwrap().text(),
+        "exported"
     );
 }

@@ -8,7 +8,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
-use typemcp_server::{Server, TransportInfo, prompt, resource, tool};
+use typemcp_client::{Client, ToolResultExt};
+use typemcp_server::{Server, prompt, resource, tool};
+
+use crate::support::client::{connect, json_of};
 
 /// A booking, with a field named like each handler.
 struct Booking {
@@ -86,50 +89,27 @@ fn server() -> Server {
         .expect("the handlers build")
 }
 
-async fn send(server: &Server, method: &str, params: Value) -> Value {
-    let mut params = params;
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {}
-    });
-    let request = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let reply = server
-        .handle_message(request.to_string().as_bytes(), TransportInfo::in_process())
-        .await
-        .expect("a request gets a reply");
-    serde_json::from_slice(&reply).unwrap()
+/// The text of the first content of `value` (a result) at `pointer`.
+fn text_at(value: &impl serde::Serialize, pointer: &str) -> String {
+    let json = json_of(value);
+    let text = json.pointer(pointer).and_then(Value::as_str);
+    text.unwrap_or_else(|| panic!("no text at {pointer}: {json:#}"))
+        .to_owned()
 }
 
 #[tokio::test]
 async fn handlers_named_like_bindings_answer_over_the_protocol() {
-    let server = server();
-
-    let read = send(&server, "resources/read", json!({"uri": "rooms://7"})).await;
+    let client = connect(server(), Client::builder()).await;
+    let read = client.read_resource("rooms://7").await.unwrap();
+    assert_eq!(text_at(&read, "/contents/0/text"), "room 7 is free");
+    let arguments = json!({"room": "Oak", "agenda": "retro"});
+    let called = client.call_tool("book", arguments).await.unwrap();
+    assert_eq!(called.text(), "Oak booked: retro");
+    let arguments = json!({"room": "Oak", "book": "retro"});
+    let got = client.get_prompt("agenda", arguments).await.unwrap();
     assert_eq!(
-        read["result"]["contents"][0]["text"], "room 7 is free",
-        "{read:#}"
-    );
-
-    let called = send(
-        &server,
-        "tools/call",
-        json!({"name": "book", "arguments": {"room": "Oak", "agenda": "retro"}}),
-    )
-    .await;
-    assert_eq!(
-        called["result"]["content"][0]["text"], "Oak booked: retro",
-        "{called:#}"
-    );
-
-    let got = send(
-        &server,
-        "prompts/get",
-        json!({"name": "agenda", "arguments": {"room": "Oak", "book": "retro"}}),
-    )
-    .await;
-    assert_eq!(
-        got["result"]["messages"][0]["content"]["text"], "agenda retro in Oak",
-        "{got:#}"
+        text_at(&got, "/messages/0/content/text"),
+        "agenda retro in Oak"
     );
 }
 
@@ -148,24 +128,11 @@ async fn each_handler_runs_directly_by_its_name() {
     );
 }
 
-#[test]
-fn the_listed_names_are_the_functions_names() {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        let server = server();
-        let tools = send(&server, "tools/list", json!({})).await;
-        assert_eq!(tools["result"]["tools"][0]["name"], "book", "{tools:#}");
-        let prompts = send(&server, "prompts/list", json!({})).await;
-        assert_eq!(
-            prompts["result"]["prompts"][0]["name"], "agenda",
-            "{prompts:#}"
-        );
-        let templates = send(&server, "resources/templates/list", json!({})).await;
-        assert_eq!(
-            templates["result"]["resourceTemplates"][0]["name"], "room",
-            "{templates:#}"
-        );
-    });
+#[tokio::test]
+async fn the_listed_names_are_the_functions_names() {
+    let client = connect(server(), Client::builder()).await;
+    assert_eq!(client.list_tools().await.unwrap()[0].name, "book");
+    assert_eq!(client.list_prompts().await.unwrap()[0].name, "agenda");
+    let templates = client.list_resource_templates().await.unwrap();
+    assert_eq!(templates[0].name, "room");
 }

@@ -10,8 +10,11 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use typemcp_client::Client;
 use typemcp_server::registry::STANDARD_FORMATS;
-use typemcp_server::{Arguments, Json, Server, ToolInput, TransportInfo, tool};
+use typemcp_server::{Arguments, Json, Server, ToolInput, tool};
+
+use crate::support::client::{connect, json_of};
 
 /// Numbers of every width, in a definition of their own (`$defs`).
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
@@ -57,24 +60,11 @@ async fn order(Arguments(order): Arguments<Order>) -> Json<Vec<u32>> {
     Json(vec![u32::from(order.quantity)])
 }
 
+/// The tools `tools/list` lists, as JSON.
 async fn tools_list() -> Value {
-    let server = Server::builder()
-        .tool(numbers)
-        .tool(order)
-        .build()
-        .expect("builds");
-    let request = json!({
-        "jsonrpc": "2.0", "id": 1, "method": "tools/list",
-        "params": {"_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {}
-        }}
-    });
-    let reply = server
-        .handle_message(request.to_string().as_bytes(), TransportInfo::in_process())
-        .await
-        .expect("a reply");
-    serde_json::from_slice(&reply).unwrap()
+    let server = Server::builder().tool(numbers).tool(order).build();
+    let client = connect(server.expect("builds"), Client::builder()).await;
+    json_of(&client.list_tools().await.unwrap())
 }
 
 /// Every `format` string in `schema`, with its JSON pointer.
@@ -98,8 +88,7 @@ fn formats(schema: &Value, at: &str, found: &mut Vec<(String, String)>) {
 }
 
 fn tool<'a>(list: &'a Value, name: &str) -> &'a Value {
-    list["result"]["tools"]
-        .as_array()
+    list.as_array()
         .unwrap()
         .iter()
         .find(|t| t["name"] == name)

@@ -14,7 +14,10 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use typemcp_server::{Arguments, Server, ToolInput, TransportInfo, prompt, tool};
+use typemcp_client::{Client, ClientError, ToolResultExt};
+use typemcp_server::{Arguments, Server, ToolInput, prompt, tool};
+
+use crate::support::client::{connect, json_of};
 
 /// A unit-only enum (a `$ref` to a `oneOf` of constants).
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -126,18 +129,9 @@ fn server() -> Server {
         .expect("every shape builds")
 }
 
-async fn send(server: &Server, method: &str, params: Value) -> Value {
-    let mut params = params;
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {}
-    });
-    let request = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let reply = server
-        .handle_message(request.to_string().as_bytes(), TransportInfo::in_process())
-        .await
-        .expect("a request gets a reply");
-    serde_json::from_slice(&reply).unwrap()
+/// A client of [`server`], in process.
+async fn client() -> Client {
+    connect(server(), Client::builder()).await
 }
 
 /// Follows every `$ref` in `schema` and asserts it resolves inside `root`.
@@ -160,14 +154,14 @@ fn assert_refs_resolve(root: &Value, schema: &Value) {
     }
 }
 
-fn tool_schema<'a>(list: &'a Value, name: &str) -> &'a Value {
-    list["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == name)
-        .map(|t| &t["inputSchema"])
-        .unwrap_or_else(|| panic!("{name} is listed"))
+/// The input schema `client` lists for the tool `name`.
+async fn tool_schema(client: &Client, name: &str) -> Value {
+    let tools = client.list_tools().await.unwrap();
+    let tool = tools.into_iter().find(|t| t.name == name);
+    Value::Object(
+        tool.unwrap_or_else(|| panic!("{name} is listed"))
+            .input_schema,
+    )
 }
 
 fn valid_shapes() -> Value {
@@ -183,31 +177,19 @@ fn valid_shapes() -> Value {
     })
 }
 
-async fn call(server: &Server, name: &str, arguments: Value) -> (bool, String) {
-    let reply = send(
-        server,
-        "tools/call",
-        json!({"name": name, "arguments": arguments}),
-    )
-    .await;
-    let result = &reply["result"];
-    assert!(
-        result.is_object(),
-        "a tool result, not a protocol error: {reply:#}"
-    );
-    let text = result["content"][0]["text"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
-    (result["isError"] == json!(true), text)
+/// Whether calling `name` with `arguments` is a tool error (never a protocol error), and
+/// its text.
+async fn call(client: &Client, name: &str, arguments: Value) -> (bool, String) {
+    let result = client.call_tool(name, arguments).await;
+    let result = result.unwrap_or_else(|e| panic!("a tool result, not a protocol error: {e}"));
+    (result.is_tool_error(), result.text())
 }
 
 #[tokio::test]
 async fn listed_schemas_are_self_contained() {
-    let server = server();
-    let list = send(&server, "tools/list", json!({})).await;
+    let client = client().await;
     for name in ["shapes", "everything"] {
-        let schema = tool_schema(&list, name);
+        let schema = &tool_schema(&client, name).await;
         assert_eq!(schema["type"], "object", "{name}");
         assert_refs_resolve(schema, schema);
         // The referenced definitions are in the root's `$defs`.
@@ -219,7 +201,7 @@ async fn listed_schemas_are_self_contained() {
         }
     }
     // The recursive type refers to itself through `$defs`.
-    let named = tool_schema(&list, "shapes");
+    let named = &tool_schema(&client, "shapes").await;
     assert_refs_resolve(named, &named["$defs"]["Tree"]);
     assert_eq!(
         named["required"],
@@ -232,19 +214,19 @@ async fn listed_schemas_are_self_contained() {
 
 #[tokio::test]
 async fn valid_arguments_of_every_shape_reach_the_handler() {
-    let server = server();
-    let (is_error, text) = call(&server, "shapes", valid_shapes()).await;
+    let client = client().await;
+    let (is_error, text) = call(&client, "shapes", valid_shapes()).await;
     assert!(!is_error, "{text}");
     assert_eq!(text, "Green 4 Id(7) 3 4 9 1 1");
 
     let mut without_option = valid_shapes();
     without_option.as_object_mut().unwrap().remove("maybe");
-    let (is_error, text) = call(&server, "shapes", without_option).await;
+    let (is_error, text) = call(&client, "shapes", without_option).await;
     assert!(!is_error, "{text}");
     assert!(text.ends_with(" 0 1 1"), "{text}");
 
     let (is_error, text) = call(
-        &server,
+        &client,
         "everything",
         json!({
             "color": "red",
@@ -260,7 +242,7 @@ async fn valid_arguments_of_every_shape_reach_the_handler() {
 
 #[tokio::test]
 async fn invalid_arguments_name_the_path_of_the_first_problem() {
-    let server = server();
+    let client = client().await;
     let cases: [(&str, Value, &str); 9] = [
         ("color", json!("blue"), "at `color`: unknown variant `blue`"),
         (
@@ -291,7 +273,7 @@ async fn invalid_arguments_name_the_path_of_the_first_problem() {
     for (field, value, expected) in cases {
         let mut arguments = valid_shapes();
         arguments[field] = value;
-        let (is_error, text) = call(&server, "shapes", arguments).await;
+        let (is_error, text) = call(&client, "shapes", arguments).await;
         assert!(is_error, "{field}: {text}");
         assert!(text.starts_with("Invalid arguments: "), "{field}: {text}");
         assert!(
@@ -302,12 +284,12 @@ async fn invalid_arguments_name_the_path_of_the_first_problem() {
 
     let mut missing = valid_shapes();
     missing.as_object_mut().unwrap().remove("tree");
-    let (is_error, text) = call(&server, "shapes", missing).await;
+    let (is_error, text) = call(&client, "shapes", missing).await;
     assert!(is_error);
     assert_eq!(text, "Invalid arguments: missing required argument `tree`");
 
     let (is_error, text) = call(
-        &server,
+        &client,
         "everything",
         json!({"color": "red", "shape": {"kind": "square", "side": 1.0},
                "tree": {"label": "t"}, "weights": {"a": [{"x": 1, "y": "two"}]}}),
@@ -317,37 +299,28 @@ async fn invalid_arguments_name_the_path_of_the_first_problem() {
     assert!(text.contains("at `weights.a[0].y`"), "{text}");
 
     // The server keeps serving after bad input.
-    let (is_error, _) = call(&server, "shapes", valid_shapes()).await;
+    let (is_error, _) = call(&client, "shapes", valid_shapes()).await;
     assert!(!is_error);
 }
 
 #[tokio::test]
 async fn prompt_parameters_of_any_shape_work() {
-    let server = server();
-    let list = send(&server, "prompts/list", json!({})).await;
-    let arguments = &list["result"]["prompts"][0]["arguments"];
+    let client = client().await;
+    let listed = json_of(&client.list_prompts().await.unwrap());
+    let arguments = &listed[0]["arguments"];
     assert_eq!(arguments[0]["name"], "color");
     assert_eq!(arguments[0]["required"], true);
 
-    let ok = send(
-        &server,
-        "prompts/get",
-        json!({"name": "paint", "arguments": {"color": "red"}}),
-    )
-    .await;
-    assert_eq!(
-        ok["result"]["messages"][0]["content"]["text"],
-        "Paint it Red."
-    );
+    let ok = client.get_prompt("paint", json!({"color": "red"})).await;
+    let text = &json_of(&ok.unwrap())["messages"][0]["content"]["text"];
+    assert_eq!(text, "Paint it Red.");
 
-    let bad = send(
-        &server,
-        "prompts/get",
-        json!({"name": "paint", "arguments": {"color": "blue"}}),
-    )
-    .await;
-    assert_eq!(bad["error"]["code"], -32602, "{bad:#}");
-    let message = bad["error"]["message"].as_str().unwrap();
+    let bad = client.get_prompt("paint", json!({"color": "blue"})).await;
+    let Err(ClientError::Server(error)) = bad else {
+        panic!("not refused: {bad:?}")
+    };
+    assert_eq!(error.code.0, -32602, "{error:?}");
+    let message = &error.message;
     assert!(
         message.contains("at `color`: unknown variant `blue`"),
         "{message}"

@@ -10,7 +10,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Map, Value, json};
-use typemcp_server::{BuildError, Server, ToolRoute, TransportInfo};
+use typemcp_client::{Client, ToolResultExt};
+use typemcp_server::{BuildError, Server, ToolRoute};
+
+use crate::support::client::connect;
 
 fn object(value: Value) -> Map<String, Value> {
     match value {
@@ -36,16 +39,15 @@ fn contact_schema() -> Map<String, Value> {
     }))
 }
 
-async fn call(server: &Server, arguments: Value) -> Value {
-    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-        "name": "contact", "arguments": arguments,
-        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                  "io.modelcontextprotocol/clientCapabilities": {}}}});
-    let reply = server
-        .handle_message(request.to_string().as_bytes(), TransportInfo::in_process())
-        .await
-        .unwrap();
-    serde_json::from_slice::<Value>(&reply).unwrap()["result"].clone()
+/// The text of `contact` called with `arguments` on `client`, and whether it is a tool error.
+async fn call(client: &Client, arguments: Value) -> (String, bool) {
+    let result = client.call_tool("contact", arguments).await.unwrap();
+    (result.text(), result.is_tool_error())
+}
+
+/// A client of `server`, in process.
+async fn client_of(server: Server) -> Client {
+    connect(server, Client::builder()).await
 }
 
 fn server(validate: bool, runs: Arc<AtomicUsize>) -> Server {
@@ -66,10 +68,10 @@ fn server(validate: bool, runs: Arc<AtomicUsize>) -> Server {
 #[tokio::test]
 async fn arguments_breaking_the_schema_never_reach_the_handler() {
     let runs = Arc::new(AtomicUsize::new(0));
-    let server = server(true, runs.clone());
+    let client = client_of(server(true, runs.clone())).await;
 
-    let ok = call(&server, json!({"method": "phone", "phone": "555-0100"})).await;
-    assert_eq!(ok["content"][0]["text"], "saved");
+    let ok = call(&client, json!({"method": "phone", "phone": "555-0100"})).await;
+    assert_eq!(ok, ("saved".to_owned(), false));
     assert_eq!(runs.load(Ordering::SeqCst), 1);
 
     for (arguments, needle) in [
@@ -84,9 +86,8 @@ async fn arguments_breaking_the_schema_never_reach_the_handler() {
             "extra",
         ),
     ] {
-        let result = call(&server, arguments.clone()).await;
-        assert_eq!(result["isError"], true, "{arguments}");
-        let text = result["content"][0]["text"].as_str().unwrap();
+        let (text, is_error) = call(&client, arguments.clone()).await;
+        assert!(is_error, "{arguments}");
         assert!(text.starts_with("Invalid arguments: "), "{text}");
         assert!(text.contains(needle), "{needle:?} not in {text:?}");
     }
@@ -100,9 +101,9 @@ async fn arguments_breaking_the_schema_never_reach_the_handler() {
 #[tokio::test]
 async fn without_the_opt_in_the_schema_is_only_advertised() {
     let runs = Arc::new(AtomicUsize::new(0));
-    let server = server(false, runs.clone());
-    let result = call(&server, json!({"method": "fax"})).await;
-    assert_eq!(result["content"][0]["text"], "saved");
+    let client = client_of(server(false, runs.clone())).await;
+    let result = call(&client, json!({"method": "fax"})).await;
+    assert_eq!(result, ("saved".to_owned(), false));
     assert_eq!(runs.load(Ordering::SeqCst), 1);
 }
 

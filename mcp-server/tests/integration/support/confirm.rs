@@ -6,7 +6,7 @@ use typemcp_server::ElicitForm;
 use typemcp_server::state::Continuation;
 
 /// Go ahead?
-#[derive(ElicitForm, Debug)]
+#[derive(ElicitForm, Serialize, Debug)]
 pub struct Confirm {
     /// Go ahead?
     pub ok: bool,
