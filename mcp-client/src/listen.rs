@@ -9,26 +9,31 @@
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, PoisonError};
 
 use futures_util::Stream;
 use serde_json::{Value, json};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use typemcp_core::protocol::{SubscriptionFilter, methods};
 
 use crate::client::{Client, Era};
 use crate::error::ClientError;
 use crate::notification::Notification;
 use crate::transport::http::AbortOnDrop;
-use crate::transport::{LISTEN_BACKLOG, Listeners, MAX_LISTENS, Notifier, Outgoing};
+use crate::transport::listeners::QueueReceiver;
+use crate::transport::{Listeners, MAX_LISTENS, Notifier, Outgoing};
 
 /// An open `subscriptions/listen`: a [`Stream`] of the notifications it asked for.
+///
+/// Until it is read, it holds at most 4 MiB of notifications (as the server sent them), or
+/// 1,024 of them, and all of a client's listens together 16 MiB: what the server sends
+/// beyond is dropped, with a warning, so a listen nobody reads cannot grow the client.
 #[derive(Debug)]
 #[must_use = "dropping a Subscription ends the listen"]
 pub struct Subscription {
     honoured: SubscriptionFilter,
-    notifications: mpsc::Receiver<Notification>,
+    notifications: QueueReceiver,
     /// The listen request's answer: the server ended it.
     done: oneshot::Receiver<Result<Value, ClientError>>,
     ended: bool,
@@ -49,10 +54,7 @@ struct Registration {
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        self.listeners
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&self.id);
+        self.listeners.close(self.id);
         if let Some(notifier) = self.cancel.take() {
             let params = json!({"requestId": self.id, "reason": "the client stopped listening"});
             notifier.notify_later("notifications/cancelled", params);
@@ -87,7 +89,7 @@ impl Stream for Subscription {
         }
         if this.ended {
             // What came before the end is still given out, then the stream ends.
-            return Poll::Ready(this.notifications.try_recv().ok());
+            return Poll::Ready(this.notifications.try_recv());
         }
         Poll::Pending
     }
@@ -138,20 +140,12 @@ impl Client {
             });
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let (sender, mut notifications) = tokio::sync::mpsc::channel(LISTEN_BACKLOG);
-        {
-            let mut listeners = self
-                .listeners
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            if listeners.len() >= MAX_LISTENS {
-                return Err(ClientError::Malformed {
-                    method: method.to_owned(),
-                    reason: format!("already {MAX_LISTENS} listens open on this client"),
-                });
-            }
-            listeners.insert(id, sender);
-        }
+        let Some(mut notifications) = self.listeners.open(id) else {
+            return Err(ClientError::Malformed {
+                method: method.to_owned(),
+                reason: format!("already {MAX_LISTENS} listens open on this client"),
+            });
+        };
         let mut registration = Registration {
             id,
             listeners: Arc::clone(&self.listeners),

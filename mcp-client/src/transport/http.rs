@@ -169,7 +169,7 @@ impl HttpConnection {
         let message: Value = serde_json::from_slice(&body)
             .map_err(|error| malformed(request.method, &format!("not JSON: {error}")))?;
         match message {
-            Value::Object(message) => match classify(message) {
+            Value::Object(message) => match classify(message, body.len()) {
                 Incoming::Response {
                     id: Some(answered),
                     outcome,
@@ -318,8 +318,12 @@ impl HttpConnection {
                         tracing::debug!("an answer to another request on this stream");
                     }
                     Incoming::Request { id, method, params } => self.answer(id, method, params),
-                    Incoming::Notification { method, params } => {
-                        self.shared.inbound.notified(method, params);
+                    Incoming::Notification {
+                        method,
+                        params,
+                        bytes,
+                    } => {
+                        self.shared.inbound.notified(method, params, bytes);
                     }
                 }
             }
@@ -392,8 +396,12 @@ impl HttpConnection {
                         Some(Incoming::Request { id, method, params }) => {
                             connection.answer(id, method, params);
                         }
-                        Some(Incoming::Notification { method, params }) => {
-                            connection.shared.inbound.notified(method, params);
+                        Some(Incoming::Notification {
+                            method,
+                            params,
+                            bytes,
+                        }) => {
+                            connection.shared.inbound.notified(method, params, bytes);
                         }
                         _ => {}
                     }
@@ -507,7 +515,7 @@ fn message_of(data: &str) -> Option<Incoming> {
         return None;
     }
     match serde_json::from_str::<Value>(data) {
-        Ok(Value::Object(message)) => Some(classify(message)),
+        Ok(Value::Object(message)) => Some(classify(message, data.len())),
         _ => None,
     }
 }

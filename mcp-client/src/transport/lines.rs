@@ -179,7 +179,7 @@ async fn read<R: AsyncRead + Unpin>(
             tracing::warn!("the server sent a line that is not a JSON object");
             continue;
         };
-        match classify(message) {
+        match classify(message, line.len()) {
             Incoming::Response { id, outcome } => {
                 if let Some(waiter) = id.and_then(|id| lock(&waiting).remove(&id)) {
                     let _ = waiter.send(outcome);
@@ -202,7 +202,11 @@ async fn read<R: AsyncRead + Unpin>(
                     let _ = out.send(reply.to_string()).await;
                 });
             }
-            Incoming::Notification { method, params } => inbound.notified(method, params),
+            Incoming::Notification {
+                method,
+                params,
+                bytes,
+            } => inbound.notified(method, params, bytes),
         }
     }
     // Nothing more will come: every request still waiting fails, and those sent later too.

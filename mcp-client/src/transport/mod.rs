@@ -2,18 +2,21 @@
 //! stdio, an in-memory duplex: [`lines`]) or Streamable HTTP ([`http`]). Both send the same
 //! [`Outgoing`] requests, match responses to them, and hand the server's own requests (a
 //! 2025-11-25 session's pushed questions, `ping`) to one callback. What the server sends is
-//! bounded: one message is at most [`MAX_MESSAGE_BYTES`].
+//! bounded: one message is at most [`MAX_MESSAGE_BYTES`], and what the open listens hold
+//! until they are read has a byte budget ([`listeners`]).
 
 pub(crate) mod http;
 pub(crate) mod lines;
+pub(crate) mod listeners;
 
-use std::collections::HashMap;
+pub(crate) use listeners::{Listeners, MAX_LISTENS};
+
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use typemcp_core::McpError;
 
 use crate::error::ClientError;
@@ -35,16 +38,6 @@ pub(crate) type ServerRequests =
 /// Takes one notification of the server's.
 pub(crate) type ServerNotifications = Arc<dyn Fn(Notification) + Send + Sync>;
 
-/// The most `subscriptions/listen` a client keeps open at once.
-pub(crate) const MAX_LISTENS: usize = 64;
-
-/// How many notifications one listen holds until its stream is read; one more is dropped,
-/// with a warning.
-pub(crate) const LISTEN_BACKLOG: usize = 1024;
-
-/// The open listens, by the id of their `subscriptions/listen` request.
-pub(crate) type Listeners = Arc<std::sync::Mutex<HashMap<u64, mpsc::Sender<Notification>>>>;
-
 /// Where what the server sends on its own goes: its requests, and its notifications (to the
 /// listen whose `subscriptionId` they carry, else to the user's handler, else logged).
 #[derive(Clone)]
@@ -63,31 +56,24 @@ impl std::fmt::Debug for Inbound {
 }
 
 impl Inbound {
-    /// Hands a notification to whoever takes them.
-    pub(crate) fn notified(&self, method: String, params: Value) {
+    /// Hands a notification, `bytes` long on the wire, to whoever takes them.
+    pub(crate) fn notified(&self, method: String, params: Value, bytes: usize) {
         tracing::debug!(%method, "a notification from the server");
         let subscription = params
             .get("_meta")
             .and_then(|meta| meta.get(SUBSCRIPTION_ID))
             .and_then(Value::as_u64);
         let notification = Notification { method, params };
-        if let Some(listener) = subscription.and_then(|id| self.listener(id)) {
-            if listener.try_send(notification).is_err() {
-                tracing::warn!("a listen's stream is not read: a notification dropped");
-            }
-            return;
-        }
+        let notification = match subscription {
+            Some(id) => match self.listeners.deliver(id, notification, bytes) {
+                Ok(()) => return,
+                Err(notification) => notification,
+            },
+            None => notification,
+        };
         if let Some(take) = &self.notifications {
             take(notification);
         }
-    }
-
-    fn listener(&self, id: u64) -> Option<mpsc::Sender<Notification>> {
-        let listeners = self
-            .listeners
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        listeners.get(&id).cloned()
     }
 }
 
@@ -253,10 +239,13 @@ pub(super) enum Incoming {
     Notification {
         method: String,
         params: Value,
+        /// Its length on the wire.
+        bytes: usize,
     },
 }
 
-pub(super) fn classify(mut message: Map<String, Value>) -> Incoming {
+/// What `message`, `bytes` long on the wire, is.
+pub(super) fn classify(mut message: Map<String, Value>, bytes: usize) -> Incoming {
     let method = message.remove("method").and_then(|m| match m {
         Value::String(method) => Some(method),
         _ => None,
@@ -271,6 +260,7 @@ pub(super) fn classify(mut message: Map<String, Value>) -> Incoming {
         (Some(method), None) => Incoming::Notification {
             method,
             params: message.remove("params").unwrap_or(Value::Null),
+            bytes,
         },
         (None, id) => {
             let outcome = match (message.remove("result"), message.remove("error")) {
