@@ -103,6 +103,8 @@ pub struct Client {
     pub(crate) mirrored: Mutex<Option<HashMap<String, Vec<ParamHeader>>>>,
     /// The open listens' notification channels.
     pub(crate) listeners: Listeners,
+    /// Held while a 2025-11-25 session the server ended is opened anew.
+    pub(crate) reopening: tokio::sync::Mutex<()>,
     pub(crate) _child: Option<tokio::process::Child>,
 }
 
@@ -174,6 +176,7 @@ impl Client {
             next_id: AtomicU64::new(1),
             mirrored: Mutex::new(None),
             listeners,
+            reopening: tokio::sync::Mutex::new(()),
             _child: child,
         };
         if settings.era != EraChoice::Session {
@@ -307,8 +310,38 @@ impl Client {
         self.send_with(method, params, Vec::new()).await
     }
 
-    /// Sends `method` with `params` and, over HTTP, the extra `headers`.
+    /// Sends `method` with `params` and, over HTTP, the extra `headers`. A 2025-11-25
+    /// session the server ended (404) is opened anew, and the request sent once more (as the
+    /// transport specification asks of a client).
     pub(crate) async fn send_with(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        headers: Vec<(String, String)>,
+    ) -> Result<Value, ClientError> {
+        let again = (self.era == Era::Session && self.connection.is_http())
+            .then(|| (params.clone(), headers.clone()));
+        match (self.send_once(method, params, headers).await, again) {
+            (Err(ClientError::SessionEnded), Some((params, headers))) => {
+                self.reopen_session().await?;
+                self.send_once(method, params, headers).await
+            }
+            (answer, _) => answer,
+        }
+    }
+
+    /// Starts a new 2025-11-25 session in place of the one the server ended, unless another
+    /// request already did.
+    async fn reopen_session(&self) -> Result<(), ClientError> {
+        let _alone = self.reopening.lock().await;
+        if self.connection.session_id().is_some() {
+            return Ok(());
+        }
+        tracing::info!("the server ended the session: starting a new one");
+        self.initialize().await.map(drop)
+    }
+
+    async fn send_once(
         &self,
         method: &str,
         mut params: Map<String, Value>,

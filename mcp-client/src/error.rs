@@ -46,6 +46,11 @@ pub enum ClientError {
         /// How long the client waited.
         after: std::time::Duration,
     },
+    /// The server ended the 2025-11-25 session over HTTP (it answered 404 to a request that
+    /// carried its `Mcp-Session-Id`); the client starts a new session and sends the request
+    /// once more, so this reaches the caller only if the new session is refused too.
+    #[error("the server ended the session (HTTP 404)")]
+    SessionEnded,
     /// The server refused an HTTP request with this status, and no JSON-RPC error.
     #[error("the server answered HTTP {status}: {body}")]
     Http {

@@ -4,8 +4,9 @@
 //! asks on the way with one [`Answers`] implementation, whichever era the server speaks.
 //!
 //! - **Transports**: [`ClientBuilder::spawn`] (stdio), [`ClientBuilder::connect_http`]
-//!   (`http://` endpoints: JSON or event-stream answers, `Mcp-Session-Id`, the standard and
-//!   `Mcp-Param-*` headers, streams resumed with `Last-Event-ID`), [`ClientBuilder::connect_io`].
+//!   (`http://` endpoints: JSON or event-stream answers, `Mcp-Session-Id` and a new session
+//!   when the server ends one, the standard and `Mcp-Param-*` headers, streams resumed with
+//!   `Last-Event-ID`), [`ClientBuilder::connect_io`].
 //!   The official conformance suite's client scenarios (outside OAuth and skills) pass with a
 //!   client built on it (`examples/conformance_client.rs` of the repository).
 //! - **Every server method**: the lists (all pages), `call_tool`, `get_prompt`,

@@ -148,11 +148,25 @@ impl HttpConnection {
             extra.push((MCP_NAME.as_str().to_owned(), name));
         }
         extra.extend(request.headers);
+        let sent_session = read(&self.shared.session);
         let response = self.post(Some(request.method), &message, &extra).await?;
         if request.method == "initialize" {
             self.keep_session(&response);
         }
         let status = response.status();
+        if let Some(sent) = sent_session.filter(|_| status == StatusCode::NOT_FOUND) {
+            // The server ended the session (it expired, or was deleted): forget it, unless
+            // another request already opened the next one, so the client starts a new one.
+            let mut session = self
+                .shared
+                .session
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if session.as_ref() == Some(&sent) {
+                *session = None;
+            }
+            return Err(ClientError::SessionEnded);
+        }
         if status == StatusCode::ACCEPTED {
             return Err(malformed(
                 request.method,

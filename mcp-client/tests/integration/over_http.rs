@@ -213,12 +213,19 @@ async fn completion_over_http() {
 
 /// The status line of a raw `POST` of `tools/list` in the session `session` to `url`.
 async fn status_in_session(url: &str, session: &str) -> String {
+    raw_in_session(url, "POST", session).await
+}
+
+/// The status line of a raw `method` (`POST` of `tools/list`, or `DELETE`) in the session
+/// `session` to `url`.
+async fn raw_in_session(url: &str, method: &str, session: &str) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let address = url.trim_start_matches("http://").trim_end_matches("/mcp");
     let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#;
+    let body = if method == "POST" { body } else { "" };
     let request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+        "{method} /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n\
          Mcp-Session-Id: {session}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
@@ -242,6 +249,28 @@ async fn a_closed_session_is_gone_on_the_server() {
     let modern = connect(&url, EraChoice::Modern).await;
     assert_eq!(modern.session_id(), None);
     modern.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_session_the_server_ended_is_opened_anew_and_the_call_goes_through() {
+    let url = serve().await;
+    let client = connect(&url, EraChoice::Session).await;
+    let ended = client.session_id().expect("a session id");
+    let deleted = raw_in_session(&url, "DELETE", &ended).await;
+    assert!(deleted.contains(" 20"), "{deleted}");
+    // The call finds the session gone (404): the client starts a new one and sends the call
+    // again, and the question the server pushes reaches it on the new session's stream.
+    let done = client
+        .call_tool("deploy", json!({"target": "prod"}))
+        .await
+        .unwrap();
+    assert_eq!(done.text(), "Deployed to prod.");
+    let opened = client.session_id().expect("a new session id");
+    assert_ne!(opened, ended);
+    assert!(status_in_session(&url, &opened).await.contains("200"));
+    assert!(status_in_session(&url, &ended).await.contains("404"));
+    let listed = client.list_tools().await.unwrap();
+    assert!(listed.iter().any(|tool| tool.name == "deploy"));
 }
 
 #[tokio::test]
