@@ -1,6 +1,7 @@
 //! `subscriptions/listen` (2026-07-28) as a [`Stream`]: [`Client::listen`] opens one with a
 //! filter, waits for the server's acknowledgement, and hands back a [`Subscription`] that
-//! yields the notifications tagged with its id until the server ends it. Dropping it ends
+//! yields the notifications tagged with its id until the server ends it (or the connection
+//! is lost: [`Subscription::ended`] says which). Dropping it ends
 //! the listen: over HTTP its stream closes, over stdio the server is sent
 //! `notifications/cancelled`.
 //!
@@ -36,7 +37,8 @@ pub struct Subscription {
     notifications: QueueReceiver,
     /// The listen request's answer: the server ended it.
     done: oneshot::Receiver<Result<Value, ClientError>>,
-    ended: bool,
+    /// How it ended, once it has.
+    ended: Option<Result<(), ClientError>>,
     registration: Registration,
     _request: AbortOnDrop,
 }
@@ -68,9 +70,19 @@ impl Subscription {
         &self.honoured
     }
 
-    /// The next notification; `None` once the server ended the listen.
+    /// The next notification; `None` once the listen ended (see [`Subscription::ended`]).
     pub async fn next(&mut self) -> Option<Notification> {
         std::future::poll_fn(|cx| Pin::new(&mut *self).poll_next(cx)).await
+    }
+
+    /// How the listen ended, once its stream has: `Ok` when the server ended it (its answer
+    /// to the listen), the error when the server answered with one or the connection to it
+    /// was lost ([`ClientError::Closed`]); `None` while it is open.
+    pub fn ended(&self) -> Option<Result<(), &ClientError>> {
+        self.ended
+            .as_ref()
+            .map(Result::as_ref)
+            .map(|end| end.map(drop))
     }
 }
 
@@ -82,12 +94,18 @@ impl Stream for Subscription {
         if let Poll::Ready(Some(notification)) = this.notifications.poll_recv(cx) {
             return Poll::Ready(Some(notification));
         }
-        if !this.ended && Pin::new(&mut this.done).poll(cx).is_ready() {
-            this.ended = true;
+        if this.ended.is_none()
+            && let Poll::Ready(answer) = Pin::new(&mut this.done).poll(cx)
+        {
+            this.ended = Some(match answer {
+                Ok(Ok(_)) => Ok(()),
+                Ok(Err(error)) => Err(error),
+                Err(_) => Err(ClientError::Closed),
+            });
             // Nothing to tell a server that ended the listen itself.
             this.registration.cancel = None;
         }
-        if this.ended {
+        if this.ended.is_some() {
             // What came before the end is still given out, then the stream ends.
             return Poll::Ready(this.notifications.try_recv());
         }
@@ -196,7 +214,7 @@ impl Client {
             honoured,
             notifications,
             done,
-            ended: false,
+            ended: None,
             registration,
             _request: running,
         })

@@ -395,3 +395,22 @@ async fn a_request_after_the_server_ended_its_output_fails_at_once() {
         "{outcome:?}"
     );
 }
+
+#[tokio::test]
+async fn a_listen_says_it_ended_because_the_connection_was_lost() {
+    use typemcp_client::typemcp_core::protocol::SubscriptionFilter;
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let (read, write) = tokio::io::split(server_end);
+    let serving = tokio::spawn(server().serve_io(read, write));
+    let (read, write) = tokio::io::split(client_end);
+    let client = Client::builder().connect_io(read, write).await.unwrap();
+    let mut filter = SubscriptionFilter::default();
+    filter.tools_list_changed = Some(true);
+    let mut listen = client.listen(filter).await.unwrap();
+    assert!(listen.ended().is_none(), "open");
+    serving.abort();
+    let next = tokio::time::timeout(std::time::Duration::from_secs(5), listen.next()).await;
+    assert!(next.expect("the stream ends").is_none());
+    let ended = listen.ended();
+    assert!(matches!(ended, Some(Err(ClientError::Closed))), "{ended:?}");
+}
