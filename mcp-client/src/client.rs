@@ -438,12 +438,15 @@ impl Client {
         if self.era != Era::Modern || !self.connection.is_http() {
             return Ok(Vec::new());
         }
-        let listed = self
+        // Listed before, with this tool: the table holds its headers. A tool the client has
+        // not seen listed (added since, or unknown) has the tools listed again.
+        let known = self
             .mirrored
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .is_some();
-        if !listed {
+            .as_ref()
+            .is_some_and(|tools| tools.contains_key(name));
+        if !known {
             self.list_tools().await?;
         }
         let mirrored = self.mirrored.lock().unwrap_or_else(PoisonError::into_inner);
@@ -511,7 +514,27 @@ impl Client {
         let mut params = Map::new();
         params.insert("name".to_owned(), json!(name));
         params.insert("arguments".to_owned(), arguments);
-        self.rounds(methods::TOOLS_CALL, params, headers).await
+        let mirrors = self.era == Era::Modern && self.connection.is_http();
+        let again = mirrors.then(|| params.clone());
+        match (
+            self.rounds(methods::TOOLS_CALL, params, headers).await,
+            again,
+        ) {
+            // The headers did not match what the server expects: its tool changed since it
+            // was listed. Listed again, the call goes once more with the headers it has now.
+            (Err(ClientError::Server(error)), Some(params))
+                if error.code == ErrorCode::HEADER_MISMATCH =>
+            {
+                tracing::debug!(
+                    tool = name,
+                    "mirrored headers refused: listing the tools again"
+                );
+                self.list_tools().await?;
+                let headers = self.param_headers(name, &params["arguments"]).await?;
+                self.rounds(methods::TOOLS_CALL, params, headers).await
+            }
+            (answer, _) => answer,
+        }
     }
 
     /// Gets the prompt `name` with `arguments`, answering whatever it asks on the way.

@@ -108,9 +108,9 @@ async fn trip(
     format!("Plan a trip to {city}.")
 }
 
-/// Serves the test server on a loopback port; its `/mcp` URL.
-async fn serve() -> String {
-    let server = Server::builder()
+/// The test server.
+fn test_server() -> Server {
+    Server::builder()
         .tool(deploy)
         .tool(query)
         .tool(interrupted)
@@ -119,7 +119,16 @@ async fn serve() -> String {
         .tool(add_later)
         .prompt(trip)
         .build()
-        .unwrap();
+        .unwrap()
+}
+
+/// Serves the test server on a loopback port; its `/mcp` URL.
+async fn serve() -> String {
+    serve_server(test_server()).await
+}
+
+/// Serves `server` on a loopback port; its `/mcp` URL.
+async fn serve_server(server: Server) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let config = HttpConfig::default().sse_retry(Duration::from_millis(200));
@@ -186,6 +195,56 @@ async fn mirrored_arguments_travel_as_headers_the_server_checks() {
         assert!(!answer.is_tool_error(), "{answer:?}");
         assert_eq!(answer.text(), format!("region={region} dry_run={dry_run}"));
     }
+}
+
+/// `query` as the server has it once it changed.
+mod changed {
+    use typemcp_server::tool;
+
+    /// Runs a query in a zone, mirrored as `Mcp-Param-Zone`.
+    #[tool]
+    pub(crate) async fn query(
+        /// Where to run.
+        #[arg(header = "Zone")]
+        zone: String,
+    ) -> String {
+        format!("zone={zone}")
+    }
+}
+
+/// Runs a report for a team, mirrored as `Mcp-Param-Team`: a tool the server adds later.
+#[tool]
+async fn report(
+    /// Whose report.
+    #[arg(header = "Team")]
+    team: String,
+) -> String {
+    format!("report for {team}")
+}
+
+#[tokio::test]
+async fn tools_added_or_changed_since_they_were_listed_get_the_headers_they_have_now() {
+    let server = test_server();
+    let url = serve_server(server.clone()).await;
+    let client = connect(&url, EraChoice::Modern).await;
+    let listed = client.list_tools().await.unwrap();
+    assert!(!listed.iter().any(|tool| tool.name == "report"));
+    // Added after the listing: not in the client's table, so the tools are listed again.
+    server.add_tool(report).unwrap();
+    let answer = client
+        .call_tool("report", json!({"team": "ops"}))
+        .await
+        .unwrap();
+    assert_eq!(answer.text(), "report for ops", "{answer:?}");
+    // Changed after the listing: the old headers are refused (-32020), the tools listed
+    // again, and the call sent once more with the new ones.
+    assert!(server.remove_tool("query"));
+    server.add_tool(changed::query).unwrap();
+    let answer = client
+        .call_tool("query", json!({"zone": "north"}))
+        .await
+        .unwrap();
+    assert_eq!(answer.text(), "zone=north", "{answer:?}");
 }
 
 #[tokio::test]
