@@ -29,6 +29,10 @@ pub const MODERN: &str = "2026-07-28";
 /// The revision of the sessions a client opens with `initialize`.
 pub const SESSION: &str = "2025-11-25";
 
+/// The session revisions a server may answer `initialize` with: [`SESSION`], and the earlier
+/// ones whose messages this client reads the same way.
+const SESSION_REVISIONS: [&str; 3] = [SESSION, "2025-06-18", "2025-03-26"];
+
 /// The most pages a list is read in, whatever cursors the server hands out.
 const MAX_PAGES: usize = 1_000;
 
@@ -264,6 +268,18 @@ impl Client {
                 after: wait,
             })??;
         let initialized: InitializeResult = parse("initialize", answer)?;
+        // A server may answer with an older revision it prefers; one the client cannot speak
+        // ends the handshake here, not at the first request it would misread.
+        if !SESSION_REVISIONS.contains(&initialized.protocol_version.as_str()) {
+            return Err(ClientError::Malformed {
+                method: "initialize".to_owned(),
+                reason: format!(
+                    "the server answered with protocol version {:?}; this client speaks {}",
+                    initialized.protocol_version,
+                    SESSION_REVISIONS.join(", ")
+                ),
+            });
+        }
         self.connection.speak(Some(&initialized.protocol_version));
         self.connection
             .notify("notifications/initialized", json!({}))

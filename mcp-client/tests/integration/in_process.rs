@@ -219,9 +219,10 @@ async fn an_unknown_tool_is_the_servers_error() {
     assert_eq!(error.code(), Some(-32602), "{error:?}");
 }
 
-/// A 2025-11-25-only server, by hand: `server/discover` is an unknown method, `initialize`
-/// opens the session, `tools/list` lists one tool.
+/// A server of the sessions only, by hand: `server/discover` is an unknown method,
+/// `initialize` opens a session of revision `version`, `tools/list` lists one tool.
 async fn legacy_only_server(
+    version: &'static str,
     read: tokio::io::ReadHalf<tokio::io::DuplexStream>,
     mut write: tokio::io::WriteHalf<tokio::io::DuplexStream>,
 ) {
@@ -233,7 +234,7 @@ async fn legacy_only_server(
         };
         let reply = match message["method"].as_str() {
             Some("initialize") => json!({"jsonrpc": "2.0", "id": id, "result": {
-                "protocolVersion": "2025-11-25",
+                "protocolVersion": version,
                 "capabilities": {"tools": {}},
                 "serverInfo": {"name": "legacy", "version": "1"},
             }}),
@@ -250,18 +251,33 @@ async fn legacy_only_server(
     }
 }
 
-#[tokio::test]
-async fn a_server_without_discover_gets_a_session() {
+/// A client of [`legacy_only_server`] answering `initialize` with `version`.
+async fn connect_legacy(version: &'static str) -> Result<Client, ClientError> {
     let (client_end, server_end) = tokio::io::duplex(64 * 1024);
     let (read, write) = tokio::io::split(server_end);
-    tokio::spawn(legacy_only_server(read, write));
+    tokio::spawn(legacy_only_server(version, read, write));
     let (read, write) = tokio::io::split(client_end);
-    let client = Client::builder().connect_io(read, write).await.unwrap();
+    Client::builder().connect_io(read, write).await
+}
+
+#[tokio::test]
+async fn a_server_without_discover_gets_a_session() {
+    let client = connect_legacy("2025-11-25").await.unwrap();
     assert_eq!(client.era(), Era::Session);
     assert_eq!(client.server().version, "2025-11-25");
     assert_eq!(client.server().info.as_ref().unwrap().name, "legacy");
     let tools = client.list_tools().await.unwrap();
     assert_eq!(tools[0].name, "old");
+    // An earlier revision the client reads the same way is spoken too.
+    let older = connect_legacy("2025-06-18").await.unwrap();
+    assert_eq!(older.server().version, "2025-06-18");
+}
+
+#[tokio::test]
+async fn a_server_answering_with_a_revision_the_client_cannot_speak_is_refused_at_once() {
+    let error = connect_legacy("2024-11-05").await.unwrap_err();
+    assert!(matches!(error, ClientError::Malformed { .. }), "{error:?}");
+    assert!(error.to_string().contains("\"2024-11-05\""), "{error}");
 }
 
 /// Told once the slow tool's handler was stopped (cancelled, or dropped by the server).
