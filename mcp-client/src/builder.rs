@@ -98,7 +98,8 @@ impl ClientBuilder {
 
     /// Gives up on a request the server has not answered within `timeout` (by default the
     /// client waits as long as the connection lives): the call fails with
-    /// [`ClientError::TimedOut`] and the server is sent `notifications/cancelled`. A
+    /// [`ClientError::TimedOut`] and the request is cancelled on the server (its stream closed
+    /// over 2026-07-28 HTTP, `notifications/cancelled` otherwise). A
     /// multi-round call counts each round on its own; a 2025-11-25 call counts the questions
     /// the server pushes, and the time the answers take, in its one request.
     #[must_use]

@@ -384,8 +384,11 @@ impl Client {
             params: Value::Object(params),
             headers,
         };
+        // Given up, the request is cancelled: by closing its stream over 2026-07-28 HTTP
+        // (dropping it does), else by `notifications/cancelled`.
+        let notify = !self.connection.cancels_by_closing();
         let mut pending = Pending {
-            cancel: Some((self.connection.notifier(), self.cancellation(id))),
+            cancel: notify.then(|| (self.connection.notifier(), self.cancellation(id))),
         };
         let answer = match self.request_timeout {
             None => self.connection.request(request).await,

@@ -29,7 +29,7 @@ use serde_json::{Value, json};
 use sse_stream::SseStream;
 use tokio::sync::Semaphore;
 use typemcp_core::McpError;
-use typemcp_core::protocol::{methods, param_headers, task_methods};
+use typemcp_core::protocol::{ProtocolVersion, methods, param_headers, task_methods};
 
 use super::{Inbound, Incoming, MAX_MESSAGE_BYTES, MAX_SERVER_REQUESTS, Outgoing, classify};
 use crate::error::ClientError;
@@ -126,6 +126,12 @@ impl HttpConnection {
     pub(crate) fn speak(&self, version: Option<&str>) {
         let version = version.and_then(|version| HeaderValue::from_str(version).ok());
         write(&self.shared.version, version);
+    }
+
+    /// Whether it speaks the 2026-07-28 wire: no server requests, no resumption, and
+    /// cancellation by closing the request's stream.
+    pub(crate) fn is_modern(&self) -> bool {
+        read(&self.shared.version).is_some_and(|v| v == ProtocolVersion::V2026_07_28)
     }
 
     /// Sends `request` and waits for its answer.
@@ -331,6 +337,9 @@ impl HttpConnection {
                     Incoming::Response { .. } => {
                         tracing::debug!("an answer to another request on this stream");
                     }
+                    Incoming::Request { method, .. } if self.is_modern() => {
+                        tracing::warn!(%method, "a server request on the 2026-07-28 wire, which has none: ignored");
+                    }
                     Incoming::Request { id, method, params } => self.answer(id, method, params),
                     Incoming::Notification {
                         method,
@@ -341,7 +350,8 @@ impl HttpConnection {
                     }
                 }
             }
-            let Some(event_id) = last_event.clone() else {
+            // The 2026-07-28 wire has no resumption: a stream that ends early is the end.
+            let Some(event_id) = last_event.clone().filter(|_| !self.is_modern()) else {
                 return Err(ClientError::Closed);
             };
             // A stream that brought new events counts as progress: only resumptions in a row

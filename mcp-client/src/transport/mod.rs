@@ -188,6 +188,12 @@ impl Transport {
         matches!(self, Self::Http(..))
     }
 
+    /// Whether a request is cancelled by closing its stream (2026-07-28 over HTTP) rather
+    /// than by `notifications/cancelled`.
+    pub(crate) fn cancels_by_closing(&self) -> bool {
+        matches!(self, Self::Http(http, _) if http.is_modern())
+    }
+
     /// Opens the session's own event stream, over HTTP, for the server's requests that belong
     /// to no request of the client's, waiting up to `wait` for the server to answer the `GET`.
     pub(crate) async fn listen(&self, wait: std::time::Duration) {

@@ -197,6 +197,56 @@ async fn mirrored_arguments_travel_as_headers_the_server_checks() {
     }
 }
 
+/// Told once [`slow`]'s handler was stopped.
+static STOPPED: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// Tells [`STOPPED`] when dropped.
+struct Stopped;
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        STOPPED.notify_one();
+    }
+}
+
+/// Never answers on its own: waits to be cancelled.
+#[tool]
+async fn slow(ctx: RequestContext) -> String {
+    let _stopped = Stopped;
+    ctx.cancellation().cancelled().await;
+    "cancelled".to_owned()
+}
+
+#[tokio::test]
+async fn a_call_past_its_timeout_is_cancelled_in_each_eras_way() {
+    let server = test_server();
+    server.add_tool(slow).unwrap();
+    let url = serve_server(server).await;
+    // 2026-07-28: by closing the call's stream (HTTP has no cancellation notification there);
+    // 2025-11-25: by `notifications/cancelled`.
+    for era in [EraChoice::Modern, EraChoice::Session] {
+        let client = Client::builder()
+            .era(era)
+            .request_timeout(Duration::from_millis(300))
+            .connect_http(&url)
+            .await
+            .unwrap();
+        let error = client.call_tool("slow", json!({})).await.unwrap_err();
+        assert!(
+            matches!(error, ClientError::TimedOut { .. }),
+            "{era:?}: {error:?}"
+        );
+        tokio::time::timeout(Duration::from_secs(5), STOPPED.notified())
+            .await
+            .unwrap_or_else(|_| panic!("{era:?}: the server never stopped the call"));
+        let listed = client.list_tools().await.unwrap();
+        assert!(
+            listed.iter().any(|tool| tool.name == "slow"),
+            "{era:?}: serves on"
+        );
+    }
+}
+
 /// `query` as the server has it once it changed.
 mod changed {
     use typemcp_server::tool;
