@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 use serde_json::json;
+use typemcp_client::typemcp_core::protocol::CompletionReference;
 use typemcp_client::{
     Asked, Client, ClientError, Era, EraChoice, Reply, Scripted, ToolResultExt, Wires,
 };
@@ -1014,9 +1015,32 @@ async fn conformance_server_serves_what_it_registers_everywhere() {
                     .await
                     .unwrap(),
             );
+            let contents = &read["contents"][0];
+            assert_eq!(contents["mimeType"], "application/json", "{run}: {read}");
             let data: serde_json::Value =
-                serde_json::from_str(read["contents"][0]["text"].as_str().unwrap()).unwrap();
-            assert_eq!(data["data"], "Data for ID: 42", "{run}: {read}");
+                serde_json::from_str(contents["text"].as_str().unwrap()).unwrap();
+            let fields = (&data["id"], &data["data"]);
+            assert_eq!(fields, (&json!("42"), &json!("Data for ID: 42")), "{run}");
+
+            let arguments = json!({"arg1": "alpha", "arg2": "beta"});
+            let prompt = client.get_prompt("test_prompt_with_arguments", arguments);
+            let prompt = json_of(&prompt.await.unwrap());
+            let text = &prompt["messages"][0]["content"]["text"];
+            assert_eq!(
+                text, "Prompt with arguments: arg1='alpha', arg2='beta'",
+                "{run}"
+            );
+            let reference = CompletionReference::Prompt {
+                name: "test_prompt_with_arguments".to_owned(),
+                title: None,
+            };
+            let completed = client
+                .complete(reference, "arg1", "pa", None)
+                .await
+                .unwrap();
+            let values = &completed.completion.values;
+            let all_match = values.iter().all(|value| value.starts_with("pa"));
+            assert!(!values.is_empty() && all_match, "{run}: {values:?}");
         })
         .await
         .unwrap();

@@ -3,7 +3,9 @@
 //! each request goes through [`Server::http_service`] as a tower `Service` (`oneshot`), with
 //! the headers a conforming client sends (`Host` included).
 //!
-//! Covered: the happy paths, progress and log notifications on SSE streams,
+//! Covered: what the HTTP wire shows of the happy paths (the calls themselves run through
+//! `typemcp-client` on every wire in `tests/end_to_end/client_examples.rs`), progress and log
+//! notifications on SSE streams,
 //! `subscriptions/listen`, cancellation by dropping a stream, and case by case
 //! ([`Refusals`]) the way bad input is refused: HTTP status, JSON-RPC error code, message and
 //! id, and a server that keeps serving. One smoke test spawns the example binary.
@@ -236,7 +238,7 @@ fn the_spawned_example_answers_over_a_socket() {
 async fn discovery_and_lists_are_plain_json_and_the_same_every_time() {
     // What they hold (versions, capabilities, cache hints, the tools in registration order
     // with their descriptions and schemas) is pinned by the `conformance_server` snapshot of
-    // tests/end_to_end/snapshots.rs, and checked over both transports by tests/end_to_end/examples.rs.
+    // tests/end_to_end/snapshots.rs, and checked on every wire by tests/end_to_end/client_examples.rs.
     let app = app();
     for method in ["server/discover", "tools/list", "prompts/list"] {
         let first = send_ok(&app, &request(1, method, json!({}))).await;
@@ -255,44 +257,6 @@ async fn discovery_and_lists_are_plain_json_and_the_same_every_time() {
     assert!(version.is_string(), "{result}");
     let removed = result.get("serverInfo").is_none();
     assert!(removed, "the top-level serverInfo is gone in 2026-07-28");
-}
-
-#[tokio::test]
-async fn tools_prompts_resources_and_completion_answer() {
-    let app = app();
-    let result = call_ok(&app, &call_tool(7, "test_simple_text", json!({}))).await;
-    let text = "This is a simple text response for testing.";
-    assert_eq!(tool_text(&result), text);
-    assert_ne!(result["isError"], true, "{result}");
-
-    let arguments = json!({"arg1": "alpha", "arg2": "beta"});
-    let params = json!({"name": "test_prompt_with_arguments", "arguments": arguments});
-    let result = call_ok(&app, &request("p1", "prompts/get", params)).await;
-    let text = "Prompt with arguments: arg1='alpha', arg2='beta'";
-    let message = json!({"role": "user", "content": {"text": text}});
-    assert_includes(&result, json!({ "messages": [message] }));
-
-    let read = |id, uri| request(id, "resources/read", json!({ "uri": uri }));
-    let result = call_ok(&app, &read("r1", "test://static-text")).await;
-    let text = "This is the content of the static text resource.";
-    let static_text = json!({"uri": "test://static-text", "mimeType": "text/plain", "text": text});
-    assert_includes(&result, json!({ "contents": [static_text] }));
-
-    let uri = "test://template/42/data";
-    let result = call_ok(&app, &read("r2", uri)).await;
-    let content = &result["contents"][0];
-    assert_includes(content, json!({"uri": uri, "mimeType": "application/json"}));
-    let data: Value = serde_json::from_str(content["text"].as_str().unwrap()).unwrap();
-    assert_includes(&data, json!({"id": "42", "data": "Data for ID: 42"}));
-
-    let params = json!({
-        "ref": {"type": "ref/prompt", "name": "test_prompt_with_arguments"},
-        "argument": {"name": "arg1", "value": "pa"}
-    });
-    let result = call_ok(&app, &request("c1", "completion/complete", params)).await;
-    let values = result["completion"]["values"].as_array().unwrap();
-    let completed = values.iter().all(|v| v.as_str().unwrap().starts_with("pa"));
-    assert!(!values.is_empty() && completed, "{result}");
 }
 
 // ----- Notifications on the request's stream -----
