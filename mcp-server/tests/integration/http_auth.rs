@@ -218,10 +218,7 @@ impl App {
         for (key, value) in params.as_object().unwrap() {
             message["params"][key] = value.clone();
         }
-        message["params"]["_meta"] = json!({
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
-        });
+        message["params"]["_meta"] = crate::support::wire::meta(crate::support::wire::forms());
         let mut request = Request::builder()
             .method(Method::POST)
             .uri("/")

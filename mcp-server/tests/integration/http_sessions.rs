@@ -310,13 +310,9 @@ fn modern_hold(id: u64) -> Request<Body> {
 
 /// A modern call of `tool`, with `meta` merged into its `_meta`.
 fn modern_call(id: u64, tool: &'static str, meta: Value) -> Request<Body> {
+    let modern = crate::support::wire::meta(json!({}));
     let mut body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
-        "name": tool, "arguments": {},
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": MODERN,
-            "io.modelcontextprotocol/clientCapabilities": {}
-        }
-    }});
+        "name": tool, "arguments": {}, "_meta": modern}});
     if let (Some(into), Some(extra)) = (body["params"]["_meta"].as_object_mut(), meta.as_object()) {
         into.extend(extra.clone());
     }

@@ -66,10 +66,7 @@ fn request(id: u64, method: &str, params: Value) -> Value {
 }
 
 fn modern_meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": MODERN,
-        "io.modelcontextprotocol/clientCapabilities": {}
-    })
+    crate::support::wire::meta(json!({}))
 }
 
 /// The `initialize` result this server gives for `version`.

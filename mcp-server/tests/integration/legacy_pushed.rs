@@ -725,12 +725,7 @@ async fn stdio_the_server_pings_the_client() {
     let modern = io
         .call(
             json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-                "name": "pinger",
-                "_meta": {
-                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                    "io.modelcontextprotocol/clientCapabilities": {}
-                }
-            }}),
+                "name": "pinger", "_meta": crate::support::wire::meta(json!({}))}}),
         )
         .await;
     assert!(text(&modern).starts_with("error -32600"), "{modern}");

@@ -26,11 +26,12 @@ use typemcp_server::typemcp_core::protocol::{
     PrimitiveSchemaDefinition, RequestedSchema, StringSchema,
 };
 use typemcp_server::typemcp_core::state::{Binding, BindingRequest, Protection};
-use typemcp_server::{Answer, McpError, Server, ServerBuilder, State, TransportInfo, tool};
+use typemcp_server::{Answer, McpError, Server, ServerBuilder, State, tool};
 
 use crate::support::confirm::Confirm;
 use crate::support::log_capture::{capture_logs, clear_log, log_lines};
 use crate::support::replies::{state_of, text_of};
+use crate::support::wire;
 
 // ----- Handlers -----
 
@@ -328,21 +329,7 @@ impl Harness {
 
     /// Calls `tool` with `arguments` and `extra` params, from a client declaring `caps`.
     async fn call_as(&self, caps: Value, tool: &str, arguments: Value, extra: Value) -> Value {
-        let mut message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": {"name": tool, "arguments": arguments}});
-        for (key, value) in extra.as_object().unwrap() {
-            message["params"][key] = value.clone();
-        }
-        message["params"]["_meta"] = json!({
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": caps,
-        });
-        let bytes = serde_json::to_vec(&message).unwrap();
-        let reply = self
-            .server
-            .handle_message(&bytes, TransportInfo::in_process())
-            .await;
-        serde_json::from_slice(&reply.expect("a reply")).unwrap()
+        wire::reply(&self.server, &wire::tool_call(tool, arguments, extra, caps)).await
     }
 
     /// Calls `tool` from a client declaring forms and URLs.

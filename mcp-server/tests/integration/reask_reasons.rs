@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use typemcp_server::state::{Continuation, OneOf, RequestStateSigner, Round, Step};
 use typemcp_server::typemcp_core::form::MAX_EXPLANATION_CHARS;
-use typemcp_server::{ElicitForm, Server, TransportInfo, tool};
+use typemcp_server::{ElicitForm, Server, tool};
+
+use crate::support::wire::{forms, reply, tool_call};
 
 /// Who books the room.
 #[derive(ElicitForm, Debug)]
@@ -68,21 +70,9 @@ fn server() -> Server {
         .unwrap()
 }
 
+/// `book` called with the `extra` params, from a client answering forms.
 async fn call(server: &Server, extra: Value) -> Value {
-    let mut message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-    "params": {"name": "book", "arguments": {}, "_meta": {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
-    }}});
-    for (key, value) in extra.as_object().unwrap() {
-        message["params"][key] = value.clone();
-    }
-    let bytes = serde_json::to_vec(&message).unwrap();
-    let reply = server
-        .handle_message(&bytes, TransportInfo::in_process())
-        .await
-        .expect("a reply");
-    serde_json::from_slice(&reply).unwrap()
+    reply(server, &tool_call("book", json!({}), extra, forms())).await
 }
 
 /// The messages of the questions asked again after `contact` is answered with `content`
@@ -231,22 +221,22 @@ async fn a_refused_titled_choice_names_the_options_by_their_labels() {
         .request_state_signer(RequestStateSigner::new([5u8; 32]).unwrap())
         .build()
         .unwrap();
-    let mut message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-    "params": {"name": "seat", "arguments": {}, "_meta": {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
-    }}});
-    let mut reply = Value::Null;
+    let mut answered = Value::Null;
     for answers in [None, Some(json!({"room": accept(json!({"room": "x"}))}))] {
-        if let Some(answers) = answers {
-            message["params"]["inputResponses"] = answers;
-            message["params"]["requestState"] = reply["result"]["requestState"].clone();
-        }
-        let bytes = serde_json::to_vec(&message).unwrap();
-        let answer = server.handle_message(&bytes, TransportInfo::in_process());
-        reply = serde_json::from_slice(&answer.await.expect("a reply")).unwrap();
-        assert_eq!(reply["result"]["resultType"], "input_required", "{reply}");
+        let extra = match answers {
+            Some(answers) => {
+                let state = answered["result"]["requestState"].clone();
+                json!({"inputResponses": answers, "requestState": state})
+            }
+            None => json!({}),
+        };
+        answered = reply(&server, &tool_call("seat", json!({}), extra, forms())).await;
+        assert_eq!(
+            answered["result"]["resultType"], "input_required",
+            "{answered}"
+        );
     }
+    let reply = answered;
     let question = &reply["result"]["inputRequests"]["room"]["params"];
     assert_eq!(
         question["requestedSchema"]["properties"]["room"]["oneOf"][0],

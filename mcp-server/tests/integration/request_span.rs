@@ -131,13 +131,8 @@ fn server() -> Server {
 fn call(id: u64, name: &str, params: Value) -> Vec<u8> {
     let mut params = params.as_object().cloned().unwrap_or_default();
     params.insert("name".into(), json!(name));
-    params.insert(
-        "_meta".into(),
-        json!({
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}
-        }),
-    );
+    let meta = crate::support::wire::meta(crate::support::wire::forms());
+    params.insert("_meta".into(), meta);
     let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
     request.to_string().into_bytes()
 }

@@ -37,6 +37,7 @@ use typemcp_server::{
 use crate::support::confirm::{Confirm, Flow, FlowAnswered, FlowAsking};
 use crate::support::log_capture::{capture_logs, clear_log, log_lines};
 use crate::support::replies::{state_of, text_of};
+use crate::support::wire;
 
 // ----- The server under test -----
 
@@ -224,15 +225,11 @@ fn accept(ok: bool) -> Value {
 
 /// `req` as a JSON-RPC request with `extra` params and a valid `_meta` declaring forms.
 fn encode(Req(_, method, params): &Req, extra: Value) -> Vec<u8> {
-    let mut message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let mut params = params.clone();
     for (key, value) in extra.as_object().unwrap() {
-        message["params"][key] = value.clone();
+        params[key] = value.clone();
     }
-    message["params"]["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
-    });
-    serde_json::to_vec(&message).unwrap()
+    serde_json::to_vec(&wire::request(method, params, wire::forms())).unwrap()
 }
 
 /// A server under test: the server, its counters and its clock.

@@ -80,13 +80,9 @@ impl Overlap {
 }
 
 fn modern_call(id: u64, tool: &str) -> Value {
+    let meta = crate::support::wire::meta(json!({}));
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
-        "name": tool,
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": MODERN,
-            "io.modelcontextprotocol/clientCapabilities": {}
-        }
-    }})
+        "name": tool, "_meta": meta}})
 }
 
 fn text(reply: &Value) -> &str {

@@ -20,11 +20,12 @@ use typemcp_server::state::single_use::{
 };
 use typemcp_server::state::{Continuation, Reply, RequestState, RequestStateSigner, Round, Step};
 use typemcp_server::typemcp_core::protocol::{CallToolResult, InputRequiredResult, Outcome};
-use typemcp_server::{ElicitForm, Server, State, TransportInfo, prompt, tool};
+use typemcp_server::{ElicitForm, Server, State, prompt, tool};
 
 use crate::support::confirm::Confirm;
 use crate::support::log_capture::{capture_logs, clear_log, log_lines};
 use crate::support::replies::{state_of, text_of};
+use crate::support::wire::{forms, reply, request};
 
 // ----- Handlers -----
 
@@ -171,17 +172,8 @@ fn server_with(store: Arc<dyn SingleUseStore>, ran: &Ran) -> Server {
 }
 
 /// Sends `method` with `params` (plus the protocol `_meta` of a client that answers forms).
-async fn send(server: &Server, method: &str, mut params: Value) -> Value {
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
-    });
-    let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let bytes = serde_json::to_vec(&message).unwrap();
-    let reply = server
-        .handle_message(&bytes, TransportInfo::in_process())
-        .await;
-    serde_json::from_slice(&reply.expect("a reply")).unwrap()
+async fn send(server: &Server, method: &str, params: Value) -> Value {
+    reply(server, &request(method, params, forms())).await
 }
 
 /// `tools/call deploy {target: staging}`, with `answers` and `state` when given.

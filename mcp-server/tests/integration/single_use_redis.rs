@@ -17,10 +17,11 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde_json::{Value, json};
 use typemcp_server::state::single_use::{Consumption, RedisStore, SingleUseStore, StoreError};
 use typemcp_server::state::{Reply, RequestStateSigner, Round, Step};
-use typemcp_server::{Server, State, TransportInfo, tool};
+use typemcp_server::{Server, State, tool};
 
 use crate::support::confirm::{Confirm, Flow, FlowAnswered, FlowAsking};
 use crate::support::redis::{RedisServer, free_port};
+use crate::support::wire::{reply, tool_call};
 
 fn now() -> u64 {
     SystemTime::now()
@@ -350,21 +351,10 @@ async fn instance_with_skew(redis: &RedisServer, launched: &Launched, skew: Dura
         .unwrap()
 }
 
+/// `launch` called with the `extra` params, from a client answering forms.
 async fn call(server: &Server, extra: Value) -> Value {
-    let mut params = json!({"name": "launch", "arguments": {},
-        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                  "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}});
-    for (key, value) in extra.as_object().unwrap() {
-        params[key] = value.clone();
-    }
-    let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
-    let reply = server
-        .handle_message(
-            &serde_json::to_vec(&message).unwrap(),
-            TransportInfo::in_process(),
-        )
-        .await;
-    serde_json::from_slice(&reply.unwrap()).unwrap()
+    let caps = json!({"elicitation": {}});
+    reply(server, &tool_call("launch", json!({}), extra, caps)).await
 }
 
 #[tokio::test]

@@ -463,9 +463,8 @@ async fn older_sessions_get_event_ids_but_no_priming_and_no_polling() {
 async fn the_2026_wire_has_no_event_ids_priming_or_polling() {
     let fixture = default_fixture();
     let mut request = post(None, "2026-07-28", &call(1, "poll"));
-    let meta = json!({"progressToken": "p",
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {}});
+    let mut meta = crate::support::wire::meta(json!({}));
+    meta["progressToken"] = json!("p");
     *request.body_mut() = Body::from(
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                "params": {"name": "poll", "arguments": {}, "_meta": meta}})

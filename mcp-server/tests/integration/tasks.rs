@@ -20,6 +20,8 @@ use typemcp_server::{
     TransportInfo, tool,
 };
 
+use crate::support::wire;
+
 const TASKS: &str = "io.modelcontextprotocol/tasks";
 
 // ----- Handlers -----
@@ -193,26 +195,17 @@ impl Client {
         self
     }
 
-    async fn request(&self, method: &str, mut params: Value) -> Value {
+    async fn request(&self, method: &str, params: Value) -> Value {
         let mut caps = json!({"elicitation": {}});
         if self.tasks {
             caps["extensions"] = json!({ TASKS: {} });
         }
-        params["_meta"] = json!({
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": caps,
-        });
-        let message = json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params});
         let mut transport = TransportInfo::in_process();
         if let Some(subject) = self.auth {
             transport = transport.with_auth(AuthIdentity::new(subject));
         }
-        let reply = self
-            .server
-            .handle_message(message.to_string().as_bytes(), transport)
-            .await
-            .expect("a reply");
-        serde_json::from_slice(&reply).unwrap()
+        let message = wire::request(method, params, caps);
+        wire::reply_over(&self.server, &message, transport).await
     }
 
     async fn call(&self, tool: &str, arguments: Value) -> Value {

@@ -13,7 +13,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 use typemcp_server::tasks::{RedisTaskStore, TaskEntry, TaskShare, TaskStore, TaskStoreError};
-use typemcp_server::{Server, TransportInfo, tool};
+use typemcp_server::{Server, tool};
+
+use crate::support::wire::{reply, request};
 
 fn now_ms() -> u64 {
     let since = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
@@ -172,18 +174,10 @@ async fn server(redis: &crate::support::redis::RedisServer) -> Server {
         .unwrap()
 }
 
+/// `method` with `params`, from a client declaring the tasks extension.
 async fn send(server: &Server, method: &str, params: Value) -> Value {
-    let mut params = params;
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
-    });
-    let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let reply = server
-        .handle_message(message.to_string().as_bytes(), TransportInfo::in_process())
-        .await
-        .unwrap();
-    serde_json::from_slice(&reply).unwrap()
+    let caps = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    reply(server, &request(method, params, caps)).await
 }
 
 #[tokio::test]

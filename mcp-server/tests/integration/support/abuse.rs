@@ -73,10 +73,7 @@ pub async fn plateau(counter: &AtomicUsize, ceiling: usize) -> usize {
 
 /// The `_meta` of a modern request from a client answering forms, with `extra` merged in.
 pub fn meta_with(extra: Value) -> Value {
-    let mut meta = json!({
-        "io.modelcontextprotocol/protocolVersion": MODERN,
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
-    });
+    let mut meta = super::wire::meta(super::wire::forms());
     if let (Some(meta), Some(extra)) = (meta.as_object_mut(), extra.as_object()) {
         meta.extend(extra.clone());
     }

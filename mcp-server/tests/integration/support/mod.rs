@@ -14,3 +14,4 @@ pub mod replies;
 pub mod sessions_http;
 pub mod stdio_pipe;
 pub mod task_calls;
+pub mod wire;

@@ -11,12 +11,9 @@ use typemcp_server::{AuthIdentity, Server, TransportInfo};
 pub const TASKS: &str = "io.modelcontextprotocol/tasks";
 
 /// A request of `method` with `params` and the per-request `_meta` of such a client.
-pub fn message(method: &str, mut params: Value) -> Value {
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "extensions": {TASKS: {}}},
-    });
-    json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+pub fn message(method: &str, params: Value) -> Value {
+    let capabilities = json!({"elicitation": {}, "extensions": {TASKS: {}}});
+    super::wire::request(method, params, capabilities)
 }
 
 /// The reply of `server` to `method`, sent by `subject` (unauthenticated when `None`).
@@ -25,11 +22,7 @@ pub async fn request(server: &Server, subject: Option<&str>, method: &str, param
     if let Some(subject) = subject {
         transport = transport.with_auth(AuthIdentity::new(subject));
     }
-    let reply = server
-        .handle_message(message(method, params).to_string().as_bytes(), transport)
-        .await
-        .expect("a reply");
-    serde_json::from_slice(&reply).unwrap()
+    super::wire::reply_over(server, &message(method, params), transport).await
 }
 
 /// The reply to a `tools/call` of `tool` with `arguments`.
