@@ -1,7 +1,6 @@
 //! [`Client`]: one connection to a server, the era chosen when it opens, and the server's
 //! methods as typed calls that run the `input_required` rounds themselves.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -9,7 +8,7 @@ use std::time::Duration;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
-use typemcp_core::protocol::param_headers::{self, ParamHeader};
+use typemcp_core::protocol::param_headers;
 use typemcp_core::protocol::{
     CallToolResult, ClientCapabilities, CompleteResult, CompletionReference, DiscoverResult,
     GetPromptResult, Implementation, InitializeResult, Outcome, Prompt, ReadResourceResult,
@@ -22,7 +21,10 @@ use crate::error::ClientError;
 use crate::transport::{Listeners, Notifier, Outgoing, Transport};
 
 /// Following a call that became a task: part of a call, so a part of the client.
+mod headers;
 mod tasks;
+
+use headers::{HeaderTable, Lookup};
 
 /// The revision of the 2026-07-28 wire.
 pub const MODERN: &str = "2026-07-28";
@@ -35,9 +37,6 @@ const SESSION_REVISIONS: [&str; 3] = [SESSION, "2025-06-18", "2025-03-26"];
 
 /// The most pages a list is read in, whatever cursors the server hands out.
 const MAX_PAGES: usize = 1_000;
-
-/// The most tools whose mirrored arguments (`x-mcp-header`) are remembered.
-const MAX_REMEMBERED_TOOLS: usize = 10_000;
 
 /// Which era the client speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -103,12 +102,15 @@ pub struct Client {
     /// Whether someone takes the server's notifications (and so progress is asked for).
     pub(crate) wants_progress: bool,
     pub(crate) next_id: AtomicU64,
-    /// The mirrored arguments (`x-mcp-header`) of each tool listed, for HTTP calls.
-    pub(crate) mirrored: Mutex<Option<HashMap<String, Vec<ParamHeader>>>>,
+    /// The mirrored arguments (`x-mcp-header`) of the tools listed, for HTTP calls.
+    pub(crate) mirrored: Mutex<Option<HeaderTable>>,
     /// The open listens' notification channels.
     pub(crate) listeners: Listeners,
     /// Held while a 2025-11-25 session the server ended is opened anew.
     pub(crate) reopening: tokio::sync::Mutex<()>,
+    /// Set when the server ended the session, until a new one is open: a request sent
+    /// meanwhile (or after a failed attempt) opens it first.
+    pub(crate) session_owed: std::sync::atomic::AtomicBool,
     pub(crate) _child: Option<tokio::process::Child>,
 }
 
@@ -181,6 +183,7 @@ impl Client {
             mirrored: Mutex::new(None),
             listeners,
             reopening: tokio::sync::Mutex::new(()),
+            session_owed: std::sync::atomic::AtomicBool::new(false),
             _child: child,
         };
         if settings.era != EraChoice::Session {
@@ -271,6 +274,10 @@ impl Client {
         // A server may answer with an older revision it prefers; one the client cannot speak
         // ends the handshake here, not at the first request it would misread.
         if !SESSION_REVISIONS.contains(&initialized.protocol_version.as_str()) {
+            // Nor is the session it opened kept (it is deleted on the server, where it can be).
+            if let Err(error) = self.connection.close().await {
+                tracing::debug!(%error, "the refused session could not be deleted");
+            }
             return Err(ClientError::Malformed {
                 method: "initialize".to_owned(),
                 reason: format!(
@@ -326,19 +333,23 @@ impl Client {
         self.send_with(method, params, Vec::new()).await
     }
 
-    /// Sends `method` with `params` and, over HTTP, the extra `headers`. A 2025-11-25
-    /// session the server ended (404) is opened anew, and the request sent once more (as the
-    /// transport specification asks of a client).
+    /// Sends `method` with `params` and, over HTTP, the extra `headers`. When the server
+    /// ended the 2025-11-25 session (404), the client starts a new one, as the transport
+    /// specification asks, and sends the request once more (the server did not run it).
     pub(crate) async fn send_with(
         &self,
         method: &str,
         params: Map<String, Value>,
         headers: Vec<(String, String)>,
     ) -> Result<Value, ClientError> {
-        let again = (self.era == Era::Session && self.connection.is_http())
-            .then(|| (params.clone(), headers.clone()));
+        let in_session = self.era == Era::Session && self.connection.is_http();
+        if in_session && self.session_owed.load(Ordering::SeqCst) {
+            self.reopen_session().await?;
+        }
+        let again = in_session.then(|| (params.clone(), headers.clone()));
         match (self.send_once(method, params, headers).await, again) {
             (Err(ClientError::SessionEnded), Some((params, headers))) => {
+                self.session_owed.store(true, Ordering::SeqCst);
                 self.reopen_session().await?;
                 self.send_once(method, params, headers).await
             }
@@ -350,11 +361,12 @@ impl Client {
     /// request already did.
     async fn reopen_session(&self) -> Result<(), ClientError> {
         let _alone = self.reopening.lock().await;
-        if self.connection.session_id().is_some() {
-            return Ok(());
+        if self.connection.session_id().is_none() {
+            tracing::info!("the server ended the session: starting a new one");
+            self.initialize().await?;
         }
-        tracing::info!("the server ended the session: starting a new one");
-        self.initialize().await.map(drop)
+        self.session_owed.store(false, Ordering::SeqCst);
+        Ok(())
     }
 
     async fn send_once(
@@ -430,25 +442,15 @@ impl Client {
     /// SEP-2243 is left out (clients must not call it), with a warning naming it.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
         let mut tools: Vec<Tool> = self.list_all(methods::TOOLS_LIST, "tools").await?;
-        let mut mirrored = HashMap::new();
-        tools.retain(|tool| match param_headers::scan(&tool.input_schema) {
-            Ok(found) => {
-                if mirrored.len() < MAX_REMEMBERED_TOOLS {
-                    mirrored.insert(tool.name.clone(), found);
-                }
-                true
-            }
-            Err(invalid) => {
-                tracing::warn!(tool = %tool.name, %invalid, "a tool with an invalid x-mcp-header left out");
-                false
-            }
-        });
-        *self.mirrored.lock().unwrap_or_else(PoisonError::into_inner) = Some(mirrored);
+        let table = HeaderTable::of(&mut tools);
+        *self.mirrored.lock().unwrap_or_else(PoisonError::into_inner) = Some(table);
         Ok(tools)
     }
 
     /// The `Mcp-Param-*` headers of a call of `name` with `arguments`, over HTTP on the
-    /// 2026-07-28 wire (the tools are listed first if they were not).
+    /// 2026-07-28 wire. A tool the last listing does not hold (added since, or unknown) has
+    /// the tools listed again, once; one listed with annotations that break SEP-2243 is not
+    /// called.
     async fn param_headers(
         &self,
         name: &str,
@@ -457,27 +459,45 @@ impl Client {
         if self.era != Era::Modern || !self.connection.is_http() {
             return Ok(Vec::new());
         }
-        // Listed before, with this tool: the table holds its headers. A tool the client has
-        // not seen listed (added since, or unknown) has the tools listed again.
-        let known = self
-            .mirrored
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_ref()
-            .is_some_and(|tools| tools.contains_key(name));
-        if !known {
+        let lookup = |client: &Self| {
+            let table = client
+                .mirrored
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            table
+                .as_ref()
+                .map_or(Lookup::Unseen, |table| table.lookup(name))
+        };
+        let mut found = lookup(self);
+        if found == Lookup::Unseen {
             self.list_tools().await?;
+            found = lookup(self);
+            if found == Lookup::Unseen
+                && let Some(table) = self
+                    .mirrored
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .as_mut()
+            {
+                table.not_listed(name);
+            }
         }
-        let mirrored = self.mirrored.lock().unwrap_or_else(PoisonError::into_inner);
-        let found = mirrored.as_ref().and_then(|tools| tools.get(name));
-        Ok(found
-            .into_iter()
-            .flatten()
-            .filter_map(|param| {
-                let value = param.value_in(arguments)?;
-                Some((param.header_name(), param_headers::header_value(value)?))
-            })
-            .collect())
+        match found {
+            Lookup::Listed(mirrored) => Ok(mirrored
+                .iter()
+                .filter_map(|param| {
+                    let value = param.value_in(arguments)?;
+                    Some((param.header_name(), param_headers::header_value(value)?))
+                })
+                .collect()),
+            Lookup::Refused => Err(ClientError::Malformed {
+                method: methods::TOOLS_CALL.to_owned(),
+                reason: format!(
+                    "the server lists {name:?} with x-mcp-header annotations that break SEP-2243: clients must not call it"
+                ),
+            }),
+            Lookup::Unseen | Lookup::Unknown => Ok(Vec::new()),
+        }
     }
 
     /// Every prompt, all pages read.

@@ -102,8 +102,10 @@ impl Stream for Subscription {
                 Ok(Err(error)) => Err(error),
                 Err(_) => Err(ClientError::Closed),
             });
-            // Nothing to tell a server that ended the listen itself.
+            // Nothing to tell a server that ended the listen itself, and nothing more taken
+            // for it: what came before the end is given out, then the stream stays ended.
             this.registration.cancel = None;
+            this.registration.listeners.close(this.registration.id);
         }
         if this.ended.is_some() {
             // What came before the end is still given out, then the stream ends.

@@ -28,8 +28,8 @@ use hyper_util::rt::TokioExecutor;
 use serde_json::{Value, json};
 use sse_stream::SseStream;
 use tokio::sync::Semaphore;
-use typemcp_core::McpError;
 use typemcp_core::protocol::{ProtocolVersion, methods, param_headers, task_methods};
+use typemcp_core::{ErrorCode, McpError};
 
 use super::{Inbound, Incoming, MAX_MESSAGE_BYTES, MAX_SERVER_REQUESTS, Outgoing, classify};
 use crate::error::ClientError;
@@ -154,15 +154,25 @@ impl HttpConnection {
             extra.push((MCP_NAME.as_str().to_owned(), name));
         }
         extra.extend(request.headers);
+        // Read once: the session the request goes in is the one a 404 says has ended.
         let sent_session = read(&self.shared.session);
-        let response = self.post(Some(request.method), &message, &extra).await?;
+        let response = self
+            .post_in(Some(request.method), &message, &extra, sent_session.clone())
+            .await?;
         if request.method == "initialize" {
             self.keep_session(&response);
         }
         let status = response.status();
         if let Some(sent) = sent_session.filter(|_| status == StatusCode::NOT_FOUND) {
-            // The server ended the session (it expired, or was deleted): forget it, unless
-            // another request already opened the next one, so the client starts a new one.
+            // A 404 naming an unknown method is the server's answer (a server of both eras
+            // may answer so); any other 404 in a session says the server ended it (it
+            // expired, or was deleted): forget it, unless another request already opened
+            // the next one, so the client starts a new one.
+            let refused = refusal(status, response).await;
+            if matches!(&refused, ClientError::Server(error) if error.code == ErrorCode::METHOD_NOT_FOUND)
+            {
+                return Err(refused);
+            }
             let mut session = self
                 .shared
                 .session
@@ -231,6 +241,11 @@ impl HttpConnection {
 
     /// A request to the endpoint with the headers every request carries.
     fn base(&self, method: Method) -> Request<Full<Bytes>> {
+        self.base_in(method, read(&self.shared.session))
+    }
+
+    /// [`base`](Self::base), in `session` (none when `None`).
+    fn base_in(&self, method: Method, session: Option<HeaderValue>) -> Request<Full<Bytes>> {
         let mut request = Request::new(Full::new(Bytes::new()));
         *request.method_mut() = method;
         *request.uri_mut() = self.shared.endpoint.clone();
@@ -239,7 +254,7 @@ impl HttpConnection {
         if let Some(version) = read(&self.shared.version) {
             headers.insert(MCP_PROTOCOL_VERSION, version);
         }
-        if let Some(session) = read(&self.shared.session) {
+        if let Some(session) = session {
             headers.insert(MCP_SESSION_ID, session);
         }
         request
@@ -253,7 +268,19 @@ impl HttpConnection {
         message: &Value,
         extra: &[(String, String)],
     ) -> Result<Response<Body>, ClientError> {
-        let mut request = self.base(Method::POST);
+        let session = read(&self.shared.session);
+        self.post_in(method, message, extra, session).await
+    }
+
+    /// [`post`](Self::post), in `session`.
+    async fn post_in(
+        &self,
+        method: Option<&str>,
+        message: &Value,
+        extra: &[(String, String)],
+        session: Option<HeaderValue>,
+    ) -> Result<Response<Body>, ClientError> {
+        let mut request = self.base_in(Method::POST, session);
         *request.body_mut() = Full::new(Bytes::from(message.to_string()));
         let headers = request.headers_mut();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));

@@ -2,7 +2,10 @@
 //! listen wait in its queue until its `Subscription` is read, within a byte budget. A listen
 //! holds at most [`LISTEN_SHARE_BYTES`] and [`LISTEN_BACKLOG`] notifications, all of them
 //! together at most [`LISTENS_BUDGET_BYTES`]; a notification beyond is dropped, with a
-//! warning, so a server cannot grow the client's memory through a listen nobody reads.
+//! warning, so a server cannot grow the client's memory through a listen nobody reads. Bytes
+//! are counted as the server sent them (parsed, a notification takes some more). Each queued
+//! notification carries its [`Charge`], which gives its bytes back however it leaves the
+//! queue: read, drained, refused, or dropped with the queue.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -28,14 +31,30 @@ pub(crate) const LISTENS_BUDGET_BYTES: usize = 16 * 1024 * 1024;
 /// The open listens, by the id of their `subscriptions/listen` request.
 pub(crate) type Listeners = Arc<ListenTable>;
 
-/// A notification waiting in a queue, and its size.
-type Queued = (Notification, usize);
+/// A notification waiting in a queue, and what it holds of the budget.
+type Queued = (Notification, Charge);
 
 /// The open listens' queues, and the bytes they hold together.
 #[derive(Debug, Default)]
 pub(crate) struct ListenTable {
     open: Mutex<HashMap<u64, Queue>>,
-    held: AtomicUsize,
+    held: Arc<AtomicUsize>,
+}
+
+/// The bytes one queued notification holds of its listen's share and of the budget, given
+/// back when it is dropped.
+#[derive(Debug)]
+struct Charge {
+    bytes: usize,
+    listen: Arc<AtomicUsize>,
+    all: Arc<AtomicUsize>,
+}
+
+impl Drop for Charge {
+    fn drop(&mut self) {
+        self.listen.fetch_sub(self.bytes, Ordering::SeqCst);
+        self.all.fetch_sub(self.bytes, Ordering::SeqCst);
+    }
 }
 
 /// The sending end of one listen's queue.
@@ -45,12 +64,11 @@ struct Queue {
     held: Arc<AtomicUsize>,
 }
 
-/// The receiving end of one listen's queue; dropped, it gives back what it still holds.
+/// The receiving end of one listen's queue (what it still holds is given back when the
+/// notifications in it are dropped with it).
 #[derive(Debug)]
 pub(crate) struct QueueReceiver {
     receiver: mpsc::Receiver<Queued>,
-    held: Arc<AtomicUsize>,
-    table: Listeners,
 }
 
 /// Takes `bytes` from `counter` if it stays within `limit`.
@@ -71,16 +89,8 @@ impl ListenTable {
         }
         let (sender, receiver) = mpsc::channel(LISTEN_BACKLOG);
         let held = Arc::new(AtomicUsize::new(0));
-        let queue = Queue {
-            sender,
-            held: Arc::clone(&held),
-        };
-        open.insert(id, queue);
-        Some(QueueReceiver {
-            receiver,
-            held,
-            table: Arc::clone(self),
-        })
+        open.insert(id, Queue { sender, held });
+        Some(QueueReceiver { receiver })
     }
 
     /// Forgets the listen `id`: what the server sends for it later goes elsewhere.
@@ -120,16 +130,16 @@ impl ListenTable {
             );
             return Ok(());
         }
-        if queue.sender.try_send((notification, bytes)).is_err() {
-            self.give_back(&queue.held, bytes);
+        let charge = Charge {
+            bytes,
+            listen: queue.held,
+            all: Arc::clone(&self.held),
+        };
+        // Refused (full, or the listen gone), the notification and its charge are dropped.
+        if queue.sender.try_send((notification, charge)).is_err() {
             tracing::warn!("a listen's stream is not read: a notification dropped");
         }
         Ok(())
-    }
-
-    fn give_back(&self, held: &AtomicUsize, bytes: usize) {
-        held.fetch_sub(bytes, Ordering::SeqCst);
-        self.held.fetch_sub(bytes, Ordering::SeqCst);
     }
 
     /// The bytes all listens hold.
@@ -158,18 +168,9 @@ impl QueueReceiver {
         Some(self.taken(queued))
     }
 
-    fn taken(&self, (notification, bytes): Queued) -> Notification {
-        self.table.give_back(&self.held, bytes);
+    /// The notification, its charge given back.
+    fn taken(&self, (notification, _charge): Queued) -> Notification {
         notification
-    }
-}
-
-impl Drop for QueueReceiver {
-    fn drop(&mut self) {
-        self.receiver.close();
-        while let Ok((_, bytes)) = self.receiver.try_recv() {
-            self.table.give_back(&self.held, bytes);
-        }
     }
 }
 

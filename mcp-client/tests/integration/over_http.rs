@@ -383,6 +383,19 @@ async fn a_session_the_server_ended_is_opened_anew_and_the_call_goes_through() {
 }
 
 #[tokio::test]
+async fn a_method_the_server_does_not_know_is_its_error_not_the_end_of_the_session() {
+    // A server without prompts answers prompts/list with Method not found, over HTTP a 404:
+    // the session is still there, and the error is the server's.
+    let server = Server::builder().tool(deploy).build().unwrap();
+    let url = serve_server(server).await;
+    let client = connect(&url, EraChoice::Session).await;
+    let session = client.session_id().expect("a session id");
+    let error = client.list_prompts().await.unwrap_err();
+    assert_eq!(error.code(), Some(-32601), "{error:?}");
+    assert_eq!(client.session_id(), Some(session));
+}
+
+#[tokio::test]
 async fn an_endpoint_that_is_not_http_is_refused_clearly() {
     for url in ["https://example.com/mcp", "not a url", "ftp://host/mcp"] {
         let error = Client::builder().connect_http(url).await.unwrap_err();

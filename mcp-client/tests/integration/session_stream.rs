@@ -3,7 +3,8 @@
 //! that belongs to no request of the client's (`server.request(…)` in a tool) on that stream,
 //! and drops it when no stream is open yet: a call that waits on its answer then waits
 //! forever. The stand-in server here answers the `GET` only after a delay, and records when
-//! each request arrived.
+//! each request arrived. It also answers a method it does not know with a 404, as a server
+//! of both eras may: the server's error, not the end of the session.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -38,6 +39,13 @@ async fn on_post(State(seen): State<Seen>, body: Bytes) -> Response {
             "serverInfo": {"name": "stand-in", "version": "1"},
         }),
         "tools/list" => json!({"tools": []}),
+        // Method not found, as a server of both eras may say it over HTTP: a 404.
+        "prompts/list" => {
+            let error = json!({"code": -32601, "message": "Method not found: prompts/list"});
+            let answer = json!({"jsonrpc": "2.0", "id": message["id"], "error": error});
+            let headers = [(header::CONTENT_TYPE, "application/json")];
+            return (StatusCode::NOT_FOUND, headers, answer.to_string()).into_response();
+        }
         _ => return StatusCode::ACCEPTED.into_response(),
     };
     let answer = json!({"jsonrpc": "2.0", "id": message["id"], "result": result});
@@ -82,4 +90,30 @@ async fn the_session_stream_is_open_before_the_first_request_after_initialize() 
         "tools/list",
     ];
     assert_eq!(seen, expected);
+}
+
+#[tokio::test]
+async fn a_404_naming_an_unknown_method_is_the_servers_error_not_the_end_of_the_session() {
+    let seen = Seen::default();
+    let app = Router::new()
+        .route("/mcp", post(on_post).get(on_get))
+        .with_state(Arc::clone(&seen));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let client = Client::builder()
+        .era(EraChoice::Session)
+        .connect_http(&url)
+        .await
+        .unwrap();
+    let error = client.list_prompts().await.unwrap_err();
+    assert_eq!(error.code(), Some(-32601), "{error:?}");
+    assert_eq!(client.session_id().as_deref(), Some("s-1"));
+    let initialized = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|m| *m == "initialize")
+        .count();
+    assert_eq!(initialized, 1, "no new session for it");
 }
