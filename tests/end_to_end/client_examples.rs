@@ -442,7 +442,17 @@ async fn listing(client: &Client, run: typemcp_client::Run) -> [Vec<String>; 4] 
             client.list_resources().await.unwrap(),
             client.list_resource_templates().await.unwrap(),
         ),
-        None => Default::default(),
+        None => {
+            let refused = client.list_resources().await.unwrap_err();
+            assert_eq!(refused.code(), Some(-32601), "{run}: resources/list");
+            let refused = client.list_resource_templates().await.unwrap_err();
+            assert_eq!(
+                refused.code(),
+                Some(-32601),
+                "{run}: resources/templates/list"
+            );
+            Default::default()
+        }
     };
     let names = [
         tools.iter().map(|t| t.name.clone()).collect::<Vec<_>>(),
@@ -453,6 +463,7 @@ async fn listing(client: &Client, run: typemcp_client::Run) -> [Vec<String>; 4] 
     for list in &names {
         let unique: std::collections::BTreeSet<&String> = list.iter().collect();
         assert_eq!(unique.len(), list.len(), "{run}: a name twice in {list:?}");
+        assert!(list.iter().all(|name| !name.is_empty()), "{run}: {list:?}");
     }
     names
 }
@@ -535,6 +546,7 @@ async fn deploy_lists_its_tools_and_runs_its_rounds_everywhere() {
             .await
             .unwrap();
         assert_eq!(regions.text(), staging.to_string(), "{run}");
+        assert_eq!(regions.content.len(), 1, "{run}: one text block");
         let output = listed[1]
             .output_schema
             .as_ref()
@@ -545,6 +557,7 @@ async fn deploy_lists_its_tools_and_runs_its_rounds_everywhere() {
             assert_eq!(structured, staging, "{run}");
         } else {
             assert_eq!(output, None, "{run}");
+            assert_eq!(regions.structured_content, None, "{run}: text only");
         }
         // A target outside the enum is a tool error naming the argument.
         let moon = client
@@ -1001,10 +1014,15 @@ async fn conformance_server_serves_what_it_registers_everywhere() {
                 .get_prompt("test_simple_prompt", json!({}))
                 .await
                 .unwrap();
-            let message = &json_of(&prompt)["messages"][0]["content"]["text"];
-            assert_eq!(message, "This is a simple prompt for testing.", "{run}");
+            let message = &json_of(&prompt)["messages"][0];
+            assert_eq!(message["role"], "user", "{run}");
+            let text = &message["content"]["text"];
+            assert_eq!(text, "This is a simple prompt for testing.", "{run}");
             let read = json_of(&client.read_resource("test://static-text").await.unwrap());
-            let text = &read["contents"][0]["text"];
+            let contents = &read["contents"][0];
+            assert_eq!(contents["uri"], "test://static-text", "{run}");
+            assert_eq!(contents["mimeType"], "text/plain", "{run}");
+            let text = &contents["text"];
             assert_eq!(
                 text, "This is the content of the static text resource.",
                 "{run}"
@@ -1016,6 +1034,7 @@ async fn conformance_server_serves_what_it_registers_everywhere() {
                     .unwrap(),
             );
             let contents = &read["contents"][0];
+            assert_eq!(contents["uri"], "test://template/42/data", "{run}");
             assert_eq!(contents["mimeType"], "application/json", "{run}: {read}");
             let data: serde_json::Value =
                 serde_json::from_str(contents["text"].as_str().unwrap()).unwrap();

@@ -1,9 +1,10 @@
-//! The `long_task` example scaled out: two HTTP instances sharing one `redis-server` (started
-//! by the test on a free port) and one state key, driven by hand over the raw wire (a client
-//! talks to one instance; these tests pick which instance hears each request). Its export as
+//! The `long_task` example over the raw wire: its task's status, and scaled out, two HTTP
+//! instances sharing one `redis-server` (started by the test on a free port) and one state
+//! key (a client talks to one instance; these tests pick which instance hears each request). Its export as
 //! one client sees it, as a task or in rounds, on every wire and era, is in
 //! `tests/end_to_end/client_examples.rs`.
 //!
+//! - The task's status shows the export's progress (what only the raw wire shows).
 //! - A task started on instance A is polled and answered on B, and its second half runs on B.
 //! - A task started on A is cancelled on B, and A's handler stops.
 //! - An instance with its own memory store knows nothing of either (the control).
@@ -72,6 +73,31 @@ fn answer(session: &mut impl Session, id: &str, answers: Value) {
 
 fn accept(anonymize: bool) -> Value {
     json!({"action": "accept", "content": {"anonymize": anonymize}})
+}
+
+/// What a client of the tasks extension reads of the export's progress, which a client that
+/// follows the task to its result does not show: the task the call answers with at once
+/// carries the progress reported before it became a task as its first status, and later
+/// statuses keep counting the quarters.
+#[test]
+fn an_export_task_reports_its_progress_as_its_status() {
+    // Quarters slow enough that a poll sees the second one's status under load.
+    let server = ExampleServer::named("long_task")
+        .with_args(["--step-ms", "500"])
+        .http();
+    let mut http = HttpClient::new(server.url());
+    let created = http.send(&export(1, "users"));
+    let created = &created["result"];
+    assert_eq!(created["resultType"], "task", "{created}");
+    assert_eq!(created["status"], "working", "{created}");
+    let first = "Exporting users, quarter 1 of 4 (0/4)";
+    assert_eq!(created["statusMessage"], first, "{created}");
+    let id = created["taskId"].as_str().unwrap().to_owned();
+    let counting = |task: &Value| {
+        let message = task["statusMessage"].as_str().unwrap_or_default();
+        message.starts_with("Exporting users, quarter") && message != first
+    };
+    poll_until(&mut http, &id, counting);
 }
 
 const STATE_KEY: &str = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";

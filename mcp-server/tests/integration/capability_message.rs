@@ -49,9 +49,9 @@ fn server() -> Server {
         .expect("builds")
 }
 
-/// The JSON-RPC error a modern client built by `builder` gets calling `tool`.
-async fn refusal(builder: ClientBuilder, tool: &str) -> McpError {
-    let client = connect(server(), builder.era(EraChoice::Modern)).await;
+/// The JSON-RPC error a modern client of `server` built by `builder` gets calling `tool`.
+async fn refusal(server: &Server, builder: ClientBuilder, tool: &str) -> McpError {
+    let client = connect(server.clone(), builder.era(EraChoice::Modern)).await;
     match client.call_tool(tool, json!({})).await {
         Err(ClientError::Server(error)) => error,
         other => panic!("{tool}: not refused: {other:?}"),
@@ -60,7 +60,8 @@ async fn refusal(builder: ClientBuilder, tool: &str) -> McpError {
 
 #[tokio::test]
 async fn a_form_asked_of_a_client_without_elicitation_names_elicitation_form() {
-    let error = refusal(Client::builder().answers(NoAnswers), "confirm").await;
+    let server = server();
+    let error = refusal(&server, Client::builder().answers(NoAnswers), "confirm").await;
     assert_eq!(error.code.0, -32021, "{error:?}");
     assert_eq!(
         error.message,
@@ -72,7 +73,7 @@ async fn a_form_asked_of_a_client_without_elicitation_names_elicitation_form() {
     // Declared, the same call asks its question; and the server serves on.
     let yes = typemcp_client::Reply::accept(&Confirm { ok: true });
     let script = Scripted::new().reply("confirm", yes);
-    let client = connect(server(), Client::builder().answers(script)).await;
+    let client = connect(server.clone(), Client::builder().answers(script)).await;
     let done = client.call_tool("confirm", json!({})).await.unwrap();
     assert_eq!(done.text(), "ok: true");
     assert_eq!(
@@ -83,7 +84,8 @@ async fn a_form_asked_of_a_client_without_elicitation_names_elicitation_form() {
 
 #[tokio::test]
 async fn a_task_only_tool_called_without_the_extension_names_the_extension() {
-    let error = refusal(Client::builder(), "export").await;
+    let server = server();
+    let error = refusal(&server, Client::builder(), "export").await;
     assert_eq!(error.code.0, -32021, "{error:?}");
     assert_eq!(
         error.message,
@@ -91,7 +93,7 @@ async fn a_task_only_tool_called_without_the_extension_names_the_extension() {
          `extensions[\"io.modelcontextprotocol/tasks\"]` capability"
     );
     // Declared, it runs as a task, followed to its result.
-    let client = connect(server(), Client::builder().tasks()).await;
+    let client = connect(server, Client::builder().tasks()).await;
     assert_eq!(
         client.call_tool("export", json!({})).await.unwrap().text(),
         "exported"

@@ -12,6 +12,7 @@ use typemcp_client::{Client, Era, ToolResultExt};
 use typemcp_server::{Json, Server, tool};
 
 use crate::support::client::wires;
+use crate::support::stdio_pipe::StdioPipe;
 
 /// A meeting room.
 #[derive(serde::Serialize, schemars::JsonSchema)]
@@ -101,4 +102,25 @@ async fn the_current_era_gets_any_output_schema_and_the_legacy_era_objects_only(
         }
     };
     wires(server).run(Client::builder, run).await.unwrap();
+}
+
+/// On the raw 2025-11-25 wire, a list's result is its text alone: no `structuredContent`, not
+/// even `null`, which a client of that era could refuse (the client above reads both alike).
+#[tokio::test]
+async fn a_legacy_session_gets_a_list_as_its_text_alone() {
+    let mut io = StdioPipe::start(server());
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "old-client", "version": "1.0"}}});
+    assert_eq!(
+        io.call(init).await["result"]["protocolVersion"],
+        "2025-11-25"
+    );
+    io.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": {"name": "list_rooms"}});
+    let answer = io.call(call).await;
+    let text = json!({"content": [{"type": "text", "text": ROOMS}]});
+    assert_eq!(answer["result"], text, "{answer}");
 }

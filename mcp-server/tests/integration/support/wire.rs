@@ -33,7 +33,10 @@ pub fn tool_call(tool: &str, arguments: Value, extra: Value, capabilities: Value
         ("name".to_owned(), json!(tool)),
         ("arguments".to_owned(), arguments),
     ]);
-    params.extend(extra.as_object().cloned().unwrap_or_default());
+    let extra = extra
+        .as_object()
+        .unwrap_or_else(|| panic!("extra params not an object: {extra}"));
+    params.extend(extra.clone());
     request("tools/call", Value::Object(params), capabilities)
 }
 
