@@ -445,7 +445,8 @@ impl Scripted {
         self
     }
 
-    /// Every question asked so far, in the order asked (answered or not).
+    /// Every question asked so far, in the order asked (answered or not). The script keeps
+    /// them all for its life: it is a test helper, for a test's few calls.
     pub fn asked(&self) -> Vec<Asked> {
         self.asked
             .lock()

@@ -542,7 +542,11 @@ impl Client {
         })
     }
 
-    /// Calls the tool `name` with `arguments`, answering whatever it asks on the way.
+    /// Calls the tool `name` with `arguments`, answering whatever it asks on the way. Over
+    /// 2026-07-28 HTTP its mirrored arguments go as `Mcp-Param-*` headers (the tools are
+    /// listed first when the client does not know the tool yet, and again when the server
+    /// refuses the headers, `-32020`); a tool the server lists with `x-mcp-header`
+    /// annotations that break SEP-2243 is not called.
     pub async fn call_tool(
         &self,
         name: &str,
