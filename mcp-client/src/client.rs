@@ -557,24 +557,38 @@ impl Client {
         let mut params = Map::new();
         params.insert("name".to_owned(), json!(name));
         params.insert("arguments".to_owned(), arguments);
-        let mirrors = self.era == Era::Modern && self.connection.is_http();
+        self.rounds(methods::TOOLS_CALL, params, headers).await
+    }
+
+    /// Sends one round of `method`; a `tools/call` whose mirrored headers the server refuses
+    /// (`-32020`: its tool changed since it was listed) is sent once more, with the headers
+    /// a fresh listing gives, in the same round (its answers and state kept).
+    async fn send_round(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        headers: &mut Vec<(String, String)>,
+        relisted: &mut bool,
+    ) -> Result<Value, ClientError> {
+        let mirrors = method == methods::TOOLS_CALL
+            && self.era == Era::Modern
+            && self.connection.is_http()
+            && !*relisted;
         let again = mirrors.then(|| params.clone());
-        match (
-            self.rounds(methods::TOOLS_CALL, params, headers).await,
-            again,
-        ) {
-            // The headers did not match what the server expects: its tool changed since it
-            // was listed. Listed again, the call goes once more with the headers it has now.
+        match (self.send_with(method, params, headers.clone()).await, again) {
             (Err(ClientError::Server(error)), Some(params))
                 if error.code == ErrorCode::HEADER_MISMATCH =>
             {
-                tracing::debug!(
-                    tool = name,
-                    "mirrored headers refused: listing the tools again"
-                );
+                tracing::debug!("mirrored headers refused: listing the tools again");
+                *relisted = true;
                 self.list_tools().await?;
-                let headers = self.param_headers(name, &params["arguments"]).await?;
-                self.rounds(methods::TOOLS_CALL, params, headers).await
+                let name = params
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
+                *headers = self.param_headers(name, &arguments).await?;
+                self.send_with(method, params, headers.clone()).await
             }
             (answer, _) => answer,
         }
@@ -641,14 +655,16 @@ impl Client {
         &self,
         method: &str,
         params: Map<String, Value>,
-        headers: Vec<(String, String)>,
+        mut headers: Vec<(String, String)>,
     ) -> Result<T, ClientError> {
         if self.era == Era::Session {
             return parse(method, self.send_with(method, params, headers).await?);
         }
         let mut retry = params.clone();
+        let mut relisted = false;
         for round in 1..=self.max_rounds {
-            let answer = self.send_with(method, retry, headers.clone()).await?;
+            let sent = self.send_round(method, retry, &mut headers, &mut relisted);
+            let answer = sent.await?;
             if answer.get("resultType").and_then(Value::as_str) == Some("task") {
                 return self.follow_task(method, answer, round).await;
             }

@@ -8,6 +8,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -21,13 +22,13 @@ use typemcp_server::{CompletionRequest, ElicitForm, RequestContext, Server, prom
 
 /// Confirm the deploy.
 #[derive(ElicitForm, Serialize)]
-struct Confirm {
+pub(crate) struct Confirm {
     /// Go ahead?
     ok: bool,
 }
 
 #[derive(serde::Serialize, serde::Deserialize, Clone, Continuation)]
-enum Flow {
+pub(crate) enum Flow {
     #[awaits(confirm: Confirm)]
     Confirming,
 }
@@ -249,7 +250,10 @@ async fn a_call_past_its_timeout_is_cancelled_in_each_eras_way() {
 
 /// `query` as the server has it once it changed.
 mod changed {
+    use typemcp_server::state::{Round, Step};
     use typemcp_server::tool;
+
+    use super::Flow;
 
     /// Runs a query in a zone, mirrored as `Mcp-Param-Zone`.
     #[tool]
@@ -260,6 +264,83 @@ mod changed {
     ) -> String {
         format!("zone={zone}")
     }
+
+    /// [`super::plan_job`], its region now mirrored as `Mcp-Param-Zone`.
+    #[tool]
+    pub(crate) async fn plan_job(
+        /// Where to plan it.
+        #[arg(header = "Zone")]
+        region: String,
+        round: Round<Flow>,
+    ) -> Step<Flow, String> {
+        super::plan(region, round)
+    }
+}
+
+/// Plans a job in a region, mirrored as `Mcp-Param-Region`, once confirmed.
+#[tool]
+async fn plan_job(
+    /// Where to plan it.
+    #[arg(header = "Region")]
+    region: String,
+    round: Round<Flow>,
+) -> Step<Flow, String> {
+    plan(region, round)
+}
+
+/// The flow of both `plan_job`s.
+fn plan(region: String, round: Round<Flow>) -> Step<Flow, String> {
+    match round.resume() {
+        None => round.ask(FlowAsking::Confirming {
+            confirm: format!("Plan in {region}?").into(),
+        }),
+        Some(FlowAnswered::Confirming {
+            confirm: Answered::Accepted(Confirm { ok: true }),
+        }) => Step::done(format!("planned in {region}")),
+        Some(FlowAnswered::Confirming { .. }) => Step::done("not planned".to_owned()),
+    }
+}
+
+/// Confirms, and while the user answers, the server's `plan_job` changes its header.
+struct ConfirmsWhileTheToolChanges {
+    server: Server,
+    asked: std::sync::atomic::AtomicUsize,
+}
+
+impl typemcp_client::Answers for ConfirmsWhileTheToolChanges {
+    fn answer<'a>(
+        &'a self,
+        _question: typemcp_client::Question<'a>,
+    ) -> futures_util::future::BoxFuture<'a, Result<Reply, ClientError>> {
+        self.asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        assert!(self.server.remove_tool("plan_job"));
+        self.server.add_tool(changed::plan_job).unwrap();
+        Box::pin(async { Ok(Reply::accept(&Confirm { ok: true })) })
+    }
+}
+
+#[tokio::test]
+async fn a_tool_whose_header_changed_between_rounds_is_resent_in_the_same_round() {
+    let server = Server::builder().tool(plan_job).build().unwrap();
+    let url = serve_server(server.clone()).await;
+    let answers = Arc::new(ConfirmsWhileTheToolChanges {
+        server,
+        asked: Default::default(),
+    });
+    let client = Client::builder()
+        .era(EraChoice::Modern)
+        .answers(Arc::clone(&answers))
+        .connect_http(&url)
+        .await
+        .unwrap();
+    // Round 2 goes with the old header, is refused (-32020), and goes again with the new one
+    // and the same answer and state: the user is not asked twice.
+    let done = client
+        .call_tool("plan_job", json!({"region": "eu"}))
+        .await
+        .unwrap();
+    assert_eq!(done.text(), "planned in eu");
+    assert_eq!(answers.asked.load(std::sync::atomic::Ordering::SeqCst), 1);
 }
 
 /// Runs a report for a team, mirrored as `Mcp-Param-Team`: a tool the server adds later.
