@@ -106,6 +106,8 @@ pub struct Client {
     pub(crate) mirrored: Mutex<Option<HeaderTable>>,
     /// The open listens' notification channels.
     pub(crate) listeners: Listeners,
+    /// Held while the tools are listed again for a call (one listing for concurrent calls).
+    pub(crate) listing: tokio::sync::Mutex<()>,
     /// Held while a 2025-11-25 session the server ended is opened anew.
     pub(crate) reopening: tokio::sync::Mutex<()>,
     /// Set when the server ended the session, until a new one is open: a request sent
@@ -182,6 +184,7 @@ impl Client {
             next_id: AtomicU64::new(1),
             mirrored: Mutex::new(None),
             listeners,
+            listing: tokio::sync::Mutex::new(()),
             reopening: tokio::sync::Mutex::new(()),
             session_owed: std::sync::atomic::AtomicBool::new(false),
             _child: child,
@@ -470,16 +473,21 @@ impl Client {
         };
         let mut found = lookup(self);
         if found == Lookup::Unseen {
-            self.list_tools().await?;
+            // One listing at a time: a call that waited finds what the other one listed.
+            let _alone = self.listing.lock().await;
             found = lookup(self);
-            if found == Lookup::Unseen
-                && let Some(table) = self
-                    .mirrored
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .as_mut()
-            {
-                table.not_listed(name);
+            if found == Lookup::Unseen {
+                self.list_tools().await?;
+                found = lookup(self);
+                if found == Lookup::Unseen
+                    && let Some(table) = self
+                        .mirrored
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .as_mut()
+                {
+                    table.not_listed(name);
+                }
             }
         }
         match found {
