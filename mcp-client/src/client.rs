@@ -20,8 +20,9 @@ use crate::answers::{Answers, Question};
 use crate::error::ClientError;
 use crate::transport::{Listeners, Notifier, Outgoing, Transport};
 
-/// Following a call that became a task: part of a call, so a part of the client.
+/// The mirrored arguments of the tools listed: what a call's headers are.
 mod headers;
+/// Following a call that became a task: part of a call, so a part of the client.
 mod tasks;
 
 use headers::{HeaderTable, Lookup};
