@@ -65,8 +65,8 @@ async fn on_get(State(seen): State<Seen>, headers: HeaderMap) -> Response {
     (headers, Body::from_stream(events)).into_response()
 }
 
-#[tokio::test]
-async fn the_session_stream_is_open_before_the_first_request_after_initialize() {
+/// Serves the stand-in on a loopback port; what it sees, and a client in a session with it.
+async fn stand_in_session() -> (Seen, Client) {
     let seen = Seen::default();
     let app = Router::new()
         .route("/mcp", post(on_post).get(on_get))
@@ -74,12 +74,17 @@ async fn the_session_stream_is_open_before_the_first_request_after_initialize() 
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, app).await });
-
     let client = Client::builder()
         .era(EraChoice::Session)
         .connect_http(&url)
         .await
         .unwrap();
+    (seen, client)
+}
+
+#[tokio::test]
+async fn the_session_stream_is_open_before_the_first_request_after_initialize() {
+    let (seen, client) = stand_in_session().await;
     assert!(client.list_tools().await.unwrap().is_empty());
 
     let seen = seen.lock().unwrap().clone();
@@ -94,18 +99,7 @@ async fn the_session_stream_is_open_before_the_first_request_after_initialize() 
 
 #[tokio::test]
 async fn a_404_naming_an_unknown_method_is_the_servers_error_not_the_end_of_the_session() {
-    let seen = Seen::default();
-    let app = Router::new()
-        .route("/mcp", post(on_post).get(on_get))
-        .with_state(Arc::clone(&seen));
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    let client = Client::builder()
-        .era(EraChoice::Session)
-        .connect_http(&url)
-        .await
-        .unwrap();
+    let (seen, client) = stand_in_session().await;
     let error = client.list_prompts().await.unwrap_err();
     assert_eq!(error.code(), Some(-32601), "{error:?}");
     assert_eq!(client.session_id().as_deref(), Some("s-1"));
