@@ -6,6 +6,9 @@
 //! - it lists the tools and calls each (with the calls the scenario's context names, if it
 //!   names any, otherwise with arguments made from each tool's input schema: every required
 //!   property given its default, its first `enum` value, or a plain value of its type);
+//! - when the server offers skills, it lists them and loads each (but in
+//!   `sep-2640-client-no-prefetch`), reading every file each lists, all verified against
+//!   the entry;
 //! - it lists and reads the resources and lists and gets the prompts the server offers;
 //! - it answers every form with the form's own defaults (and a value of its type for each
 //!   required field without one), a URL visit as visited, a sampling request with a canned
@@ -108,6 +111,12 @@ async fn main() -> ExitCode {
         }
     };
     tracing::info!(%scenario, era = ?client.era(), "connected");
+    if client.offers_skills() {
+        // A host lists skills at once, and loads one only when the model asks for it: in
+        // `sep-2640-client-no-prefetch` nothing asks.
+        let load = scenario != "sep-2640-client-no-prefetch";
+        use_skills(&client, load).await;
+    }
     drive(&client, &context).await;
     if let Err(error) = client.close().await {
         tracing::warn!(%error, "closing the session failed");
@@ -157,6 +166,29 @@ async fn drive(client: &Client, context: &Value) {
                 &prompt.name,
                 client.get_prompt(&prompt.name, arguments).await,
             );
+        }
+    }
+}
+
+/// Lists the skills and, when `load`, loads each and reads every other file it lists: each
+/// verified against its entry (a skill whose `SKILL.md` fails is not read further).
+async fn use_skills(client: &Client, load: bool) {
+    let entries = step("skills/list", client.list_skills().await).unwrap_or_default();
+    if !load {
+        return;
+    }
+    for entry in entries {
+        let Some(skill) = step(&entry.uri, client.load_skill(&entry).await) else {
+            continue;
+        };
+        for file in entry.resources.files().unwrap_or_default() {
+            if file.uri != entry.uri {
+                let path = file
+                    .uri
+                    .strip_prefix(&skill.uri_of(""))
+                    .unwrap_or(&file.uri);
+                step(&file.uri, skill.read(client, path).await);
+            }
         }
     }
 }

@@ -1026,6 +1026,8 @@ pub(crate) fn server() -> Result<Server, typemcp_server::BuildError> {
         .resource(watched_resource)
         .resource(template_data)
         .resource(confirmed_secret)
+        // The skills extension's scenarios (sep-2640-*): the skills example's folder.
+        .skills_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skills"))
         .build()
 }
 

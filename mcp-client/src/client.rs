@@ -22,10 +22,12 @@ use crate::transport::{Listeners, Notifier, Outgoing, Transport};
 
 /// The mirrored arguments of the tools listed: what a call's headers are.
 mod headers;
+mod skills;
 /// Following a call that became a task: part of a call, so a part of the client.
 mod tasks;
 
 use headers::{HeaderTable, Lookup};
+pub use skills::LoadedSkill;
 
 /// The revision of the 2026-07-28 wire.
 pub const MODERN: &str = "2026-07-28";

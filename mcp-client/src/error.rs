@@ -76,6 +76,19 @@ pub enum ClientError {
         #[source]
         source: Box<ClientError>,
     },
+    /// The server does not declare what the method needs (an extension, or a setting of
+    /// one), so the client does not call it.
+    #[error("the server does not offer {what}, which {method} needs")]
+    NotOffered {
+        /// The method not called.
+        method: String,
+        /// What the server does not declare.
+        what: &'static str,
+    },
+    /// A skill's file did not match the entry it was listed in (size, digest, frontmatter),
+    /// or is not listed there: its content is not used.
+    #[error("skill verification failed: {0}")]
+    Skill(#[source] typemcp_core::skills::VerifyError),
     /// The server could not be started or reached.
     #[error("the server could not be reached: {0}")]
     Io(#[from] std::io::Error),

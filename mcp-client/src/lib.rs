@@ -87,7 +87,7 @@ mod wires;
 
 pub use answers::{Answers, Asked, NoAnswers, Question, Reply, Scripted};
 pub use builder::ClientBuilder;
-pub use client::{Client, Era, EraChoice, MODERN, SESSION, ServerDescription};
+pub use client::{Client, Era, EraChoice, LoadedSkill, MODERN, SESSION, ServerDescription};
 pub use error::ClientError;
 pub use listen::Subscription;
 pub use notification::Notification;

@@ -9,6 +9,8 @@
 //!   validated answers;
 //! - [`state`]: signed (HMAC-SHA256) or sealed (XChaCha20-Poly1305) continuation tokens for
 //!   `requestState` (expiry, key ring with ids, binding to the request that minted them);
+//! - [`skills`]: the skills extension's shared logic (SKILL.md frontmatter, names, SHA-256
+//!   digests, verifying a read against its entry);
 //! - [`uri_template`]: matching of RFC 6570 level-1 URI templates used by resource templates.
 //!
 //! ```
@@ -24,6 +26,7 @@
 pub mod form;
 pub mod jsonrpc;
 pub mod protocol;
+pub mod skills;
 pub mod state;
 pub use typemcp_uri_template as uri_template;
 

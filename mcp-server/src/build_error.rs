@@ -40,6 +40,17 @@ pub enum BuildError {
         /// The rule it breaks.
         reason: String,
     },
+    /// A skill cannot be served (the skills extension): its `SKILL.md` is missing or has
+    /// no frontmatter, the frontmatter's name is not its folder's, two skills share a name,
+    /// a file lies outside its folder (through `..` or a symbolic link), or the skill is
+    /// over the extension's limits (512 files, 16 MiB).
+    #[error("skill file {file}: {reason}")]
+    InvalidSkill {
+        /// The file at fault: its path on disk, or its `skill://` URI for a skill built in code.
+        file: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A handler takes `State<T>`, and no `T` was registered.
     #[error(
         "{handler} takes `State<{state}>`, but no `{state}` was registered with `ServerBuilder::state`"

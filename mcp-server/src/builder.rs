@@ -39,6 +39,7 @@ pub struct ServerBuilder {
     tools: Vec<crate::ToolRoute>,
     prompts: Vec<crate::PromptRoute>,
     resources: Vec<AnyResourceRoute>,
+    skills: Vec<crate::skills::SkillSource>,
     state: http::Extensions,
     config: ServerConfig,
     unsigned_state: bool,
@@ -112,6 +113,24 @@ impl ServerBuilder {
         /// [`ResourceTemplateRoute`](crate::ResourceTemplateRoute) built by hand.
         pub fn resource(resource: impl IntoResourceRoute) |b|
             b.resources.push(resource.into_resource_route());
+
+        /// Serves the skills of a folder tree (the skills extension, SEP-2640): each folder
+        /// below `path` holding a `SKILL.md` is a skill at `skill://<its path>/`, and every
+        /// file below it is one of its files. The folder is read when the server is built
+        /// (and by [`Server::reload_skills`](crate::Server::reload_skills)); a malformed
+        /// skill fails [`build`](Self::build) with [`BuildError::InvalidSkill`] naming the
+        /// file.
+        ///
+        /// ```no_run
+        /// let server = typemcp_server::Server::builder().skills_dir("skills").build()?;
+        /// # Ok::<(), typemcp_server::BuildError>(())
+        /// ```
+        pub fn skills_dir(path: impl Into<std::path::PathBuf>) |b|
+            b.skills.push(crate::skills::SkillSource::Folder(path.into()));
+
+        /// Serves one skill built in code (see [`SkillBundle`](crate::SkillBundle)).
+        pub fn skill(skill: crate::SkillBundle) |b|
+            b.skills.push(crate::skills::SkillSource::Bundle(skill));
     }
 
     /// Registers shared state, read by handlers through the `State<T>` extractor.
@@ -356,7 +375,10 @@ impl ServerBuilder {
     }
 
     fn registry(&self) -> Result<Registry, BuildError> {
-        let mut registry = Registry::default();
+        let mut registry = Registry {
+            skills: Arc::new(crate::skills::SkillSet::load(self.skills.clone())?),
+            ..Registry::default()
+        };
         let checks = Checks {
             states: &self.state,
             has_signer: self.config.state_signer.is_some(),

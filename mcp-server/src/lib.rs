@@ -79,6 +79,7 @@ pub mod server;
 pub mod service;
 #[cfg(sessions)]
 mod session;
+pub mod skills;
 pub mod state;
 mod subscription;
 pub mod tasks;
@@ -95,6 +96,7 @@ pub use registry::{
     PromptRoute, ResourceRoute, ResourceTemplateRoute, ToolRoute,
 };
 pub use server::{BuildError, CachePolicy, Server};
+pub use skills::SkillBundle;
 pub use tokio_util::sync::CancellationToken;
 pub use typemcp_core;
 /// The `chrono` crate of date form fields (feature `chrono`): no separate dependency needed.

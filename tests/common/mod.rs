@@ -487,12 +487,13 @@ pub struct ExampleServer {
 type Str = &'static str;
 
 /// Every example that is a server (the others run on their own: see `tests/end_to_end/examples.rs`).
-pub const EXAMPLE_SERVERS: [ExampleServer; 6] = [
+pub const EXAMPLE_SERVERS: [ExampleServer; 7] = [
     ExampleServer::new("quickstart", "quickstart", &[], "--http"),
     ExampleServer::new("booking", "booking", &[], "--http"),
     ExampleServer::new("deploy", "deployer", &[], "--http"),
     ExampleServer::new("layered", "layered", &[], "--http"),
     ExampleServer::new("long_task", "long-task", &[], "--http"),
+    ExampleServer::new("skills", "skills", &[], "--http"),
     ExampleServer::new(FIXTURE, FIXTURE_NAME, &["--stdio"], "--port"),
 ];
 

@@ -5,8 +5,7 @@
 //! CLI must exit with 0. Results land in `target/conformance/client/<scenario>/`, the CLI's
 //! output in `target/conformance/client-<scenario>.log`.
 //!
-//! The OAuth scenarios (`auth/*`) and the skills extension's (`sep-2640-client-*`) are not
-//! run: the client has neither yet.
+//! The OAuth scenarios (`auth/*`) are not run: the client has no OAuth yet.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -17,8 +16,8 @@ use serde_json::Value;
 use crate::common::{self, ChildGuard};
 use crate::log::tail;
 
-/// Every client scenario of 0.2.0-alpha.12 outside OAuth and skills.
-pub(crate) const CLIENT_SCENARIOS: [&str; 11] = [
+/// Every client scenario of 0.2.0-alpha.12 outside OAuth.
+pub(crate) const CLIENT_SCENARIOS: [&str; 15] = [
     "initialize",
     "tools_call",
     "elicitation-sep1034-client-defaults",
@@ -30,6 +29,10 @@ pub(crate) const CLIENT_SCENARIOS: [&str; 11] = [
     "http-invalid-tool-headers",
     "json-schema-ref-no-deref",
     "json-schema-2020-12-preservation",
+    "sep-2640-client-no-prefetch",
+    "sep-2640-client-verify-digest",
+    "sep-2640-client-verify-size",
+    "sep-2640-client-verify-frontmatter",
 ];
 
 /// Upper bound for one scenario (the suite's own client timeout is 30 s).
@@ -46,8 +49,20 @@ pub(crate) struct Tally {
 
 /// Counts the checks of every `checks.json` under `dir`.
 pub(crate) fn tally(dir: &Path) -> Tally {
+    tally_where(dir, "")
+}
+
+/// Counts the checks of every `checks.json` under `dir` whose folder's name starts with
+/// `prefix` (the suite names a scenario's folder `server-<scenario>-<time>`).
+pub(crate) fn tally_where(dir: &Path, prefix: &str) -> Tally {
     let mut tally = Tally::default();
-    for file in checks_files(dir) {
+    let chosen = checks_files(dir).into_iter().filter(|file| {
+        file.parent()
+            .and_then(Path::file_name)
+            .and_then(|name| name.to_str())
+            .is_some_and(|name| name.starts_with(prefix))
+    });
+    for file in chosen {
         let text = fs::read_to_string(&file).unwrap_or_else(|e| panic!("read {file:?}: {e}"));
         let checks: Vec<Value> =
             serde_json::from_str(&text).unwrap_or_else(|e| panic!("{file:?} is not a list: {e}"));

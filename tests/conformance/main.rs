@@ -159,7 +159,7 @@ fn conformance_2025_11_25() {
 /// Every scenario of the suite (`--suite all`: the scored ones, the pending ones and the
 /// extensions', the tasks extension among them), at the 2026-07-28 wire: each must end with
 /// no FAILURE and no WARNING check, scored or not. SKIPPED checks (the suite's own harness
-/// gaps, and the skills extension this server does not offer) pass.
+/// gaps) pass, except in the skills extension's scenarios, which must skip none.
 #[test]
 fn conformance_suite_all() {
     let _one = ONE_RUN
@@ -185,7 +185,27 @@ fn conformance_suite_all() {
     let outcome = Outcome::evaluate(&log, &every).with_revision(SUITE_ALL);
     report(&outcome.render(exit));
     outcome.assert_conforms(&log, exit, &paths);
+    // The skills extension is offered (the conformance server serves `examples/skills`):
+    // its scenarios must run every check, none skipped.
+    for scenario in SKILLS_SCENARIOS {
+        let tally = client::tally_where(&paths.results_dir(), &format!("server-{scenario}-"));
+        assert!(
+            tally.success > 0 && tally.skipped == 0 && tally.bad.is_empty(),
+            "{scenario}: {} ok, {} skipped, {:?}; see {:?}",
+            tally.success,
+            tally.skipped,
+            tally.bad,
+            paths.results_dir()
+        );
+    }
 }
+
+/// The skills extension's server scenarios (SEP-2640).
+const SKILLS_SCENARIOS: [&str; 3] = [
+    "sep-2640-skills-enumeration",
+    "sep-2640-skills-manifest",
+    "sep-2640-skills-directory",
+];
 
 /// The suite's client scenarios (outside OAuth and skills) against a client built on
 /// `typemcp-client` (`examples/conformance_client.rs`), in its automatic era selection: each

@@ -176,12 +176,17 @@ async fn probe(client: &Client, probe: &Probe) -> (Vec<String>, String) {
 
 #[tokio::test]
 async fn every_example_server_answers_the_client_over_stdio_and_http_in_both_eras() {
+    // `skills` has no tool: `the_skills_example_serves_its_folder_…` covers it.
     let covered: Vec<&str> = PROBES.iter().map(|probe| probe.example).collect();
     let servers: Vec<&str> = crate::common::EXAMPLE_SERVERS
         .iter()
         .map(|e| e.name)
+        .filter(|name| *name != "skills")
         .collect();
-    assert_eq!(covered, servers, "every example server has a probe");
+    assert_eq!(
+        covered, servers,
+        "every example server with tools has a probe"
+    );
     for probe_of in &PROBES {
         let example = crate::common::ExampleServer::named(probe_of.example);
         let http = example.http();
@@ -985,6 +990,9 @@ async fn conformance_server_serves_what_it_registers_everywhere() {
                 "static-binary",
                 "watched-resource",
                 "confirmed-secret",
+                // The SKILL.md of each skill it serves (the skills example's folder).
+                "refunds",
+                "pdf-processing",
             ];
             assert_eq!(resources, expected, "{run}");
             assert_eq!(templates, ["test://template/{id}/data"], "{run}");
@@ -1107,5 +1115,53 @@ async fn layered_times_out_its_slow_tool_and_audits_every_request_everywhere() {
         "audit: tools/call tool=echo",
     ] {
         assert!(log.contains(line), "{line:?} in the log:\n{log}");
+    }
+}
+
+/// The skills example, as a host uses it over stdio and HTTP in both eras: both skills
+/// listed, `pdf-processing` loaded (its `SKILL.md` verified) and its form notes read and
+/// verified, its folders browsed.
+#[tokio::test]
+async fn the_skills_example_serves_its_folder_over_stdio_and_http_in_both_eras() {
+    let example = crate::common::ExampleServer::named("skills");
+    let http = example.http();
+    let forms = std::fs::read(
+        crate::common::root_dir().join("examples/skills/pdf-processing/references/FORMS.md"),
+    )
+    .unwrap();
+    for (choice, era) in [
+        (EraChoice::Automatic, Era::Modern),
+        (EraChoice::Session, Era::Session),
+    ] {
+        let mut command = tokio::process::Command::new(crate::common::example_binary("skills"));
+        command.stderr(std::process::Stdio::null());
+        let over_stdio = Client::builder().era(choice).spawn(command).await.unwrap();
+        let over_http = Client::builder()
+            .era(choice)
+            .connect_http(&http.url())
+            .await
+            .unwrap();
+        for (wire, client) in [("stdio", over_stdio), ("http", over_http)] {
+            assert_eq!(client.era(), era, "skills over {wire}");
+            let entries = client.list_skills().await.unwrap();
+            let names: Vec<_> = entries.iter().filter_map(|e| e.name()).collect();
+            assert_eq!(names, ["refunds", "pdf-processing"], "{wire} {era:?}");
+            let skill = client.load_skill(&entries[1]).await.unwrap();
+            assert!(skill.instructions().contains("references/FORMS.md"));
+            assert_eq!(
+                skill.read(&client, "references/FORMS.md").await.unwrap(),
+                forms,
+                "{wire} {era:?}"
+            );
+            let templates = client
+                .read_directory("skill://pdf-processing/templates")
+                .await
+                .unwrap();
+            assert_eq!(
+                templates[0].uri,
+                "skill://pdf-processing/templates/invoice.md"
+            );
+            client.close().await.unwrap();
+        }
     }
 }

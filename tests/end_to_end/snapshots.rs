@@ -45,12 +45,21 @@ fn listing(name: &str) -> Value {
             add(&mut session, method);
         }
     }
+    let extensions = &discover["capabilities"]["extensions"];
+    if extensions.get("io.modelcontextprotocol/skills").is_some() {
+        add(&mut session, "skills/list");
+    }
     Value::Object(listing)
 }
 
 #[test]
 fn quickstart_listing() {
     insta::assert_json_snapshot!("quickstart", listing("quickstart"));
+}
+
+#[test]
+fn skills_listing() {
+    insta::assert_json_snapshot!("skills", listing("skills"));
 }
 
 #[test]

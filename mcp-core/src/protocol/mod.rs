@@ -23,6 +23,7 @@ mod resources;
 mod result;
 mod roots;
 mod sampling;
+mod skills;
 mod subscriptions;
 mod tasks;
 mod tools;
@@ -71,6 +72,11 @@ pub use roots::{ListRootsResult, Root};
 pub use sampling::{
     CreateMessageParams, CreateMessageResult, IncludeContext, ModelHint, ModelPreferences,
     SamplingMessage,
+};
+pub use skills::{
+    DIRECTORY_MIME_TYPE, Dynamic, GetSkillParams, GetSkillResult, ListSkillsResult,
+    ReadDirectoryParams, ReadDirectoryResult, SKILLS_EXTENSION, Skill, SkillResource,
+    SkillResources, skill_methods,
 };
 pub use subscriptions::{
     ListenParams, SubscriptionAcknowledgedParams, SubscriptionFilter, SubscriptionsListenResult,

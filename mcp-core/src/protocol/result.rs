@@ -90,6 +90,9 @@ has_meta!(
     super::ReadResourceResult,
     super::CompleteResult,
     super::InputRequiredResult,
+    super::ListSkillsResult,
+    super::GetSkillResult,
+    super::ReadDirectoryResult,
 );
 
 impl HasMeta for super::SubscriptionsListenResult {

@@ -164,7 +164,13 @@ impl Server {
             params,
             ListResourcesResult,
             resources,
-            registry.resources.values().map(|r| r.resource().clone())
+            registry
+                .resources
+                .values()
+                .map(|r| r.resource().clone())
+                .chain(registry.skills.manifests().iter().cloned())
+                .collect::<Vec<_>>()
+                .into_iter()
         )
     }
 
@@ -197,6 +203,13 @@ impl Server {
         // The route first: an unknown URI is "not found" whatever state came with it.
         let (route, uri_params) = if let Some(route) = registry.resources.get(&params.uri) {
             (ReadRoute::Static(route), Vec::new())
+        } else if let Some(contents) = registry.skills.read(&params.uri) {
+            // A skill's file: its bytes as listed, nothing to ask.
+            let cache = self.config().read_cache;
+            let mut result = ReadResourceResult::new(vec![contents]);
+            result.ttl_ms = cache.ttl_ms();
+            result.cache_scope = cache.scope();
+            return Ok(Outcome::Complete(result));
         } else if let Some((route, vars)) = registry.match_template(&params.uri) {
             (ReadRoute::Template(route), vars)
         } else {

@@ -18,6 +18,7 @@ mod methods;
 mod page;
 mod response;
 mod rounds;
+mod skills;
 mod task_watch;
 mod tasks;
 
@@ -27,7 +28,9 @@ use bytes::Bytes;
 use futures_util::FutureExt;
 use tokio_util::sync::CancellationToken;
 use typemcp_core::jsonrpc::{ErrorResponse, IncomingRequest};
-use typemcp_core::protocol::{TASKS_EXTENSION, methods as m, task_methods};
+use typemcp_core::protocol::{
+    SKILLS_EXTENSION, TASKS_EXTENSION, methods as m, skill_methods, task_methods,
+};
 use typemcp_core::{ErrorCode, McpError, RequestId};
 
 use crate::Server;
@@ -146,11 +149,7 @@ impl Server {
                     self.call_tool(era, &id, ctx, params).await
                 }
                 method
-                    if task_methods::is_task_request(method)
-                        && caps
-                            .extensions
-                            .as_ref()
-                            .is_some_and(|e| e.contains_key(TASKS_EXTENSION)) =>
+                    if task_methods::is_task_request(method) && offers(&caps, TASKS_EXTENSION) =>
                 {
                     if !ctx
                         .client_capabilities()
@@ -188,6 +187,15 @@ impl Server {
                 m::COMPLETION_COMPLETE if caps.completions.is_some() => {
                     era.spell(self, &id, self.complete(ctx, params).await?)
                 }
+                skill_methods::LIST if offers(&caps, SKILLS_EXTENSION) => {
+                    era.spell(self, &id, self.list_skills(params)?)
+                }
+                skill_methods::GET if offers(&caps, SKILLS_EXTENSION) => {
+                    era.spell(self, &id, self.get_skill(params)?)
+                }
+                skill_methods::DIRECTORY_READ if offers(&caps, SKILLS_EXTENSION) => {
+                    era.spell(self, &id, self.read_directory(params)?)
+                }
                 m::SUBSCRIPTIONS_LISTEN => {
                     era.spell(self, &id, self.listen(ctx, params, &caps).await?)
                 }
@@ -202,6 +210,11 @@ impl Server {
             }
         }
     }
+}
+
+/// Whether the server declares the extension `id`.
+fn offers(caps: &typemcp_core::protocol::ServerCapabilities, id: &str) -> bool {
+    caps.extensions.as_ref().is_some_and(|e| e.contains_key(id))
 }
 
 /// Parses method params (with `_meta` already removed) into their typed form.

@@ -191,6 +191,8 @@ pub(crate) struct Registry {
     pub(crate) prompts: IndexMap<String, Arc<PromptRoute>>,
     pub(crate) resources: IndexMap<String, Arc<ResourceRoute>>,
     pub(crate) templates: Vec<Arc<ResourceTemplateRoute>>,
+    /// The skills served (the skills extension), their files read through `resources/read`.
+    pub(crate) skills: Arc<crate::skills::SkillSet>,
 }
 
 impl Registry {

@@ -5,10 +5,11 @@
 
 use std::sync::{Arc, RwLock};
 
+use serde_json::json;
 use tokio::sync::broadcast;
 use typemcp_core::protocol::{
     CompletionsCapability, LoggingCapability, PromptsCapability, ResourcesCapability,
-    ServerCapabilities, ToolsCapability,
+    SKILLS_EXTENSION, ServerCapabilities, TASKS_EXTENSION, ToolsCapability,
 };
 
 use super::Change;
@@ -90,7 +91,9 @@ fn derive_capabilities(
     enabled: &Enabled,
     logging: bool,
 ) -> ServerCapabilities {
-    let has_resources = !registry.resources.is_empty() || !registry.templates.is_empty();
+    let has_resources = !registry.resources.is_empty()
+        || !registry.templates.is_empty()
+        || !registry.skills.is_empty();
     let mut tools = ToolsCapability::default();
     tools.list_changed = Some(true);
     let mut prompts = PromptsCapability::default();
@@ -110,13 +113,14 @@ fn derive_capabilities(
         .tools
         .values()
         .any(|t| t.task_support() != crate::tasks::TaskSupport::Never);
+    let mut extensions = serde_json::Map::new();
     if tasks {
-        let mut extensions = serde_json::Map::new();
-        extensions.insert(
-            typemcp_core::protocol::TASKS_EXTENSION.to_owned(),
-            serde_json::Value::Object(serde_json::Map::new()),
-        );
-        capabilities.extensions = Some(extensions);
+        extensions.insert(TASKS_EXTENSION.to_owned(), json!({}));
     }
+    if !registry.skills.is_empty() {
+        // Every file is served individually, so every folder can be read.
+        extensions.insert(SKILLS_EXTENSION.to_owned(), json!({"directoryRead": true}));
+    }
+    capabilities.extensions = (!extensions.is_empty()).then_some(extensions);
     capabilities
 }

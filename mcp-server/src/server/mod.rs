@@ -247,6 +247,27 @@ impl Server {
         removed
     }
 
+    /// Reads the skills again from where they came from (each
+    /// [`skills_dir`](crate::ServerBuilder::skills_dir) folder, each
+    /// [`skill`](crate::ServerBuilder::skill) built in code), recomputing every digest,
+    /// and tells listeners the resource list changed. Fails, leaving the skills served as
+    /// they were, when a skill is malformed now (the same [`BuildError`]s as at build).
+    /// A request being served keeps the skills it started with.
+    ///
+    /// ```
+    /// use typemcp_server::{Server, SkillBundle};
+    /// let skill = SkillBundle::new("a").file("SKILL.md", "---\nname: a\ndescription: b\n---\n");
+    /// let server = Server::builder().skill(skill).build().unwrap();
+    /// server.reload_skills().unwrap();
+    /// ```
+    pub fn reload_skills(&self) -> Result<(), BuildError> {
+        let sources = self.snapshot().skills.sources().to_vec();
+        let skills = Arc::new(crate::skills::SkillSet::load(sources)?);
+        self.update(|r| r.skills = skills);
+        self.notify(Change::ResourcesListChanged);
+        Ok(())
+    }
+
     /// Tells listeners the tool list changed (for changes the registry cannot see, such as
     /// authorization-dependent lists).
     pub fn notify_tools_list_changed(&self) {

@@ -41,6 +41,7 @@ mod schema_validation;
 mod service_layers;
 mod single_use;
 mod single_use_redis;
+mod skills;
 mod sse_resume;
 mod task_bounds;
 mod task_bounds_redis;
