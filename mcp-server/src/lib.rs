@@ -42,7 +42,7 @@
 //! 1. channels and budgets: `outbound` (where a request's notifications go), `budget`,
 //!    `caller` (who a per-caller share counts);
 //! 2. `session` (a 2025-11-25 session), `subscription`, [`tasks`] (long-running tools as
-//!    tasks, and where tasks live);
+//!    tasks, and where tasks live), [`skills`] (the skills served, from folders and code);
 //! 3. what a handler sees: [`context`] (its request), [`handler`] (extractors and return
 //!    types), [`registry`] (routes for tools, prompts, resources and templates), [`state`]
 //!    (multi-round state), and [`server`] (the server's shared state);

@@ -161,3 +161,77 @@ fn ts_client_answers_the_elicitation_tool_of_the_older_suite_in_one_round() {
         "{report}"
     );
 }
+
+/// The skills example over HTTP, for the whole binary.
+static SKILLS: LazyLock<HttpServer> = LazyLock::new(|| ExampleServer::named("skills").http());
+
+/// Runs `skills_client.mjs` in `mode` (`modern` or `legacy`) against the skills example.
+fn run_skills_client(mode: &str) -> Value {
+    let packages = NodePackages::install("interop/ts");
+    let out = crate::common::out_dir("interop-ts");
+    let stdout_path = out.join(format!("skills-{mode}.json"));
+    let stderr_path = out.join(format!("skills-{mode}.stderr"));
+    let mut command = Command::new(packages.node());
+    command
+        .arg("skills_client.mjs")
+        .args([SKILLS.url().as_str(), mode])
+        .current_dir(packages.dir())
+        .stdin(std::process::Stdio::null())
+        .stdout(fs::File::create(&stdout_path).unwrap())
+        .stderr(fs::File::create(&stderr_path).unwrap());
+    let mut child = ChildGuard::spawn(&mut command);
+    let status = child
+        .wait_timeout(RUN_TIMEOUT)
+        .unwrap_or_else(|| panic!("the TypeScript skills client ran over {RUN_TIMEOUT:?}"));
+    let stdout = fs::read_to_string(&stdout_path).unwrap_or_default();
+    let stderr = fs::read_to_string(&stderr_path).unwrap_or_default();
+    assert!(
+        status.success(),
+        "the TypeScript skills client failed ({status}):\n{stdout}\n{stderr}"
+    );
+    serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("no JSON report ({e}):\n{stdout}\n{stderr}"))
+}
+
+/// The TypeScript client's skills extension lists the example's two skills, gets each, and
+/// reads every file of each with its size and digest verified (and each SKILL.md's
+/// frontmatter), in both eras; each skill's root lists its files and folders.
+#[test]
+fn ts_client_lists_fetches_and_verifies_every_skill_file_in_both_eras() {
+    for mode in ["modern", "legacy"] {
+        let report = run_skills_client(mode);
+        assert_eq!(report["error"], Value::Null, "{mode}: {report}");
+        assert_eq!(report["supported"], true, "{mode}: {report}");
+        assert_eq!(report["directoryRead"], true, "{mode}: {report}");
+        let skills = report["skills"].as_array().unwrap();
+        let names: Vec<&str> = skills.iter().filter_map(|s| s["name"].as_str()).collect();
+        assert_eq!(names, ["refunds", "pdf-processing"], "{mode}: {report}");
+        let pdf = &skills[1];
+        let files = pdf["files"].as_array().unwrap();
+        assert_eq!(
+            files.len(),
+            3,
+            "{mode}: SKILL.md, FORMS.md, invoice.md: {report}"
+        );
+        for file in files {
+            assert_eq!(file["verified"], true, "{mode}: {file}");
+        }
+        let forms =
+            crate::common::root_dir().join("examples/skills/pdf-processing/references/FORMS.md");
+        let forms_len = fs::metadata(forms).unwrap().len();
+        let read = files
+            .iter()
+            .find(|f| f["uri"] == "skill://pdf-processing/references/FORMS.md")
+            .unwrap();
+        assert_eq!(read["bytes"], forms_len, "{mode}: {read}");
+        assert_eq!(
+            pdf["children"],
+            json!([
+                {"name": "SKILL.md", "mimeType": "text/markdown"},
+                {"name": "references", "mimeType": "inode/directory"},
+                {"name": "templates", "mimeType": "inode/directory"}
+            ]),
+            "{mode}: {report}"
+        );
+    }
+}

@@ -224,6 +224,14 @@ pub struct ReadDirectoryResult {
     /// Cursor of the next page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
+    /// Freshness in milliseconds: not in the extension's text, but the TypeScript SDK's
+    /// client refuses a 2026-07-28 result without it, as for `resources/list` (absent on
+    /// 2025-11-25, read as 0).
+    #[serde(default)]
+    pub ttl_ms: u64,
+    /// Who may reuse it (with `ttlMs`).
+    #[serde(default)]
+    pub cache_scope: CacheScope,
     /// Metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,

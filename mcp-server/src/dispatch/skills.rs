@@ -52,7 +52,8 @@ impl Server {
     }
 
     /// `resources/directory/read`: the direct children of a skill's folder (its root or any
-    /// folder in it, or a prefix above it); `-32602` for a URI that is no directory.
+    /// folder in it, or a prefix above it); `-32602` for a URI that is no directory. Cached
+    /// as a list is.
     pub(super) fn read_directory(&self, params: Params) -> Result<ReadDirectoryResult, McpError> {
         let params: ReadDirectoryParams = parse_params(params)?;
         let registry = self.snapshot();
@@ -64,9 +65,12 @@ impl Server {
             params.cursor.as_deref(),
             self.config().page_size,
         )?;
+        let cache = self.config().list_cache;
         let mut result = ReadDirectoryResult::default();
         result.resources = resources;
         result.next_cursor = next_cursor;
+        result.ttl_ms = cache.ttl_ms();
+        result.cache_scope = cache.scope();
         Ok(result)
     }
 }

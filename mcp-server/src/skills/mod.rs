@@ -1,5 +1,8 @@
-//! Skills (SEP-2640): what a server serves of the skills extension, from folders or from
-//! code, checked when the server is built.
+#![doc = include_str!("../docs/skills.md")]
+//!
+//! ## The module
+//!
+//! What a server serves of the skills extension, in parts:
 //!
 //! - [`SkillBundle`]: one skill built in code, its files given as text or bytes (with
 //!   `include_str!`/`include_bytes!`, a single binary carries them);
