@@ -268,6 +268,49 @@ impl Server {
         Ok(())
     }
 
+    /// Watches the skills folders: every `every`, looks at each file's length and
+    /// modification time, and reloads the skills ([`Server::reload_skills`]) when they
+    /// changed. A reload that fails is logged (the last good skills stay served) and tried
+    /// again at the next change. The watch ends when the server stops or is dropped, or when
+    /// the returned handle is aborted. Call it inside a Tokio runtime.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = typemcp_server::Server::builder().skills_dir("skills").build()?;
+    /// let _watch = server.watch_skills(std::time::Duration::from_secs(2));
+    /// server.serve_stdio().await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn watch_skills(&self, every: std::time::Duration) -> tokio::task::JoinHandle<()> {
+        // Held weakly: the watch does not keep a dropped server alive.
+        let weak = WeakServer(Arc::downgrade(&self.shared));
+        let stopped = self.shutdown_token().clone();
+        let mut seen = self.snapshot().skills.fingerprint();
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(every);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            ticks.tick().await;
+            loop {
+                tokio::select! {
+                    () = stopped.cancelled() => return,
+                    _ = ticks.tick() => {}
+                }
+                let Some(server) = weak.upgrade() else { return };
+                let now = server.snapshot().skills.fingerprint();
+                if now == seen {
+                    continue;
+                }
+                seen = now;
+                match server.reload_skills() {
+                    Ok(()) => tracing::info!("skills reloaded: a skills folder changed"),
+                    Err(error) => {
+                        tracing::warn!(%error, "a skills folder changed, but cannot be served; the last good skills stay");
+                    }
+                }
+            }
+        })
+    }
+
     /// Tells listeners the tool list changed (for changes the registry cannot see, such as
     /// authorization-dependent lists).
     pub fn notify_tools_list_changed(&self) {

@@ -82,6 +82,27 @@ pub(super) fn load(root: &Path) -> Result<Vec<SkillBundle>, BuildError> {
         .collect())
 }
 
+/// What a watcher compares to tell that the tree under `root` changed: each file's path,
+/// length and modification time (hidden ones left out, as [`load`] leaves them), or the
+/// error that stopped the walk.
+pub(super) fn fingerprint(root: &Path) -> Vec<String> {
+    let walk = walkdir::WalkDir::new(root)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|entry| entry.depth() == 0 || !is_hidden(entry.file_name()));
+    walk.map(|entry| match entry.and_then(|e| Ok((e.metadata()?, e))) {
+        Ok((meta, entry)) => format!(
+            "{} {} {:?}",
+            entry.path().display(),
+            meta.len(),
+            meta.modified().ok()
+        ),
+        Err(err) => format!("error {err}"),
+    })
+    .collect()
+}
+
 fn is_hidden(name: &std::ffi::OsStr) -> bool {
     name.to_str().is_some_and(|name| name.starts_with('.'))
 }

@@ -151,6 +151,15 @@ impl SkillSet {
         }
     }
 
+    /// What tells that a folder among the sources changed (see [`folder::fingerprint`]).
+    pub(crate) fn fingerprint(&self) -> Vec<String> {
+        let folders = self.sources.iter().filter_map(|source| match source {
+            SkillSource::Folder(root) => Some(root),
+            SkillSource::Bundle(_) => None,
+        });
+        folders.flat_map(|root| folder::fingerprint(root)).collect()
+    }
+
     /// Whether no skill is served.
     pub(crate) fn is_empty(&self) -> bool {
         self.entries.is_empty()

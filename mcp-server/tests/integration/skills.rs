@@ -314,3 +314,76 @@ async fn hidden_files_are_left_out_of_the_manifest() {
     let read = client.read_resource("skill://a/.env").await.unwrap_err();
     assert_eq!(read.code(), Some(-32602));
 }
+
+#[tokio::test]
+async fn a_watched_folder_is_reloaded_when_a_file_changes() {
+    let dir = scratch("watch");
+    write(
+        &dir.join("notes/SKILL.md"),
+        &skill_md("notes", "Take notes"),
+    );
+    let server = Server::builder().skills_dir(&dir).build().unwrap();
+    let watch = server.watch_skills(std::time::Duration::from_millis(20));
+    let client = connect(server.clone(), Client::builder()).await;
+    let mut filter = SubscriptionFilter::default();
+    filter.resources_list_changed = Some(true);
+    let mut changes = client.listen(filter).await.unwrap();
+    // Another length: a change seen whatever the file system's time resolution.
+    write(
+        &dir.join("notes/SKILL.md"),
+        &skill_md("notes", "Take many more notes"),
+    );
+    let changed = tokio::time::timeout(std::time::Duration::from_secs(10), changes.next())
+        .await
+        .expect("the watch reloads within seconds")
+        .expect("a notification");
+    assert_eq!(changed.method, "notifications/resources/list_changed");
+    let entry = client.get_skill("skill://notes/SKILL.md").await.unwrap();
+    assert_eq!(entry.description(), Some("Take many more notes"));
+    server.shutdown();
+    tokio::time::timeout(std::time::Duration::from_secs(5), watch)
+        .await
+        .expect("the watch ends when the server stops")
+        .unwrap();
+}
+
+#[tokio::test]
+async fn the_skills_list_is_paginated_and_bad_params_are_invalid() {
+    let bundles =
+        ["a", "b", "c"].map(|name| SkillBundle::new(name).file("SKILL.md", skill_md(name, "d")));
+    let server = bundles
+        .into_iter()
+        .fold(Server::builder().page_size(1), |b, s| b.skill(s))
+        .build()
+        .unwrap();
+    let first = reply(&server, &request("skills/list", json!({}), json!({}))).await;
+    assert_eq!(
+        first["result"]["skills"].as_array().map(Vec::len),
+        Some(1),
+        "{first}"
+    );
+    assert!(first["result"]["nextCursor"].is_string(), "{first}");
+    let client = connect(server.clone(), Client::builder()).await;
+    let all = client.list_skills().await.unwrap();
+    assert_eq!(
+        all.iter().filter_map(|s| s.name()).collect::<Vec<_>>(),
+        ["a", "b", "c"]
+    );
+    for (method, params) in [
+        ("skills/get", json!({})),
+        ("skills/get", json!({"uri": 7})),
+        ("skills/list", json!({"cursor": "not-a-cursor"})),
+        (
+            "resources/directory/read",
+            json!({"uri": "skill://nowhere"}),
+        ),
+    ] {
+        let answer = reply(&server, &request(method, params.clone(), json!({}))).await;
+        assert_eq!(
+            answer["error"]["code"], -32602,
+            "{method} {params}: {answer}"
+        );
+    }
+    // The server still serves after each.
+    assert_eq!(client.list_skills().await.unwrap().len(), 3);
+}
