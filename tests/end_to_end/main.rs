@@ -25,6 +25,7 @@ mod http;
 mod interop_python;
 mod interop_python_legacy;
 mod interop_rmcp;
+mod interop_rmcp_skills;
 mod interop_ts;
 mod interop_ts_legacy;
 mod long_task;

@@ -93,7 +93,7 @@ fn derive_capabilities(
 ) -> ServerCapabilities {
     let has_resources = !registry.resources.is_empty()
         || !registry.templates.is_empty()
-        || !registry.skills.is_empty();
+        || registry.skills.is_configured();
     let mut tools = ToolsCapability::default();
     tools.list_changed = Some(true);
     let mut prompts = PromptsCapability::default();
@@ -117,7 +117,7 @@ fn derive_capabilities(
     if tasks {
         extensions.insert(TASKS_EXTENSION.to_owned(), json!({}));
     }
-    if !registry.skills.is_empty() {
+    if registry.skills.is_configured() {
         // Every file is served individually, so every folder can be read.
         extensions.insert(SKILLS_EXTENSION.to_owned(), json!({"directoryRead": true}));
     }

@@ -1,7 +1,7 @@
 //! Skills read from a folder tree: each folder holding a `SKILL.md` is a skill, at the
 //! folder's path below the root; every file below it is one of its files (a nested skill's
 //! files too, as the extension asks). Hidden files and folders (`.git`, `.DS_Store`) are
-//! left out. A symbolic link anywhere in the tree is refused: reading never leaves the
+//! left out. A symbolic link anywhere below the root is refused: reading never leaves the
 //! folder.
 
 use std::path::Path;
@@ -34,7 +34,8 @@ pub(super) fn load(root: &Path) -> Result<Vec<SkillBundle>, BuildError> {
             invalid(&path, format!("cannot be read: {err}"))
         })?;
         let path = entry.path();
-        if entry.path_is_symlink() {
+        // The root itself may be a link (the folder the user named); nothing below it.
+        if entry.depth() > 0 && entry.path_is_symlink() {
             return Err(invalid(
                 path,
                 "is a symbolic link: a skill's files must be inside its folder".to_owned(),

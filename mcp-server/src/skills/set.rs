@@ -160,9 +160,10 @@ impl SkillSet {
         folders.flat_map(|root| folder::fingerprint(root)).collect()
     }
 
-    /// Whether no skill is served.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+    /// Whether the server was given skills to serve (a folder, even an empty one, or a
+    /// skill in code): then it declares the extension, whatever the folders hold now.
+    pub(crate) fn is_configured(&self) -> bool {
+        !self.sources.is_empty()
     }
 
     /// Where the skills came from (read again by a reload).

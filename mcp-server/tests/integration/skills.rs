@@ -387,3 +387,29 @@ async fn the_skills_list_is_paginated_and_bad_params_are_invalid() {
     // The server still serves after each.
     assert_eq!(client.list_skills().await.unwrap().len(), 3);
 }
+
+#[tokio::test]
+async fn an_empty_skills_folder_declares_the_extension_and_lists_nothing() {
+    let dir = scratch("empty");
+    let server = Server::builder().skills_dir(&dir).build().unwrap();
+    let client = connect(server.clone(), Client::builder()).await;
+    assert!(client.offers_skills());
+    assert!(client.list_skills().await.unwrap().is_empty());
+    // A skill added later is served after a reload, to the same client.
+    write(
+        &dir.join("later/SKILL.md"),
+        &skill_md("later", "Added later"),
+    );
+    server.reload_skills().unwrap();
+    assert_eq!(client.list_skills().await.unwrap().len(), 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn the_skills_folder_itself_may_be_a_link() {
+    let dir = scratch("linked-root");
+    write(&dir.join("real/a/SKILL.md"), &skill_md("a", "d"));
+    std::os::unix::fs::symlink(dir.join("real"), dir.join("link")).unwrap();
+    let server = Server::builder().skills_dir(dir.join("link")).build();
+    assert!(server.is_ok(), "{:?}", server.err());
+}
