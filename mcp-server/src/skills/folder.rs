@@ -9,6 +9,7 @@ use std::path::Path;
 use bytes::Bytes;
 use typemcp_core::skills::SKILL_FILE;
 
+use super::MAX_SKILLS_BYTES;
 use super::bundle::SkillBundle;
 use crate::BuildError;
 
@@ -23,6 +24,7 @@ pub(super) fn load(root: &Path) -> Result<Vec<SkillBundle>, BuildError> {
     }
     // Every file, as (path below the root with `/`, bytes).
     let mut files: Vec<(String, Bytes)> = Vec::new();
+    let mut total = 0u64;
     let walk = walkdir::WalkDir::new(root)
         .follow_links(false)
         .sort_by_file_name()
@@ -49,6 +51,15 @@ pub(super) fn load(root: &Path) -> Result<Vec<SkillBundle>, BuildError> {
             .ok()
             .and_then(slash_path)
             .ok_or_else(|| invalid(path, "has a name that is not UTF-8".to_owned()))?;
+        // Bounded before anything is read: a huge file is refused by its size.
+        let size = entry.metadata().map_or(0, |meta| meta.len());
+        total = total.saturating_add(size);
+        if total > MAX_SKILLS_BYTES {
+            return Err(invalid(
+                path,
+                format!("the skills folder holds more than {MAX_SKILLS_BYTES} bytes"),
+            ));
+        }
         let bytes =
             std::fs::read(path).map_err(|err| invalid(path, format!("cannot be read: {err}")))?;
         files.push((relative, Bytes::from(bytes)));

@@ -284,6 +284,19 @@ fn every_malformed_folder_is_a_build_error_naming_the_file() {
         );
     }
 
+    // A file too large for the budget is refused by its size, unread (a sparse file: no
+    // disk is used).
+    let dir = scratch("too-large");
+    write(&dir.join("a/SKILL.md"), &skill_md("a", "d"));
+    let huge = fs::File::create(dir.join("a/huge.bin")).unwrap();
+    huge.set_len(typemcp_server::skills::MAX_SKILLS_BYTES + 1)
+        .unwrap();
+    let (file, reason) = build_error(&dir);
+    assert!(
+        file.ends_with("a/huge.bin") && reason.contains("more than"),
+        "{file}: {reason}"
+    );
+
     // `..` in a skill built in code.
     let escaping = SkillBundle::new("a")
         .file("SKILL.md", skill_md("a", "d"))
