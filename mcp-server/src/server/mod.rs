@@ -252,7 +252,8 @@ impl Server {
     /// [`skill`](crate::ServerBuilder::skill) built in code), recomputing every digest,
     /// and tells listeners the resource list changed. Fails, leaving the skills served as
     /// they were, when a skill is malformed now (the same [`BuildError`]s as at build).
-    /// A request being served keeps the skills it started with.
+    /// A request being served keeps the skills it started with. It reads files: from async
+    /// code, call it on a blocking thread (`tokio::task::spawn_blocking`), as the watch does.
     ///
     /// ```
     /// use typemcp_server::{Server, SkillBundle};
@@ -272,7 +273,8 @@ impl Server {
     /// modification time, and reloads the skills ([`Server::reload_skills`]) when they
     /// changed. A reload that fails is logged (the last good skills stay served) and tried
     /// again at the next change. The watch ends when the server stops or is dropped, or when
-    /// the returned handle is aborted. Call it inside a Tokio runtime.
+    /// the returned handle is aborted. Each look and reload runs on a blocking thread. `every`
+    /// is at least 10 ms. Call it inside a Tokio runtime.
     ///
     /// ```no_run
     /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -287,7 +289,7 @@ impl Server {
         let stopped = self.shutdown_token().clone();
         let mut seen = self.snapshot().skills.fingerprint();
         tokio::spawn(async move {
-            let mut ticks = tokio::time::interval(every);
+            let mut ticks = tokio::time::interval(every.max(std::time::Duration::from_millis(10)));
             ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             ticks.tick().await;
             loop {
@@ -296,14 +298,20 @@ impl Server {
                     _ = ticks.tick() => {}
                 }
                 let Some(server) = weak.upgrade() else { return };
-                let now = server.snapshot().skills.fingerprint();
-                if now == seen {
-                    continue;
-                }
+                let last = std::mem::take(&mut seen);
+                let look = tokio::task::spawn_blocking(move || {
+                    let now = server.snapshot().skills.fingerprint();
+                    let reloaded = (now != last).then(|| server.reload_skills());
+                    (now, reloaded)
+                });
+                let Ok((now, reloaded)) = look.await else {
+                    return;
+                };
                 seen = now;
-                match server.reload_skills() {
-                    Ok(()) => tracing::info!("skills reloaded: a skills folder changed"),
-                    Err(error) => {
+                match reloaded {
+                    None => {}
+                    Some(Ok(())) => tracing::info!("skills reloaded: a skills folder changed"),
+                    Some(Err(error)) => {
                         tracing::warn!(%error, "a skills folder changed, but cannot be served; the last good skills stay");
                     }
                 }
