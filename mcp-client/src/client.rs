@@ -532,10 +532,21 @@ impl Client {
         method: &str,
         field: &str,
     ) -> Result<Vec<T>, ClientError> {
+        self.list_all_of(method, field, Map::new()).await
+    }
+
+    /// Every item under `field` of every page of `method` called with `base` params (and
+    /// each page's cursor).
+    async fn list_all_of<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        field: &str,
+        base: Map<String, Value>,
+    ) -> Result<Vec<T>, ClientError> {
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
-            let mut params = Map::new();
+            let mut params = base.clone();
             if let Some(cursor) = cursor.take() {
                 params.insert("cursor".to_owned(), Value::String(cursor));
             }

@@ -30,35 +30,39 @@ const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 /// The `deploy` example over HTTP, for the whole binary.
 static DEPLOY: LazyLock<HttpServer> = LazyLock::new(|| ExampleServer::named("deploy").http());
 
-/// Runs `mrtr_client.mjs` for `scenario` against the server at `url` and returns its report.
-fn run_client(url: &str, scenario: &str) -> Value {
+/// Runs `node <script> <args…>` in `interop/ts`, its output in `target/interop-ts/<name>.*`;
+/// the JSON report it printed. Fails when it does not finish in time, fails, or prints none.
+fn run_script(script: &str, args: &[&str], name: &str) -> Value {
     let packages = NodePackages::install("interop/ts");
     let out = crate::common::out_dir("interop-ts");
-    let stdout_path = out.join(format!("{scenario}.json"));
-    let stderr_path = out.join(format!("{scenario}.stderr"));
-    let stdout = fs::File::create(&stdout_path).unwrap();
-    let stderr = fs::File::create(&stderr_path).unwrap();
+    let stdout_path = out.join(format!("{name}.json"));
+    let stderr_path = out.join(format!("{name}.stderr"));
     let mut command = Command::new(packages.node());
     command
-        .arg("mrtr_client.mjs")
-        .args([url, scenario])
+        .arg(script)
+        .args(args)
         .current_dir(packages.dir())
         .stdin(std::process::Stdio::null())
-        .stdout(stdout)
-        .stderr(stderr);
+        .stdout(fs::File::create(&stdout_path).unwrap())
+        .stderr(fs::File::create(&stderr_path).unwrap());
     let mut child = ChildGuard::spawn(&mut command);
     let status = child
         .wait_timeout(RUN_TIMEOUT)
-        .unwrap_or_else(|| panic!("the TypeScript client ({scenario}) ran over {RUN_TIMEOUT:?}"));
+        .unwrap_or_else(|| panic!("the TypeScript client ({name}) ran over {RUN_TIMEOUT:?}"));
     let stdout = fs::read_to_string(&stdout_path).unwrap_or_default();
     let stderr = fs::read_to_string(&stderr_path).unwrap_or_default();
     assert!(
         status.success(),
-        "the TypeScript client ({scenario}) failed ({status}):\n{stdout}\n{stderr}"
+        "the TypeScript client ({name}) failed ({status}):\n{stdout}\n{stderr}"
     );
-    let report: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
+    serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
         panic!("the TypeScript client printed no JSON report ({e}):\n{stdout}\n{stderr}")
-    });
+    })
+}
+
+/// Runs `mrtr_client.mjs` for `scenario` against the server at `url` and returns its report.
+fn run_client(url: &str, scenario: &str) -> Value {
+    let report = run_script("mrtr_client.mjs", &[url, scenario], scenario);
     assert_eq!(
         report["protocolVersion"], "2026-07-28",
         "the client negotiated 2026-07-28 with server/discover: {report}"
@@ -167,30 +171,12 @@ static SKILLS: LazyLock<HttpServer> = LazyLock::new(|| ExampleServer::named("ski
 
 /// Runs `skills_client.mjs` in `mode` (`modern` or `legacy`) against the skills example.
 fn run_skills_client(mode: &str) -> Value {
-    let packages = NodePackages::install("interop/ts");
-    let out = crate::common::out_dir("interop-ts");
-    let stdout_path = out.join(format!("skills-{mode}.json"));
-    let stderr_path = out.join(format!("skills-{mode}.stderr"));
-    let mut command = Command::new(packages.node());
-    command
-        .arg("skills_client.mjs")
-        .args([SKILLS.url().as_str(), mode])
-        .current_dir(packages.dir())
-        .stdin(std::process::Stdio::null())
-        .stdout(fs::File::create(&stdout_path).unwrap())
-        .stderr(fs::File::create(&stderr_path).unwrap());
-    let mut child = ChildGuard::spawn(&mut command);
-    let status = child
-        .wait_timeout(RUN_TIMEOUT)
-        .unwrap_or_else(|| panic!("the TypeScript skills client ran over {RUN_TIMEOUT:?}"));
-    let stdout = fs::read_to_string(&stdout_path).unwrap_or_default();
-    let stderr = fs::read_to_string(&stderr_path).unwrap_or_default();
-    assert!(
-        status.success(),
-        "the TypeScript skills client failed ({status}):\n{stdout}\n{stderr}"
-    );
-    serde_json::from_str(stdout.trim())
-        .unwrap_or_else(|e| panic!("no JSON report ({e}):\n{stdout}\n{stderr}"))
+    let url = SKILLS.url();
+    run_script(
+        "skills_client.mjs",
+        &[url.as_str(), mode],
+        &format!("skills-{mode}"),
+    )
 }
 
 /// The TypeScript client's skills extension lists the example's two skills, gets each, and

@@ -7,8 +7,7 @@
 use base64::Engine;
 use serde_json::{Map, Value, json};
 use typemcp_core::protocol::{
-    GetSkillResult, ReadDirectoryResult, Resource, ResourceContents, SKILLS_EXTENSION, Skill,
-    methods, skill_methods,
+    GetSkillResult, Resource, ResourceContents, SKILLS_EXTENSION, Skill, methods, skill_methods,
 };
 use typemcp_core::skills::{self, SKILL_FILE, VerifyError};
 
@@ -91,25 +90,9 @@ impl Client {
                 what: "io.modelcontextprotocol/skills directoryRead",
             });
         }
-        let mut children = Vec::new();
-        let mut cursor: Option<String> = None;
-        for _ in 0..super::MAX_PAGES {
-            let mut params = Map::new();
-            params.insert("uri".to_owned(), json!(uri));
-            if let Some(cursor) = cursor.take() {
-                params.insert("cursor".to_owned(), json!(cursor));
-            }
-            let page: ReadDirectoryResult = parse(method, self.send(method, params).await?)?;
-            children.extend(page.resources);
-            match page.next_cursor {
-                Some(next) => cursor = Some(next),
-                None => return Ok(children),
-            }
-        }
-        Err(ClientError::Malformed {
-            method: method.to_owned(),
-            reason: format!("still a next page after {} pages", super::MAX_PAGES),
-        })
+        let mut params = Map::new();
+        params.insert("uri".to_owned(), json!(uri));
+        self.list_all_of(method, "resources", params).await
     }
 
     /// Loads the skill `entry` describes: reads its `SKILL.md` and verifies it (listed,

@@ -25,12 +25,7 @@ pub(super) fn load(root: &Path) -> Result<Vec<SkillBundle>, BuildError> {
     // Every file, as (path below the root with `/`, bytes).
     let mut files: Vec<(String, Bytes)> = Vec::new();
     let mut total = 0u64;
-    let walk = walkdir::WalkDir::new(root)
-        .follow_links(false)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|entry| entry.depth() == 0 || !is_hidden(entry.file_name()));
-    for entry in walk {
+    for entry in walk(root) {
         let entry = entry.map_err(|err| {
             let path = err.path().unwrap_or(root).to_path_buf();
             invalid(&path, format!("cannot be read: {err}"))
@@ -98,21 +93,27 @@ pub(super) fn load(root: &Path) -> Result<Vec<SkillBundle>, BuildError> {
 /// length and modification time (hidden ones left out, as [`load`] leaves them), or the
 /// error that stopped the walk.
 pub(super) fn fingerprint(root: &Path) -> Vec<String> {
-    let walk = walkdir::WalkDir::new(root)
+    walk(root)
+        .map(|entry| match entry.and_then(|e| Ok((e.metadata()?, e))) {
+            Ok((meta, entry)) => format!(
+                "{} {} {:?}",
+                entry.path().display(),
+                meta.len(),
+                meta.modified().ok()
+            ),
+            Err(err) => format!("error {err}"),
+        })
+        .collect()
+}
+
+/// Everything below `root` in name order, hidden entries and what is below them left out,
+/// links not followed.
+fn walk(root: &Path) -> impl Iterator<Item = walkdir::Result<walkdir::DirEntry>> {
+    walkdir::WalkDir::new(root)
         .follow_links(false)
         .sort_by_file_name()
         .into_iter()
-        .filter_entry(|entry| entry.depth() == 0 || !is_hidden(entry.file_name()));
-    walk.map(|entry| match entry.and_then(|e| Ok((e.metadata()?, e))) {
-        Ok((meta, entry)) => format!(
-            "{} {} {:?}",
-            entry.path().display(),
-            meta.len(),
-            meta.modified().ok()
-        ),
-        Err(err) => format!("error {err}"),
-    })
-    .collect()
+        .filter_entry(|entry| entry.depth() == 0 || !is_hidden(entry.file_name()))
 }
 
 fn is_hidden(name: &std::ffi::OsStr) -> bool {

@@ -194,9 +194,7 @@ async fn a_reloaded_folder_is_served_with_new_digests_and_listeners_told() {
     let server = Server::builder().skills_dir(&dir).build().unwrap();
     let client = connect(server.clone(), Client::builder()).await;
     let before = client.get_skill("skill://notes/SKILL.md").await.unwrap();
-    let mut filter = SubscriptionFilter::default();
-    filter.resources_list_changed = Some(true);
-    let mut changes = client.listen(filter).await.unwrap();
+    let mut changes = resource_list_changes(&client).await;
 
     write(
         &dir.join("notes/SKILL.md"),
@@ -224,6 +222,13 @@ async fn a_reloaded_folder_is_served_with_new_digests_and_listeners_told() {
         client.get_skill("skill://notes/SKILL.md").await.unwrap(),
         after
     );
+}
+
+/// A listen for `notifications/resources/list_changed`.
+async fn resource_list_changes(client: &Client) -> typemcp_client::Subscription {
+    let mut filter = SubscriptionFilter::default();
+    filter.resources_list_changed = Some(true);
+    client.listen(filter).await.unwrap()
 }
 
 fn build_error(dir: &Path) -> (String, String) {
@@ -338,9 +343,7 @@ async fn a_watched_folder_is_reloaded_when_a_file_changes() {
     let server = Server::builder().skills_dir(&dir).build().unwrap();
     let watch = server.watch_skills(std::time::Duration::from_millis(20));
     let client = connect(server.clone(), Client::builder()).await;
-    let mut filter = SubscriptionFilter::default();
-    filter.resources_list_changed = Some(true);
-    let mut changes = client.listen(filter).await.unwrap();
+    let mut changes = resource_list_changes(&client).await;
     // Another length: a change seen whatever the file system's time resolution.
     write(
         &dir.join("notes/SKILL.md"),
