@@ -69,6 +69,12 @@ async fn a_host_lists_loads_and_reads_the_skills_of_a_folder_in_both_eras() {
         assert_eq!(&client.get_skill(&pdf.uri).await.unwrap(), pdf, "{run}");
         let unknown = client.get_skill("skill://nope/SKILL.md").await.unwrap_err();
         assert_eq!(unknown.code(), Some(-32602), "{run}");
+        assert!(
+            unknown
+                .to_string()
+                .contains("No skill is served at skill://nope/SKILL.md"),
+            "{run}: {unknown}"
+        );
 
         // Loaded: SKILL.md verified; each file read through the skill, verified again.
         let skill = client.load_skill(pdf).await.unwrap();
@@ -106,6 +112,12 @@ async fn a_host_lists_loads_and_reads_the_skills_of_a_folder_in_both_eras() {
         );
         let not_a_folder = client.read_directory(&pdf.uri).await.unwrap_err();
         assert_eq!(not_a_folder.code(), Some(-32602), "{run}");
+        assert!(
+            not_a_folder
+                .to_string()
+                .contains("is not a directory resource"),
+            "{run}: {not_a_folder}"
+        );
 
         // resources/list carries each SKILL.md, named and described from its frontmatter.
         let listed = client.list_resources().await.unwrap();
@@ -331,6 +343,11 @@ async fn hidden_files_are_left_out_of_the_manifest() {
     assert_eq!(entry.resources.files().map(<[_]>::len), Some(1));
     let read = client.read_resource("skill://a/.env").await.unwrap_err();
     assert_eq!(read.code(), Some(-32602));
+    assert!(
+        read.to_string()
+            .contains("Resource not found: skill://a/.env"),
+        "{read}"
+    );
 }
 
 #[tokio::test]
@@ -385,13 +402,26 @@ async fn the_skills_list_is_paginated_and_bad_params_are_invalid() {
         all.iter().filter_map(|s| s.name()).collect::<Vec<_>>(),
         ["a", "b", "c"]
     );
-    for (method, params) in [
-        ("skills/get", json!({})),
-        ("skills/get", json!({"uri": 7})),
-        ("skills/list", json!({"cursor": "not-a-cursor"})),
+    for (method, params, says) in [
+        (
+            "skills/get",
+            json!({}),
+            "Invalid params: missing field `uri`",
+        ),
+        (
+            "skills/get",
+            json!({"uri": 7}),
+            "Invalid params: invalid type",
+        ),
+        (
+            "skills/list",
+            json!({"cursor": "not-a-cursor"}),
+            "Invalid cursor",
+        ),
         (
             "resources/directory/read",
             json!({"uri": "skill://nowhere"}),
+            "skill://nowhere is not a directory resource",
         ),
     ] {
         let answer = reply(&server, &request(method, params.clone(), json!({}))).await;
@@ -399,6 +429,8 @@ async fn the_skills_list_is_paginated_and_bad_params_are_invalid() {
             answer["error"]["code"], -32602,
             "{method} {params}: {answer}"
         );
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.starts_with(says), "{method} {params}: {answer}");
     }
     // The server still serves after each.
     assert_eq!(client.list_skills().await.unwrap().len(), 3);
