@@ -11,10 +11,12 @@
 //!
 //! Serves every tool, prompt and resource the suite expects on
 //! `http://127.0.0.1:<port>/mcp` (`--port`, default 3000), or over stdio with `--stdio`
-//! (the integration tests drive both).
+//! (the integration tests drive both). With `--redis URL`, its 2025-11-25 sessions are kept
+//! in that Redis, so that several instances behind a load balancer serve them.
 //!
 //! ```text
 //! cargo run --example conformance_server -- --port 3000
+//! cargo run --example conformance_server -- --port 3001 --redis redis://127.0.0.1:6379/
 //! cargo run --example conformance_server -- --stdio
 //! ```
 
@@ -27,6 +29,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use typemcp_server::state::{Continuation, RawInputResponses, Reply, Roots, Round, Sampled, Step};
 use typemcp_server::transport::http::HttpConfig;
+use typemcp_server::transport::http::session_store::RedisSessionStore;
 use typemcp_server::typemcp_core::form::form_request;
 use typemcp_server::typemcp_core::protocol::{
     CallToolResult, ContentBlock, GetPromptResult, InputRequiredResult, LoggingLevel, Outcome,
@@ -1033,13 +1036,14 @@ pub(crate) fn server() -> Result<Server, typemcp_server::BuildError> {
 
 /// Where to serve.
 enum Mode {
-    Http(u16),
+    /// HTTP on this port, sessions in the Redis at this URL if any.
+    Http(u16, Option<String>),
     Stdio,
 }
 
 fn mode() -> Result<Mode, String> {
     let mut args = std::env::args().skip(1);
-    let mut mode = Mode::Http(3000);
+    let mut mode = Mode::Http(3000, None);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--port" => {
@@ -1047,12 +1051,24 @@ fn mode() -> Result<Mode, String> {
                 let port = value
                     .parse()
                     .map_err(|_| format!("invalid port {value:?}"))?;
-                mode = Mode::Http(port);
+                let redis = match mode {
+                    Mode::Http(_, redis) => redis,
+                    Mode::Stdio => None,
+                };
+                mode = Mode::Http(port, redis);
+            }
+            "--redis" => {
+                let url = args.next().ok_or("--redis needs a URL")?;
+                let port = match mode {
+                    Mode::Http(port, _) => port,
+                    Mode::Stdio => return Err("--redis serves HTTP, not --stdio".to_owned()),
+                };
+                mode = Mode::Http(port, Some(url));
             }
             "--stdio" => mode = Mode::Stdio,
             other => {
                 return Err(format!(
-                    "unknown argument {other:?} (expected --port N or --stdio)"
+                    "unknown argument {other:?} (expected --port N, --redis URL or --stdio)"
                 ));
             }
         }
@@ -1068,9 +1084,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mode = mode()?;
     let server = server()?;
     match mode {
-        Mode::Http(port) => {
+        Mode::Http(port, redis) => {
             let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
-            let config = HttpConfig::default().sse_retry(SSE_RETRY);
+            let mut config = HttpConfig::default().sse_retry(SSE_RETRY);
+            if let Some(url) = redis {
+                config = config.session_store(RedisSessionStore::connect(&url).await?);
+            }
             server
                 .serve_http_on(
                     listener,

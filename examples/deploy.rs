@@ -24,9 +24,11 @@
 //! - `--http PORT`: serve Streamable HTTP on `127.0.0.1:PORT/mcp` (without it, stdio).
 //! - `--state-ttl SECONDS`: how long a state stays valid (default 10 minutes).
 //! - `--redis URL`: record consumed states in the Redis at `URL` (`redis://host:port/`), so
-//!   that every instance using it refuses a state consumed on any of them. Without it, they
-//!   are recorded in this process's memory. A Redis that cannot be reached refuses the
-//!   request (fail closed).
+//!   that every instance using it refuses a state consumed on any of them, and keep the
+//!   2025-11-25 sessions there, so that any instance serves them (a client that opens with
+//!   `initialize`, behind a balancer without affinity; see
+//!   `typemcp_server::transport::http::session_store`). Without it, both are kept in this
+//!   process's memory. A Redis that cannot be reached refuses the request (fail closed).
 //! - `--sealed`: seal states (encrypted, XChaCha20-Poly1305): the client cannot read them.
 //!   Without it, states are signed, and their payload is readable base64 JSON.
 //! - `--jwks FILE --issuer ISS --audience AUD` (with `--http`, all three together): accept
@@ -58,6 +60,7 @@ use typemcp_server::state::{
 };
 use typemcp_server::transport::http::HttpConfig;
 use typemcp_server::transport::http::auth::{JwtAuthenticator, ProtectedResourceMetadata};
+use typemcp_server::transport::http::session_store::RedisSessionStore;
 use typemcp_server::{ElicitForm, FormChoice, Json, McpError, Server, tool};
 
 /// Where to deploy.
@@ -348,17 +351,22 @@ async fn signer(options: &Options) -> Result<RequestStateSigner, Box<dyn std::er
     })
 }
 
-/// The HTTP settings: bearer JWTs and the protected-resource metadata with `--jwks`.
-fn http_config(jwt: Option<&JwtOptions>) -> Result<HttpConfig, Box<dyn std::error::Error>> {
-    let Some(jwt) = jwt else {
-        return Ok(HttpConfig::default());
+/// The HTTP settings: sessions kept in Redis with `--redis`; bearer JWTs and the
+/// protected-resource metadata with `--jwks`.
+async fn http_config(options: &Options) -> Result<HttpConfig, Box<dyn std::error::Error>> {
+    let config = match &options.redis {
+        Some(url) => HttpConfig::default().session_store(RedisSessionStore::connect(url).await?),
+        None => HttpConfig::default(),
+    };
+    let Some(jwt) = &options.jwt else {
+        return Ok(config);
     };
     let authenticator = JwtAuthenticator::builder(&jwt.issuer, &jwt.audience)
         .jwks_file(&jwt.jwks)
         .build()?;
     let metadata =
         ProtectedResourceMetadata::new(&jwt.audience, &jwt.issuer)?.resource_name("Deployments");
-    Ok(HttpConfig::default().authenticate(authenticator, metadata))
+    Ok(config.authenticate(authenticator, metadata))
 }
 
 #[tokio::main]
@@ -376,7 +384,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build()?;
     match options.http {
         Some(port) => {
-            let config = http_config(options.jwt.as_ref())?;
+            let config = http_config(&options).await?;
             let listener = TcpListener::bind(("127.0.0.1", port)).await?;
             server
                 .serve_http_on(

@@ -196,19 +196,21 @@ fn session_section(out: &mut String, report: &RunReport) {
     let _ = writeln!(
         out,
         "vs bare-hyper = req/s / bare-hyper's 2026-wire req/s; vs 2026 wire = req/s / the same \
-         SDK's 2026-wire req/s (ours: ours, rmcp-session: rmcp), same concurrency, same run\n"
+         SDK's 2026-wire req/s (ours: ours, rmcp-session: rmcp); vs memory = req/s / the \
+         baseline's session req/s (ours-redis-sessions: ours, sessions in its memory); same \
+         concurrency, same run\n"
     );
     let _ = writeln!(
         out,
-        "{:<18} {:<12} {:>11} {:>13} {:>12} {:>10} {:>10}",
-        "scenario", "target", "req/s", "vs bare-hyper", "vs 2026 wire", "p50", "p99"
+        "{:<18} {:<20} {:>11} {:>13} {:>12} {:>10} {:>10} {:>10}",
+        "scenario", "target", "req/s", "vs bare-hyper", "vs 2026 wire", "vs memory", "p50", "p99"
     );
-    for cell in sessions {
+    for cell in &sessions {
         let scenario = cell.scenario.to_string();
         let Some(rps) = cell.healthy_rps() else {
             let _ = writeln!(
                 out,
-                "{scenario:<18} {:<12} BROKEN: see the table above",
+                "{scenario:<18} {:<20} BROKEN: see the table above",
                 cell.target
             );
             continue;
@@ -218,16 +220,23 @@ fn session_section(out: &mut String, report: &RunReport) {
             _ => "-".to_owned(),
         };
         let modern = twin_rps(report, cell.scenario, cell.baseline.unwrap_or(cell.target));
+        let memory = cell.baseline.and_then(|baseline| {
+            sessions
+                .iter()
+                .find(|c| c.scenario == cell.scenario && c.target == baseline)
+                .and_then(|c| c.healthy_rps())
+        });
         let (p50, p99) = match &cell.outcome {
             Outcome::Measured(stats) => (latency(stats.p50), latency(stats.p99)),
             Outcome::Broken(_) => ("-".to_owned(), "-".to_owned()),
         };
         let _ = writeln!(
             out,
-            "{scenario:<18} {:<12} {rps:>11.0} {:>13} {:>12} {p50:>10} {p99:>10}",
+            "{scenario:<18} {:<20} {rps:>11.0} {:>13} {:>12} {:>10} {p50:>10} {p99:>10}",
             cell.target,
             ratio(ceiling_rps(report, cell.scenario)),
             ratio(modern),
+            ratio(memory),
         );
     }
 }

@@ -38,6 +38,19 @@ impl Caller {
     }
 }
 
+impl Caller {
+    /// The caller as a shared store counts its sessions: the subject or the address (a store
+    /// keeps it, or a digest of it; logs never show it).
+    #[cfg(feature = "http")] // Used by the HTTP transport's shared sessions.
+    pub(crate) fn key(&self) -> String {
+        match self {
+            Self::Subject(subject) => format!("subject:{subject}"),
+            Self::Address(ip) => format!("address:{ip}"),
+            Self::Anonymous => "anonymous".to_owned(),
+        }
+    }
+}
+
 /// The peer address a request's extensions carry (`ConnectInfo<SocketAddr>`, which
 /// [`Server::serve_http_on`](crate::Server::serve_http_on) and axum's
 /// `into_make_service_with_connect_info` insert).

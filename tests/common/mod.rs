@@ -13,6 +13,7 @@
 pub mod booking;
 pub mod client_report;
 pub mod deploy;
+pub mod nginx;
 pub mod npm;
 pub mod peer_deploy;
 pub mod python;

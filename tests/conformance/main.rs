@@ -26,6 +26,11 @@
 //! same server, into `2025-11-25-<scenario>/` and `2025-11-25-<scenario>.log`, with the same
 //! verdicts.
 //!
+//! [`conformance_2025_11_25_behind_a_balancer`] runs that requirement set again against two
+//! instances of the fixture behind a round-robin nginx with no affinity, sharing their
+//! sessions through one Redis (`--redis`; into `target/conformance/balancer/`), with the
+//! same verdicts.
+//!
 //! A third test, [`conformance_suite_all`], runs every scenario of the suite (`--suite all`,
 //! into `target/conformance/all/`, `all.log` and `server-all.log`): pending scenarios and
 //! extensions (the tasks extension) included, each required to end with no FAILURE and no
@@ -154,6 +159,53 @@ fn conformance_2025_11_25() {
     for (outcome, log, exit, paths) in extra_outcomes {
         outcome.assert_conforms(&log, exit, &paths);
     }
+}
+
+/// The 2025-11-25 requirement set through a balancer: two instances of the fixture, each
+/// with `--redis` (the sessions in one `redis-server`), behind nginx sending each request to
+/// the next instance, so that `initialize`, the session's requests and the answers to pushed
+/// requests land on either. The same verdicts as [`conformance_2025_11_25`].
+#[test]
+fn conformance_2025_11_25_behind_a_balancer() {
+    let _one = ONE_RUN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let paths = Paths::behind_a_balancer(LEGACY_REVISION);
+    fs::create_dir_all(&paths.out_dir)
+        .unwrap_or_else(|e| panic!("create {:?}: {e}", paths.out_dir));
+    let Some(redis) = common::redis::RedisServer::start("conformance-balancer") else {
+        return;
+    };
+    let instances: Vec<HttpServer> = ["a", "b"]
+        .iter()
+        .map(|name| {
+            common::ExampleServer::named(common::FIXTURE)
+                .with_args(["--redis", &redis.url()])
+                .labelled(&format!("conformance-balancer-{name}"))
+                .http()
+        })
+        .collect();
+    let ports: Vec<u16> = instances.iter().map(|instance| instance.port).collect();
+    let Some(nginx) = common::nginx::Nginx::start("conformance-2025-11-25", &ports) else {
+        return;
+    };
+    let scored = scored_scenarios(&paths);
+    let exit = run_suite(&paths, &nginx.url());
+    drop(nginx);
+    drop(instances);
+
+    let log = SuiteLog::parse(&read_to_string(&paths.suite_log()));
+    let outcome = Outcome::evaluate(&log, &scored)
+        .with_revision(format!("{LEGACY_REVISION}, two instances behind nginx"));
+    report(&outcome.render(exit));
+    let (ok, total) = outcome.scored_counts();
+    assert!(
+        ok >= LEGACY_MIN_OK,
+        "conformance {LEGACY_REVISION} behind a balancer: {ok} of {total} scored scenarios \
+         pass, at least {LEGACY_MIN_OK} must; see {:?}",
+        paths.suite_log()
+    );
+    outcome.assert_conforms(&log, exit, &paths);
 }
 
 /// Every scenario of the suite (`--suite all`: the scored ones, the pending ones and the
@@ -473,6 +525,15 @@ impl Paths {
             out_dir: common::target_dir().join("conformance"),
             revision,
             scenario: None,
+        }
+    }
+
+    /// The paths of a run of `revision`'s requirement set through a balancer, in
+    /// `target/conformance/balancer/`.
+    fn behind_a_balancer(revision: &'static str) -> Self {
+        Self {
+            out_dir: common::target_dir().join("conformance").join("balancer"),
+            ..Self::for_revision(revision)
         }
     }
 

@@ -65,7 +65,7 @@ async fn start(name: &str, era: EraChoice, script: Scripted) -> Client {
         .unwrap()
 }
 
-fn production_deploy() -> Scripted {
+pub(crate) fn production_deploy() -> Scripted {
     Scripted::new()
         .reply("confirm", Reply::accept(&Confirm { ok: true }))
         .reply("rollout", rollout())

@@ -63,7 +63,7 @@ fn run_node(folder: &str, script: &str, args: &[&str], name: &str) -> Value {
 
 /// The 1.x client's report after deploying to production with the server at `where_`
 /// (`http` URL or `stdio` executable).
-fn legacy_deploy(mode: &str, where_: &str, name: &str) -> Value {
+pub(crate) fn legacy_deploy(mode: &str, where_: &str, name: &str) -> Value {
     let args = [mode, where_, "production"];
     run_node("interop/ts-legacy", "deploy_client.mjs", &args, name)
 }

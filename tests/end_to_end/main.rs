@@ -15,6 +15,7 @@ mod common;
 #[path = "../../examples/conformance_server.rs"]
 mod fixture;
 
+mod balancer;
 mod booking;
 mod client_examples;
 mod client_interop;

@@ -29,6 +29,7 @@ pub mod bare_hyper;
 pub mod echo_stdio;
 pub mod ours;
 pub mod ours_redis;
+pub mod ours_redis_sessions;
 pub mod rmcp;
 
 use std::error::Error as StdError;
@@ -131,6 +132,7 @@ pub fn all() -> Vec<Box<dyn Target>> {
         Box::new(rmcp::RmcpSession),
         Box::new(ours::Ours),
         Box::new(ours_redis::OursRedis::default()),
+        Box::new(ours_redis_sessions::OursRedisSessions::default()),
     ]
 }
 

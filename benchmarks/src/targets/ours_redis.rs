@@ -64,25 +64,9 @@ impl Target for OursRedis {
     }
 
     fn spawn_http(&self, listener: TcpListener, shutdown: CancellationToken) -> anyhow::Result<()> {
-        let binary = redis::binary().context("redis-server not installed")?;
-        let server = RedisServer::start(&binary)?;
-        let url = server.url();
-        // Replaces (and so stops) the Redis of an earlier start.
-        *self
-            .redis
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(server);
-        // The store's connection lives on the servers' runtime (this thread has entered it
-        // but is not one of its workers): connect there, and wait here.
-        let (connected, outcome) = std::sync::mpsc::channel();
-        tokio::spawn(async move {
-            let store = RedisStore::connect_with_timeout(&url, CONNECT_TIMEOUT).await;
-            let _ = connected.send(store);
-        });
-        let store = outcome
-            .recv_timeout(CONNECT_TIMEOUT + Duration::from_secs(1))
-            .context("no answer from the Redis connection task")?
-            .context("cannot connect to the harness's redis-server")?;
+        let url = start_redis(&self.redis)?;
+        let store =
+            connect(async move { RedisStore::connect_with_timeout(&url, CONNECT_TIMEOUT).await })?;
         let signer = RequestStateSigner::generate()?.single_use(store);
         let server = super::ours::echo_server_with(Server::builder().request_state_signer(signer))?;
         let router = Router::new().nest_service("/mcp", server.http_service());
@@ -93,6 +77,37 @@ impl Target for OursRedis {
     fn has_flow(&self) -> bool {
         true
     }
+}
+
+/// Starts a `redis-server` of the harness's own into `slot` (replacing, and so stopping, the
+/// one of an earlier start); its URL.
+pub(super) fn start_redis(slot: &Mutex<Option<RedisServer>>) -> anyhow::Result<String> {
+    let binary = redis::binary().context("redis-server not installed")?;
+    let server = RedisServer::start(&binary)?;
+    let url = server.url();
+    *slot
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(server);
+    Ok(url)
+}
+
+/// Runs `connecting` on the servers' runtime (this thread has entered it but is not one of
+/// its workers, and a store's connection must live there), and waits here for its outcome.
+pub(super) fn connect<T, E>(
+    connecting: impl std::future::Future<Output = Result<T, E>> + Send + 'static,
+) -> anyhow::Result<T>
+where
+    T: Send + 'static,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let (connected, outcome) = std::sync::mpsc::channel();
+    tokio::spawn(async move {
+        let _ = connected.send(connecting.await);
+    });
+    outcome
+        .recv_timeout(CONNECT_TIMEOUT + Duration::from_secs(1))
+        .context("no answer from the Redis connection task")?
+        .context("cannot connect to the harness's redis-server")
 }
 
 #[cfg(test)]

@@ -7,12 +7,20 @@
 //! ([`outgoing`]) and the client's requests being served (so that a
 //! `notifications/cancelled` POSTed over HTTP reaches them). The dispatcher opens it and
 //! forwards the server's changes to it while it lives.
+//!
+//! What another instance needs to serve the session ([`Record`]: the revision, the client's
+//! capabilities and self-description, the subject that opened it, the log level) can be
+//! written to a shared store and a session restored from it elsewhere; a [`Persist`] hook
+//! tells the store when the log level changes. The streams, the waits for pushed answers and
+//! the subscriptions stay with the instance that holds them.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+#[cfg(feature = "http")]
+use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use typemcp_core::jsonrpc::Notification;
@@ -24,6 +32,8 @@ use typemcp_core::{McpError, RequestId};
 mod outgoing;
 
 pub(crate) use outgoing::PushError;
+#[cfg(feature = "http")] // Used by the HTTP transport's shared sessions.
+pub(crate) use outgoing::instance_of_answer;
 
 use outgoing::Outgoing;
 
@@ -56,6 +66,33 @@ pub(crate) fn check_client_description(params: &InitializeParams) -> Result<(), 
     Ok(())
 }
 
+/// What any instance needs to serve a session, as a shared store keeps it.
+#[cfg(feature = "http")] // Used by the HTTP transport's shared sessions.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Record {
+    /// The negotiated revision.
+    pub(crate) version: String,
+    /// The capabilities the client declared.
+    pub(crate) capabilities: ClientCapabilities,
+    /// The client's self-description.
+    pub(crate) client_info: Implementation,
+    /// The authenticated subject that opened the session, which alone may use it.
+    pub(crate) owner: Option<String>,
+    /// The level `logging/setLevel` chose.
+    pub(crate) level: Option<LoggingLevel>,
+}
+
+/// Told when what a [`Record`] holds changes (the log level), so that a shared store keeps
+/// up.
+pub(crate) trait Persist: Send + Sync + std::fmt::Debug {
+    /// The session's record changed.
+    fn changed(&self, session: &Session);
+
+    /// Completes once the store holds what [`changed`](Self::changed) last reported.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    fn settled(&self) -> futures_util::future::BoxFuture<'static, ()>;
+}
+
 /// One `initialize`d session.
 #[derive(Debug)]
 pub(crate) struct Session {
@@ -73,24 +110,92 @@ pub(crate) struct Session {
     outgoing: Arc<Outgoing>,
     /// The client's requests being served, by id (for `notifications/cancelled` over HTTP).
     in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
+    /// Told when the record changes (set when a shared store keeps the session).
+    persist: std::sync::OnceLock<Arc<dyn Persist>>,
 }
 
 impl Session {
     /// A session for these `initialize` params, whose notifications outside any request go
     /// to `sink` (until a GET stream takes its place, over HTTP).
     pub(crate) fn new(params: InitializeParams, sink: Option<mpsc::Sender<Bytes>>) -> Arc<Self> {
+        Self::with(
+            LegacyVersion::negotiate(&params.protocol_version),
+            params.capabilities,
+            params.client_info,
+            None,
+            sink,
+        )
+    }
+
+    #[cfg(feature = "http")] // Used by the HTTP transport's shared sessions.
+    /// The session a shared store's record describes, opened on another instance (its
+    /// notifications go nowhere until a GET stream is opened here).
+    pub(crate) fn restore(record: Record) -> Arc<Self> {
+        Self::with(
+            LegacyVersion::negotiate(&record.version),
+            record.capabilities,
+            record.client_info,
+            record.level,
+            None,
+        )
+    }
+
+    fn with(
+        version: &'static str,
+        client_capabilities: ClientCapabilities,
+        client_info: Implementation,
+        level: Option<LoggingLevel>,
+        sink: Option<mpsc::Sender<Bytes>>,
+    ) -> Arc<Self> {
         Arc::new(Self {
-            version: LegacyVersion::negotiate(&params.protocol_version),
-            client_capabilities: params.capabilities,
-            client_info: params.client_info,
-            level: Mutex::new(None),
+            version,
+            client_capabilities,
+            client_info,
+            level: Mutex::new(level),
             subscriptions: Mutex::default(),
             sink: Mutex::new(sink),
             last_used: Mutex::new(Instant::now()),
             closed: CancellationToken::new(),
             outgoing: Arc::default(),
             in_flight: Mutex::default(),
+            persist: std::sync::OnceLock::new(),
         })
+    }
+
+    #[cfg(feature = "http")] // Used by the HTTP transport's shared sessions.
+    /// What a shared store keeps of the session, opened by `owner`.
+    pub(crate) fn record(&self, owner: Option<&str>) -> Record {
+        Record {
+            version: self.version.to_owned(),
+            capabilities: self.client_capabilities.clone(),
+            client_info: self.client_info.clone(),
+            owner: owner.map(str::to_owned),
+            level: self.log_level(),
+        }
+    }
+
+    #[cfg(feature = "http")] // Used by the HTTP transport's shared sessions.
+    /// Shares the session across instances: the server's requests to the client get ids
+    /// naming `instance` (so that an answer landing on another instance is forwarded here),
+    /// and `persist` is told when the record changes. Once; later calls change nothing.
+    pub(crate) fn share(&self, instance: &str, persist: Arc<dyn Persist>) {
+        self.outgoing.name_instance(instance);
+        let _ = self.persist.set(persist);
+    }
+
+    #[cfg(feature = "http")] // Used by the HTTP transport's shared sessions.
+    /// Completes once a shared store holds the session's latest record (at once when none
+    /// keeps it): a change is stored before the request that made it is answered.
+    pub(crate) async fn settled(&self) {
+        if let Some(persist) = self.persist.get() {
+            persist.settled().await;
+        }
+    }
+
+    #[cfg(feature = "http")] // Used by the HTTP transport's shared sessions.
+    /// Takes the log level a shared store's record holds (chosen on another instance).
+    pub(crate) fn refresh(&self, record: &Record) {
+        *lock(&self.level) = record.level;
     }
 
     /// The negotiated revision.
@@ -115,6 +220,9 @@ impl Session {
 
     pub(crate) fn set_log_level(&self, level: LoggingLevel) {
         *lock(&self.level) = Some(level);
+        if let Some(persist) = self.persist.get() {
+            persist.changed(self);
+        }
     }
 
     /// Watches `uri` (and, for a parent, what it covers), within the session's bounds.

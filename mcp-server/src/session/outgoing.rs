@@ -7,6 +7,10 @@
 //! the caller waits for the answer, at most for a timeout, and no longer than the originating
 //! request lives (its cancellation) or the session (closing it ends every wait).
 //!
+//! A session shared across instances names the instance in each id
+//! (`mcp-server-<instance>-<n>`, see [`instance_of_answer`]), so that an answer landing on
+//! another instance can be forwarded to the one waiting for it.
+//!
 //! The transports hand every JSON-RPC response a client sends on the session to
 //! [`Outgoing::answer`]; an id nobody waits for (unknown, or answered too late) is logged and
 //! dropped.
@@ -92,6 +96,8 @@ struct IncomingResponse {
 /// The table of one session's server-to-client requests awaiting an answer.
 #[derive(Debug, Default)]
 pub(crate) struct Outgoing {
+    /// The instance named in the ids, when the session is shared.
+    instance: std::sync::OnceLock<String>,
     next: AtomicU64,
     pending: Mutex<HashMap<RequestId, oneshot::Sender<Answer>>>,
 }
@@ -104,7 +110,17 @@ impl Outgoing {
     /// A fresh id (also used for URL elicitations' `elicitationId`).
     pub(crate) fn mint(&self) -> String {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
-        format!("{ID_PREFIX}{n}")
+        match self.instance.get() {
+            Some(instance) => format!("{ID_PREFIX}{instance}-{n}"),
+            None => format!("{ID_PREFIX}{n}"),
+        }
+    }
+
+    #[cfg(feature = "http")] // Used by the HTTP transport's shared sessions.
+    /// Names `instance` in the ids minted from now on (once; `instance` is made of ASCII
+    /// letters and digits).
+    pub(crate) fn name_instance(&self, instance: &str) {
+        let _ = self.instance.set(instance.to_owned());
     }
 
     /// Sends `method` with `params` on `outbound` and waits for the client's answer.
@@ -178,6 +194,27 @@ impl Outgoing {
     pub(crate) fn close(&self) {
         self.lock().clear();
     }
+}
+
+#[cfg(feature = "http")] // Used by the HTTP transport's shared sessions.
+/// The instance named in the id of a client's answer (raw JSON-RPC) to a request of a
+/// shared session: `None` for ids this server did not mint so, or a message that is not an
+/// answer.
+pub(crate) fn instance_of_answer(message: &[u8]) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Id {
+        id: RequestId,
+    }
+    let Id { id } = serde_json::from_slice(message).ok()?;
+    let RequestId::String(id) = id else {
+        return None;
+    };
+    let (instance, n) = id.strip_prefix(ID_PREFIX)?.split_once('-')?;
+    let well_formed = !instance.is_empty()
+        && instance.bytes().all(|b| b.is_ascii_alphanumeric())
+        && !n.is_empty()
+        && n.bytes().all(|b| b.is_ascii_digit());
+    well_formed.then(|| instance.to_owned())
 }
 
 /// Removes a pending request from its table when the wait ends.

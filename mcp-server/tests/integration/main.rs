@@ -39,6 +39,7 @@ mod schema_formats;
 mod schema_shapes;
 mod schema_validation;
 mod service_layers;
+mod shared_sessions;
 mod single_use;
 mod single_use_redis;
 mod skills;

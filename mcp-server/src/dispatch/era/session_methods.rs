@@ -78,6 +78,16 @@ impl Server {
         }
     }
 
+    /// The session another instance opened, as a shared store's record describes it, served
+    /// here from now on: the server's changes are forwarded to it as to one opened here.
+    #[cfg(feature = "http")] // Used by the HTTP transport's shared sessions.
+    pub(crate) fn restore_session(&self, record: crate::session::Record) -> Arc<Session> {
+        let session = Session::restore(record);
+        let changes = self.subscribe_changes();
+        tokio::spawn(forward_changes(self.clone(), changes, Arc::clone(&session)));
+        session
+    }
+
     /// Marks the session used, and serves one of the methods only a session offers
     /// (`ping`, `logging/setLevel`, `resources/subscribe`/`unsubscribe`, `initialize`
     /// again); `None` for any other, or one whose capability the server did not declare.

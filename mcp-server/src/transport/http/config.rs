@@ -53,6 +53,7 @@ pub struct HttpConfig {
     pub(crate) head_timeout: Duration,
     pub(crate) body_timeout: Duration,
     pub(crate) max_connections: usize,
+    pub(crate) session_store: Option<std::sync::Arc<dyn super::session_store::SessionStore>>,
 }
 
 impl Default for HttpConfig {
@@ -76,6 +77,7 @@ impl Default for HttpConfig {
             head_timeout: Duration::from_secs(30),
             body_timeout: Duration::from_secs(30),
             max_connections: 4096,
+            session_store: None,
         }
     }
 }
@@ -311,6 +313,24 @@ impl HttpConfig {
     ) -> Self {
         let layer = AuthLayer::new(authenticator, &metadata);
         self.auth = Some(AuthSettings { layer, metadata });
+        self
+    }
+
+    /// Keeps the 2025-11-25 sessions in `store`, so that every instance sharing it serves
+    /// them: behind a load balancer without affinity, `initialize` may land on one instance
+    /// and the session's other requests on any (see
+    /// [`session_store`](super::session_store) for what is shared and what stays with one
+    /// instance). Without it, sessions live in this endpoint's memory.
+    ///
+    /// ```
+    /// use typemcp_server::transport::http::HttpConfig;
+    /// use typemcp_server::transport::http::session_store::MemorySessionStore;
+    /// let config = HttpConfig::default().session_store(MemorySessionStore::new());
+    /// # let _ = config;
+    /// ```
+    #[must_use]
+    pub fn session_store(mut self, store: impl super::session_store::SessionStore) -> Self {
+        self.session_store = Some(std::sync::Arc::new(store));
         self
     }
 }

@@ -16,6 +16,12 @@
 //! modern `_meta` is the exception: it is served as on the 2026-07-28 wire, which ignores the
 //! header; see `dispatch::era`.)
 //!
+//! With a shared session store ([`super::session_store`]), a session named here is looked
+//! up in the store on each message (and adopted, when another instance opened it); an answer
+//! to a request another instance pushed is forwarded to it (410 when that instance is gone),
+//! and a `notifications/cancelled` to every instance. A store that fails refuses the message
+//! with 503.
+//!
 //! Each request holds a place of its caller's share of requests in flight
 //! ([`super::in_flight`]) until its answer is sent and its handler is done; beyond the
 //! share, 429.
@@ -40,7 +46,9 @@ use typemcp_core::jsonrpc::{
 use super::in_flight::{self, Held, InFlight, Place};
 use super::origin;
 use super::resume::Resumable;
-use super::sessions::{Full, InUse, Limits, Sessions};
+use super::session_store::SessionBounds;
+use super::sessions::{Expiry, Full, InUse, Limits, Sessions};
+use super::shared::{Forwarded, Found, Shared};
 use super::{HttpConfig, negotiate, resume, status, stream};
 use crate::Server;
 use crate::caller::Caller;
@@ -60,7 +68,9 @@ const LAST_EVENT_ID: &str = "last-event-id";
 pub(crate) struct Endpoint {
     server: Server,
     config: HttpConfig,
-    sessions: Sessions,
+    sessions: Arc<Sessions>,
+    /// This endpoint's part in a shared session store, if one is configured.
+    shared: Option<Shared>,
     in_flight: Arc<InFlight>,
     /// This endpoint's key into the worker threads' memo of the last `Host` accepted.
     host_memo: origin::HostMemo,
@@ -70,19 +80,36 @@ pub(crate) struct Endpoint {
 
 impl Endpoint {
     pub(crate) fn new(server: Server, config: HttpConfig) -> Self {
-        let streams = resume::Settings::of(&config);
+        let mut streams = resume::Settings::of(&config);
+        let shared = config.session_store.as_ref().and_then(|store| {
+            let bounds = SessionBounds::new(
+                config.max_sessions,
+                config.max_sessions_per_caller,
+                config.session_idle,
+                config.session_min_idle,
+            );
+            let shared = Shared::new(Arc::clone(store), bounds);
+            if shared.is_none() {
+                tracing::error!("no instance name could be drawn: sessions are not shared");
+            }
+            shared
+        });
+        if shared.is_some() {
+            streams = streams.shared();
+        }
         let limits = Limits {
             max: config.max_sessions,
             per_caller: config.max_sessions_per_caller,
             idle: config.session_idle,
             min_idle: config.session_min_idle,
         };
-        let sessions = Sessions::new(limits, streams);
+        let sessions = Arc::new(Sessions::new(limits, streams));
         let in_flight = InFlight::new(config.max_in_flight_per_caller);
         Self {
             server,
             config,
             sessions,
+            shared,
             in_flight,
             host_memo: origin::HostMemo::new(),
             warned_anonymous: std::sync::atomic::AtomicBool::new(false),
@@ -90,16 +117,99 @@ impl Endpoint {
     }
 
     /// What the request's `Mcp-Session-Id` names: `None` without the header, `Some(None)`
-    /// when it names no live session of this caller; a live one is marked in use.
-    fn session_of(&self, parts: &http::request::Parts) -> Option<Option<InUse>> {
-        let id = parts.headers.get(SESSION_ID)?;
+    /// when it names no live session of this caller; a live one is marked in use. With a
+    /// shared store, the store says whether it lives (a failing store: the 503 to answer).
+    async fn session_of(
+        &self,
+        parts: &http::request::Parts,
+    ) -> Result<Option<Option<InUse>>, Response> {
+        let Some(id) = parts.headers.get(SESSION_ID) else {
+            return Ok(None);
+        };
         let owner = owner(parts);
-        Some(
-            id.to_str()
-                .ok()
-                .and_then(|id| self.sessions.get(id.trim(), owner)),
-        )
+        let Some(id) = id.to_str().ok().map(str::trim) else {
+            return Ok(Some(None));
+        };
+        let Some(shared) = &self.shared else {
+            return Ok(Some(self.sessions.get(id, owner, Expiry::Local)));
+        };
+        shared.listen(Arc::downgrade(&self.sessions));
+        let caller = caller_of(parts);
+        // Boxed: only shared sessions wait for the store.
+        let found = Box::pin(shared.find(&self.server, &self.sessions, id, owner, &caller));
+        match found.await {
+            Found::Live(live) => Ok(Some(Some(live))),
+            Found::Unknown => Ok(Some(None)),
+            Found::Unavailable => Err(store_unavailable()),
+        }
     }
+
+    /// A notification POSTed on a session: `notifications/cancelled` cancels the request it
+    /// names (and so the server's requests pushed for it), here or, with a shared store, on
+    /// the instance serving it; the others need no action.
+    async fn session_notification(
+        &self,
+        session_id: &str,
+        session: &Session,
+        notification: IncomingNotification,
+    ) {
+        let Some(params) = crate::transport::cancelled(notification) else {
+            return;
+        };
+        if session.cancel(&params.request_id) {
+            tracing::debug!(request_id = %params.request_id, "request cancelled by the client");
+        } else if let Some(shared) = &self.shared {
+            shared.forward_cancel(session_id, params.request_id).await;
+        }
+    }
+
+    /// The client's answer to a request the server pushed on a session: to the request
+    /// waiting here, or, with a shared store, forwarded to the instance that pushed it.
+    async fn session_answer(&self, session_id: &str, session: &Session, bytes: &[u8]) -> Response {
+        if session.answer(bytes) {
+            return StatusCode::ACCEPTED.into_response();
+        }
+        let Some(shared) = &self.shared else {
+            return StatusCode::ACCEPTED.into_response();
+        };
+        match shared.forward_answer(session_id, bytes).await {
+            // Late, or unknown: dropped (logged by the session).
+            None | Some(Forwarded::Delivered) => StatusCode::ACCEPTED.into_response(),
+            Some(Forwarded::OwnerGone) => {
+                tracing::info!("refused an answer to a request pushed by an instance that is gone");
+                refuse(
+                    StatusCode::GONE,
+                    "Gone: the server instance that sent this request is no longer running, \
+                     and the request it belongs to ended with it; send that request again",
+                )
+            }
+            Some(Forwarded::Unavailable) => store_unavailable(),
+            Some(Forwarded::TooLarge) => refuse(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "Payload Too Large: an answer to a request another instance sent is forwarded \
+                 to it only up to 64 KiB",
+            ),
+        }
+    }
+}
+
+/// The session id a request names (trimmed), if readable.
+fn session_id(parts: &http::request::Parts) -> &str {
+    parts
+        .headers
+        .get(SESSION_ID)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .unwrap_or_default()
+}
+
+/// The refusal of a message when the shared session store failed.
+fn store_unavailable() -> Response {
+    let error = McpError::internal("Service Unavailable: the session store is unavailable");
+    stream::json_with(
+        Reply::error(None, error).body,
+        StatusCode::SERVICE_UNAVAILABLE,
+    )
 }
 
 /// The authenticated subject of a request, which owns the sessions it opens.
@@ -212,7 +322,7 @@ async fn handle(endpoint: Arc<Endpoint>, request: Request) -> Response {
         return too_many_in_flight(limit);
     };
     if session_verb {
-        return endpoint.session_request(&parts, place);
+        return endpoint.session_request(&parts, place).await;
     }
     if !negotiate::is_json_body(&parts.headers) {
         return refuse(
@@ -251,27 +361,34 @@ async fn handle(endpoint: Arc<Endpoint>, request: Request) -> Response {
     };
     match parse_message(&bytes) {
         Err(error) => stream::json(Reply::error(error.id.clone(), error.error)),
-        Ok(IncomingMessage::Notification(notification)) => match endpoint.session_of(&parts) {
-            Some(Some(live)) => {
-                live.session.touch();
-                session_notification(&live.session, notification);
-                StatusCode::ACCEPTED.into_response()
+        Ok(IncomingMessage::Notification(notification)) => {
+            match endpoint.session_of(&parts).await {
+                Ok(Some(Some(live))) => {
+                    live.session.touch();
+                    endpoint
+                        .session_notification(session_id(&parts), &live.session, notification)
+                        .await;
+                    StatusCode::ACCEPTED.into_response()
+                }
+                Ok(Some(None)) if !has_modern_meta(&notification.params) => {
+                    tracing::debug!("refused a notification naming an unknown session");
+                    session_not_found(None)
+                }
+                Err(unavailable) if !has_modern_meta(&notification.params) => unavailable,
+                _ => StatusCode::ACCEPTED.into_response(),
             }
-            Some(None) if !has_modern_meta(&notification.params) => {
-                tracing::debug!("refused a notification naming an unknown session");
-                session_not_found(None)
-            }
-            _ => StatusCode::ACCEPTED.into_response(),
-        },
+        }
         // Answers to the server's requests on a session (late ones are dropped); on a
         // session this endpoint does not know, 404.
         Ok(IncomingMessage::Response { id }) if parts.headers.contains_key(SESSION_ID) => {
-            match endpoint.session_of(&parts) {
-                Some(Some(live)) => {
+            match endpoint.session_of(&parts).await {
+                Ok(Some(Some(live))) => {
                     live.session.touch();
-                    live.session.answer(&bytes);
-                    StatusCode::ACCEPTED.into_response()
+                    endpoint
+                        .session_answer(session_id(&parts), &live.session, &bytes)
+                        .await
                 }
+                Err(unavailable) => unavailable,
                 _ => {
                     tracing::debug!("refused a response naming an unknown session");
                     session_not_found(id)
@@ -300,16 +417,6 @@ async fn handle(endpoint: Arc<Endpoint>, request: Request) -> Response {
 /// layer's identity, the connection's peer address).
 fn caller_of(parts: &http::request::Parts) -> Caller {
     Caller::of(owner(parts), crate::caller::peer_of(parts))
-}
-
-/// A notification POSTed on a session: `notifications/cancelled` cancels the request it
-/// names (and so the server's requests pushed for it); the others need no action.
-fn session_notification(session: &Session, notification: IncomingNotification) {
-    if let Some(params) = crate::transport::cancelled(notification)
-        && session.cancel(&params.request_id)
-    {
-        tracing::debug!(request_id = %params.request_id, "request cancelled by the client");
-    }
 }
 
 /// How much of an oversized body is read and discarded, and for how long at most, before
@@ -357,22 +464,27 @@ async fn read_body(
 impl Endpoint {
     /// GET (the session's stream) or DELETE (end it) with an `Mcp-Session-Id`; a GET
     /// stream holds `place` (and its session in use) for as long as it is open.
-    fn session_request(&self, parts: &http::request::Parts, place: Place) -> Response {
-        let id = parts
-            .headers
-            .get(SESSION_ID)
-            .and_then(|v| v.to_str().ok())
-            .map(str::trim)
-            .unwrap_or_default();
+    async fn session_request(&self, parts: &http::request::Parts, place: Place) -> Response {
+        let id = session_id(parts);
         if parts.method == Method::DELETE {
-            return if self.sessions.remove(id, owner(parts)) {
+            let here = self.sessions.remove(id, owner(parts));
+            let stored = match &self.shared {
+                None => false,
+                Some(shared) => match shared.remove(id, owner(parts)).await {
+                    Ok(stored) => stored,
+                    Err(()) => return store_unavailable(),
+                },
+            };
+            return if here || stored {
                 StatusCode::OK.into_response()
             } else {
                 session_not_found(None)
             };
         }
-        let Some(live) = self.sessions.get(id, owner(parts)) else {
-            return session_not_found(None);
+        let live = match self.session_of(parts).await {
+            Ok(Some(Some(live))) => live,
+            Ok(_) => return session_not_found(None),
+            Err(unavailable) => return unavailable,
         };
         if !negotiate::accepts(&parts.headers).sse {
             return refuse(
@@ -408,7 +520,10 @@ impl Endpoint {
         accepts: negotiate::Accepts,
         place: Place,
     ) -> Response {
-        let named = self.session_of(&parts);
+        let named = match self.session_of(&parts).await {
+            Ok(named) => named,
+            Err(unavailable) => return unavailable,
+        };
         let session = match &named {
             None => SessionHeader::Absent,
             Some(Some(live)) => SessionHeader::Live(&live.session),
@@ -450,6 +565,11 @@ impl Endpoint {
             _ => None,
         };
         let serving = self.server.lifecycle().serving();
+        let shared_session = self
+            .shared
+            .as_ref()
+            .and(named.as_ref())
+            .and_then(|named| named.as_ref().map(|live| Arc::clone(&live.session)));
         let held = Held::new(place, named.flatten(), Some(serving));
         let (status, cancelled) = if on_session {
             (status::on_session as fn(_) -> _, Some(token.clone()))
@@ -467,6 +587,10 @@ impl Endpoint {
             resumable,
         };
         let response = stream::respond(answer, self.config.keep_alive).await;
+        if let Some(session) = shared_session {
+            // A change the request made (its log level) is stored before it is answered.
+            session.settled().await;
+        }
         in_flight::until_sent(response, held)
     }
 
@@ -495,10 +619,24 @@ impl Endpoint {
             // Refused (by a layer, or for malformed params): no session.
             (reply, None) => return stream::json(reply),
         };
-        match self
-            .sessions
-            .insert(Arc::clone(&session), owner, place.caller().clone())
-        {
+        let stored =
+            self.sessions
+                .insert(Arc::clone(&session), owner.clone(), place.caller().clone());
+        let stored = match (stored, &self.shared) {
+            (Ok(session_id), Some(shared)) => {
+                shared.listen(Arc::downgrade(&self.sessions));
+                let shared = shared.open(&session_id, &session, owner.as_deref(), place.caller());
+                match Box::pin(shared).await {
+                    Ok(()) => Ok(session_id),
+                    Err(full) => {
+                        self.sessions.remove(&session_id, owner.as_deref());
+                        Err(full)
+                    }
+                }
+            }
+            (stored, _) => stored,
+        };
+        match stored {
             Ok(session_id) => {
                 let mut response = stream::json(reply);
                 if let Ok(value) = http::HeaderValue::from_str(&session_id) {
@@ -538,6 +676,10 @@ impl Endpoint {
                     Full::NoRandomness => (
                         StatusCode::INTERNAL_SERVER_ERROR,
                         McpError::internal("Internal error: no session id could be minted"),
+                    ),
+                    Full::Unavailable => (
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        McpError::internal("Service Unavailable: the session store is unavailable"),
                     ),
                 };
                 stream::json_with(Reply::error(Some(id), error).body, status)

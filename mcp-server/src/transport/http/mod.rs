@@ -40,7 +40,9 @@ mod negotiate;
 mod origin;
 mod resume;
 mod serve;
+pub mod session_store;
 mod sessions;
+mod shared;
 mod status;
 mod stream;
 

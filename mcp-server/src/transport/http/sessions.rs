@@ -19,6 +19,10 @@
 //!   gives way (so a client that opened many loses its own first, not a client with one);
 //!   if none can, the new session is refused ([`Full::TooMany`], 503).
 //!
+//! With a shared store ([`super::session_store`]) the table is this instance's part of the
+//! store's sessions: those opened here and those it [adopted](Sessions::adopt) when one of
+//! their requests landed here; the store decides expiry then ([`Expiry::Store`]).
+//!
 //! Each session keeps its resumable SSE streams ([`super::resume`]) beside it; they go with
 //! it when it ends.
 //!
@@ -46,6 +50,8 @@ pub(crate) enum Full {
     CallerShare(usize),
     /// The system random source failed: no id can be minted.
     NoRandomness,
+    /// The shared session store failed (the reason is in the log).
+    Unavailable,
 }
 
 /// The bounds of the session table.
@@ -59,6 +65,15 @@ pub(crate) struct Limits {
     pub(crate) idle: Duration,
     /// How long a session must have been unused before it may give way to a new one.
     pub(crate) min_idle: Duration,
+}
+
+/// Who decides that a session expired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Expiry {
+    /// This table: the session's last use here.
+    Local,
+    /// A shared store (the session may be in use on other instances).
+    Store,
 }
 
 /// A stored session, its streams, the authenticated subject that opened it, and the caller
@@ -140,10 +155,10 @@ impl Sessions {
 
     /// The live session named `id`, if `owner` opened it, marked in use; an expired one is
     /// ended and forgotten.
-    pub(crate) fn get(&self, id: &str, owner: Option<&str>) -> Option<InUse> {
+    pub(crate) fn get(&self, id: &str, owner: Option<&str>, expiry: Expiry) -> Option<InUse> {
         let mut table = self.lock();
         let entry = table.get(id)?;
-        if self.expired(&entry.live.session) {
+        if expiry == Expiry::Local && self.expired(&entry.live.session) {
             if let Some(entry) = table.remove(id) {
                 entry.live.session.close();
             }
@@ -161,7 +176,46 @@ impl Sessions {
         owner: Option<String>,
         caller: Caller,
     ) -> Result<String, Full> {
+        let id = new_session_id().ok_or(Full::NoRandomness)?;
+        self.insert_as(&id, session, owner, caller)?;
+        Ok(id)
+    }
+
+    /// Stores, under the id another instance minted, a session a shared store holds, and
+    /// marks it in use; as [`insert`](Self::insert) otherwise. If a concurrent request
+    /// adopted it first, that session is the one used (and `session` is closed).
+    pub(crate) fn adopt(
+        &self,
+        id: &str,
+        session: Arc<Session>,
+        owner: Option<String>,
+        caller: Caller,
+    ) -> Result<InUse, Full> {
+        let live = self.insert_as(id, session, owner, caller)?;
+        Ok(InUse::new(&live))
+    }
+
+    /// The session named `id` here, whoever opened it (for messages other instances forward,
+    /// whose owner they checked).
+    pub(crate) fn peek(&self, id: &str) -> Option<Arc<Session>> {
+        self.lock()
+            .get(id)
+            .map(|entry| Arc::clone(&entry.live.session))
+    }
+
+    fn insert_as(
+        &self,
+        id: &str,
+        session: Arc<Session>,
+        owner: Option<String>,
+        caller: Caller,
+    ) -> Result<Live, Full> {
         let mut table = self.lock();
+        // Adopted meanwhile by a concurrent request: that one is the session here.
+        if let Some(entry) = table.get(id) {
+            session.close();
+            return Ok(entry.live.clone());
+        }
         table.retain(|_, entry| {
             let keep = !self.expired(&entry.live.session);
             if !keep {
@@ -183,7 +237,6 @@ impl Sessions {
         } else {
             None
         };
-        let id = new_session_id().ok_or(Full::NoRandomness)?;
         if let Some(ended) = make_room.and_then(|id| table.remove(&id)) {
             tracing::info!(
                 caller = %ended.caller,
@@ -191,7 +244,7 @@ impl Sessions {
             );
             ended.live.session.close();
         }
-        let streams = Streams::new(&id, &session, self.streams.clone());
+        let streams = Streams::new(id, &session, self.streams.clone());
         let users = Arc::default();
         let live = Live {
             session,
@@ -199,14 +252,14 @@ impl Sessions {
             users,
         };
         table.insert(
-            id.clone(),
+            id.to_owned(),
             Entry {
-                live,
+                live: live.clone(),
                 owner,
                 caller,
             },
         );
-        Ok(id)
+        Ok(live)
     }
 
     /// The id of `caller`'s session unused longest that can give way.

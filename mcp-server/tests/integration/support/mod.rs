@@ -4,6 +4,7 @@
 #![allow(dead_code, unreachable_pub)]
 
 pub mod abuse;
+pub mod balancer;
 pub mod client;
 pub mod confirm;
 pub mod log_capture;

@@ -36,6 +36,11 @@
 //! no longer be resumed is refused with 400 and a JSON-RPC error saying which; 404 stays the
 //! answer for an unknown session only, since it tells the client to start a new session.
 //!
+//! When a shared store lets several instances serve a session, each instance numbers its
+//! streams from a random first number of its own ([`Settings::shared`]), so that an event id
+//! names the instance's stream and no other: a `Last-Event-ID` of a stream another instance
+//! holds is refused with 400 and a message saying that streams resume only where they began.
+//!
 //! The 2026-07-28 wire has no sessions and no resumability: its streams are untouched.
 
 mod body;
@@ -84,6 +89,9 @@ pub(crate) struct Settings {
     pub(crate) retry: Option<Duration>,
     /// The most streams a session keeps resumable at once.
     pub(crate) max_streams: usize,
+    /// The number of a session's first stream on this instance: 1, or a random number when
+    /// other instances serve the session too (see [`Settings::shared`]).
+    pub(crate) first_stream: u64,
 }
 
 impl Settings {
@@ -95,7 +103,25 @@ impl Settings {
             endpoint: ByteBudget::new(config.total_replay_bytes),
             retry: config.sse_retry,
             max_streams: config.max_streams,
+            first_stream: 1,
         }
+    }
+
+    /// The settings of an instance serving sessions other instances serve too: its streams
+    /// are numbered from a random number (a multiple of 2^24, below 2^56), so that two
+    /// instances' numbers do not meet.
+    pub(crate) fn shared(mut self) -> Self {
+        let mut bytes = [0u8; 4];
+        // Without randomness, 1: resumption across instances is then refused as `Gone`.
+        if getrandom::fill(&mut bytes).is_ok() {
+            self.first_stream = (u64::from(u32::from_le_bytes(bytes)) << 24) | 1;
+        }
+        self
+    }
+
+    /// Whether `stream` was numbered by another instance.
+    fn numbered_elsewhere(&self, stream: u64, next: u64) -> bool {
+        self.first_stream != 1 && !(self.first_stream..next).contains(&stream)
     }
 }
 
@@ -121,6 +147,8 @@ pub(crate) enum Refused {
     Bad(BadEventId),
     /// A stream of this session that ended, or whose events after that id were dropped.
     Gone,
+    /// A stream of this session another instance holds.
+    Elsewhere,
 }
 
 impl Refused {
@@ -137,6 +165,11 @@ impl Refused {
                 "Bad Request: Last-Event-ID names no stream of this session that can be \
                  resumed (it was delivered to its end, or the events after it are no longer \
                  kept: they were over the replay budget, or released for room)"
+            }
+            Self::Elsewhere => {
+                "Bad Request: Last-Event-ID names a stream that another instance of this server \
+                 holds, and streams resume only on the instance that began them: send the \
+                 request again"
             }
         }
     }
@@ -157,10 +190,10 @@ impl Streams {
         Arc::new(Self {
             tag: Tag::of_session(session_id),
             budget: ByteBudget::new(settings.session_bytes),
+            next: AtomicU64::new(settings.first_stream),
             settings,
             polling: version >= POLLING_SINCE,
             session_closed: session_closed.clone(),
-            next: AtomicU64::new(1),
             table: Mutex::default(),
         })
     }
@@ -294,11 +327,14 @@ pub(crate) fn resume(
     keep_alive: Duration,
 ) -> Result<Response, Refused> {
     let id = EventId::parse(last_event_id, &streams.tag).map_err(Refused::Bad)?;
-    let stream = streams
-        .lock()
-        .get(&id.stream)
-        .cloned()
-        .ok_or(Refused::Gone)?;
+    let stream = streams.lock().get(&id.stream).cloned().ok_or_else(|| {
+        let next = streams.next.load(Ordering::Relaxed);
+        if streams.settings.numbered_elsewhere(id.stream, next) {
+            Refused::Elsewhere
+        } else {
+            Refused::Gone
+        }
+    })?;
     let connection = stream
         .resume(Arc::clone(streams), id.seq)
         .map_err(|stream::Gone| Refused::Gone)?;

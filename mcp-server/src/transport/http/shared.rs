@@ -1,0 +1,330 @@
+//! An endpoint's part in sessions a shared store keeps ([`super::session_store`]): finding
+//! a session any instance opened, storing the ones opened here, and the messages between
+//! instances (a client's answer to a request another instance pushed, a cancellation).
+//!
+//! Each endpoint is an *instance* with a random name: the ids of the requests it pushes name
+//! it, and it listens for the messages sent to it from its first session on.
+
+use std::sync::{Arc, OnceLock, Weak};
+
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+use typemcp_core::RequestId;
+
+use super::session_store::{NewSession, Opened, SessionBounds, SessionStore, SessionStoreError};
+use super::sessions::{Expiry, Full, InUse, Sessions};
+use crate::Server;
+use crate::caller::Caller;
+use crate::session::{Persist, Record, Session};
+
+/// The largest answer forwarded to another instance (an answer to a pushed question is a
+/// form's content or an acknowledgement: a few hundred bytes). With the stores' queues of
+/// `session_store::QUEUE` messages per instance, what waits for one instance is
+/// bounded by their product.
+pub(crate) const MAX_FORWARDED_ANSWER_BYTES: usize = 64 * 1024;
+
+/// A message from one instance to another.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+enum Message {
+    /// The client's answer (raw JSON-RPC) to a request this instance pushed on `session`.
+    Answer { session: String, message: String },
+    /// The client cancelled its request `request` on `session`.
+    Cancel { session: String, request: RequestId },
+}
+
+/// What finding a session in the store gave.
+pub(crate) enum Found {
+    /// Live, marked in use here.
+    Live(InUse),
+    /// The store does not hold it for this owner.
+    Unknown,
+    /// The store failed: the request fails closed.
+    Unavailable,
+}
+
+/// Where an answer to a pushed request went.
+pub(crate) enum Forwarded {
+    /// To the instance that pushed it.
+    Delivered,
+    /// Nowhere: the instance that pushed it is gone.
+    OwnerGone,
+    /// The store failed.
+    Unavailable,
+    /// Larger than [`MAX_FORWARDED_ANSWER_BYTES`]: not forwarded.
+    TooLarge,
+}
+
+/// This endpoint's part in a shared store.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    store: Arc<dyn SessionStore>,
+    instance: String,
+    bounds: SessionBounds,
+    listening: OnceLock<()>,
+}
+
+impl Shared {
+    /// This endpoint's part in `store`, keeping sessions within `bounds`.
+    pub(crate) fn new(store: Arc<dyn SessionStore>, bounds: SessionBounds) -> Option<Self> {
+        let mut bytes = [0u8; 8];
+        getrandom::fill(&mut bytes).ok()?;
+        let instance = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        Some(Self {
+            store,
+            instance,
+            bounds,
+            listening: OnceLock::new(),
+        })
+    }
+
+    /// Starts listening for this instance's messages, once: each answer reaches the session
+    /// of `sessions` waiting for it, each cancellation the request it names.
+    pub(crate) fn listen(&self, sessions: Weak<Sessions>) {
+        self.listening.get_or_init(|| {
+            let mut messages = self.store.messages(&self.instance);
+            tokio::spawn(async move {
+                while let Some(bytes) = messages.next().await {
+                    let Some(sessions) = sessions.upgrade() else {
+                        return;
+                    };
+                    receive(&sessions, &bytes);
+                }
+            });
+        });
+    }
+
+    /// Shares a session opened here: stores it for `owner`, counted against `caller`.
+    pub(crate) async fn open(
+        &self,
+        id: &str,
+        session: &Arc<Session>,
+        owner: Option<&str>,
+        caller: &Caller,
+    ) -> Result<(), Full> {
+        let record = match serde_json::to_vec(&session.record(owner)) {
+            Ok(record) => record,
+            Err(err) => {
+                tracing::error!(error = %err, "could not serialize a session's record");
+                return Err(Full::Unavailable);
+            }
+        };
+        let caller_key = caller.key();
+        let opened = self
+            .store
+            .open(NewSession {
+                id,
+                record: &record,
+                caller: &caller_key,
+                bounds: self.bounds,
+            })
+            .await;
+        match opened {
+            Ok(Opened::Stored) => {
+                self.share(id, session, owner);
+                Ok(())
+            }
+            Ok(Opened::CallerShare) => Err(Full::CallerShare(self.bounds.per_caller)),
+            Ok(Opened::Full) => Err(Full::TooMany),
+            Err(err) => {
+                unavailable(&err);
+                Err(Full::Unavailable)
+            }
+        }
+    }
+
+    fn share(&self, id: &str, session: &Session, owner: Option<&str>) {
+        let persist = Arc::new(Persisted {
+            store: Arc::clone(&self.store),
+            id: id.to_owned(),
+            owner: owner.map(str::to_owned),
+            pending: std::sync::Mutex::default(),
+        });
+        session.share(&self.instance, persist);
+    }
+
+    /// The session `id` of `owner` as the store holds it: the one of `sessions` (its log
+    /// level refreshed), or restored from its record and adopted, counted against `caller`.
+    /// A session the store no longer holds is ended here too.
+    pub(crate) async fn find(
+        &self,
+        server: &Server,
+        sessions: &Sessions,
+        id: &str,
+        owner: Option<&str>,
+        caller: &Caller,
+    ) -> Found {
+        let record = match self.store.load(id, self.bounds.idle).await {
+            Ok(Some(bytes)) => match serde_json::from_slice::<Record>(&bytes) {
+                Ok(record) => Some(record),
+                Err(err) => {
+                    tracing::warn!(error = %err, "a shared session's record is unreadable");
+                    None
+                }
+            },
+            Ok(None) => None,
+            Err(err) => {
+                unavailable(&err);
+                return Found::Unavailable;
+            }
+        };
+        let local = sessions.get(id, owner, Expiry::Store);
+        let Some(record) = record.filter(|record| record.owner.as_deref() == owner) else {
+            if local.is_some() {
+                // Ended elsewhere (or expired in the store): end it here too.
+                sessions.remove(id, owner);
+            }
+            return Found::Unknown;
+        };
+        if let Some(live) = local {
+            live.session.refresh(&record);
+            return Found::Live(live);
+        }
+        let session = server.restore_session(record);
+        self.share(id, &session, owner);
+        match sessions.adopt(id, session, owner.map(str::to_owned), caller.clone()) {
+            Ok(live) => Found::Live(live),
+            Err(full) => {
+                tracing::warn!(
+                    ?full,
+                    %caller,
+                    "could not serve a shared session here: this instance's table is full"
+                );
+                Found::Unavailable
+            }
+        }
+    }
+
+    /// Ends the session `id` of `owner` in the store; whether the store held it for them.
+    pub(crate) async fn remove(&self, id: &str, owner: Option<&str>) -> Result<bool, ()> {
+        let held = match self.store.load(id, self.bounds.idle).await {
+            Ok(held) => held,
+            Err(err) => {
+                unavailable(&err);
+                return Err(());
+            }
+        };
+        let owned = held
+            .and_then(|bytes| serde_json::from_slice::<Record>(&bytes).ok())
+            .is_some_and(|record| record.owner.as_deref() == owner);
+        if !owned {
+            return Ok(false);
+        }
+        self.store.remove(id).await.map_err(|err| unavailable(&err))
+    }
+
+    /// Forwards the client's answer `message` on session `id` to the instance its id names,
+    /// unless that is this one (then nobody waits for it any more).
+    pub(crate) async fn forward_answer(&self, id: &str, message: &[u8]) -> Option<Forwarded> {
+        let instance = crate::session::instance_of_answer(message)?;
+        if instance == self.instance {
+            return None;
+        }
+        if message.len() > MAX_FORWARDED_ANSWER_BYTES {
+            return Some(Forwarded::TooLarge);
+        }
+        let message = Message::Answer {
+            session: id.to_owned(),
+            message: String::from_utf8_lossy(message).into_owned(),
+        };
+        Some(match self.send(Some(&instance), &message).await {
+            Ok(true) => Forwarded::Delivered,
+            Ok(false) => Forwarded::OwnerGone,
+            Err(()) => Forwarded::Unavailable,
+        })
+    }
+
+    /// Tells every instance that the client cancelled its request `request` on session `id`.
+    pub(crate) async fn forward_cancel(&self, id: &str, request: RequestId) {
+        let message = Message::Cancel {
+            session: id.to_owned(),
+            request,
+        };
+        let _ = self.send(None, &message).await;
+    }
+
+    async fn send(&self, to: Option<&str>, message: &Message) -> Result<bool, ()> {
+        let bytes = serde_json::to_vec(message).map_err(|err| {
+            tracing::error!(error = %err, "could not serialize a message to another instance");
+        })?;
+        self.store
+            .deliver(to, &bytes)
+            .await
+            .map_err(|err| unavailable(&err))
+    }
+}
+
+/// A message another instance sent here.
+fn receive(sessions: &Sessions, bytes: &[u8]) {
+    match serde_json::from_slice::<Message>(bytes) {
+        Ok(Message::Answer { session, message }) => {
+            let answered = sessions
+                .peek(&session)
+                .is_some_and(|session| session.answer(message.as_bytes()));
+            if !answered {
+                tracing::debug!("a forwarded answer found nobody waiting for it");
+            }
+        }
+        Ok(Message::Cancel { session, request }) => {
+            if sessions
+                .peek(&session)
+                .is_some_and(|session| session.cancel(&request))
+            {
+                tracing::debug!(request_id = %request, "request cancelled by the client (forwarded)");
+            }
+        }
+        Err(err) => {
+            tracing::debug!(error = %err, "dropped an unreadable message from another instance")
+        }
+    }
+}
+
+fn unavailable(err: &SessionStoreError) {
+    tracing::warn!(error = %err, "the session store failed: the request is refused");
+}
+
+/// Writes a session's record again when it changes (its log level).
+#[derive(Debug)]
+struct Persisted {
+    store: Arc<dyn SessionStore>,
+    id: String,
+    owner: Option<String>,
+    /// The write under way, if any.
+    pending: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+impl Persist for Persisted {
+    fn changed(&self, session: &Session) {
+        let Ok(record) = serde_json::to_vec(&session.record(self.owner.as_deref())) else {
+            return;
+        };
+        let (store, id) = (Arc::clone(&self.store), self.id.clone());
+        let write = tokio::spawn(async move {
+            if let Err(err) = store.update(&id, &record).await {
+                tracing::warn!(error = %err, "could not store a session's new log level");
+            }
+        });
+        let earlier = self
+            .pending
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .replace(write);
+        if let Some(earlier) = earlier {
+            // The newer write follows it; waiting for either is waiting for the newest.
+            drop(earlier);
+        }
+    }
+
+    fn settled(&self) -> futures_util::future::BoxFuture<'static, ()> {
+        let pending = self
+            .pending
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        Box::pin(async move {
+            if let Some(write) = pending {
+                let _ = write.await;
+            }
+        })
+    }
+}
