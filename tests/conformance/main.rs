@@ -163,8 +163,9 @@ fn conformance_2025_11_25() {
 
 /// The 2025-11-25 requirement set through a balancer: two instances of the fixture, each
 /// with `--redis` (the sessions in one `redis-server`), behind nginx sending each request to
-/// the next instance, so that `initialize`, the session's requests and the answers to pushed
-/// requests land on either. The same verdicts as [`conformance_2025_11_25`].
+/// the next instance, so that `initialize`, the session's requests, the answers to pushed
+/// requests and the GETs resuming streams land on either. The same verdicts as
+/// [`conformance_2025_11_25`], its extra scenarios ([`LEGACY_EXTRA_SCENARIOS`]) included.
 #[test]
 fn conformance_2025_11_25_behind_a_balancer() {
     let _one = ONE_RUN
@@ -191,8 +192,28 @@ fn conformance_2025_11_25_behind_a_balancer() {
     };
     let scored = scored_scenarios(&paths);
     let exit = run_suite(&paths, &nginx.url());
+    // `server-sse-polling` resumes its stream with a GET that may land on the other instance.
+    let extras: Vec<(Paths, i32)> = LEGACY_EXTRA_SCENARIOS
+        .into_iter()
+        .map(|scenario| {
+            let paths = Paths {
+                scenario: Some(scenario),
+                ..Paths::behind_a_balancer(LEGACY_REVISION)
+            };
+            let exit = run_suite(&paths, &nginx.url());
+            (paths, exit)
+        })
+        .collect();
     drop(nginx);
     drop(instances);
+    for (paths, exit) in extras {
+        let log = SuiteLog::parse(&read_to_string(&paths.suite_log()));
+        let scenario = BTreeSet::from_iter(paths.scenario.map(str::to_owned));
+        let outcome = Outcome::evaluate(&log, &scenario)
+            .with_revision(format!("{}, behind nginx", paths.run_name()));
+        report(&outcome.render(exit));
+        outcome.assert_conforms(&log, exit, &paths);
+    }
 
     let log = SuiteLog::parse(&read_to_string(&paths.suite_log()));
     let outcome = Outcome::evaluate(&log, &scored)

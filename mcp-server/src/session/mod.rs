@@ -88,9 +88,10 @@ pub(crate) trait Persist: Send + Sync + std::fmt::Debug {
     /// The session's record changed.
     fn changed(&self, session: &Session);
 
-    /// Completes once the store holds what [`changed`](Self::changed) last reported.
+    /// What completes once the store holds what [`changed`](Self::changed) last reported;
+    /// `None` when no write is under way.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    fn settled(&self) -> futures_util::future::BoxFuture<'static, ()>;
+    fn settled(&self) -> Option<futures_util::future::BoxFuture<'static, ()>>;
 }
 
 /// One `initialize`d session.
@@ -187,8 +188,8 @@ impl Session {
     /// Completes once a shared store holds the session's latest record (at once when none
     /// keeps it): a change is stored before the request that made it is answered.
     pub(crate) async fn settled(&self) {
-        if let Some(persist) = self.persist.get() {
-            persist.settled().await;
+        if let Some(settled) = self.persist.get().and_then(|persist| persist.settled()) {
+            settled.await;
         }
     }
 

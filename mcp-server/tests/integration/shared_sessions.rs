@@ -9,8 +9,9 @@
 //! - A session deleted on one instance is 404 on the other; the log level chosen on one is
 //!   the level on the other; a `notifications/cancelled` landing on the other instance cancels
 //!   the call; the caller's share of sessions counts across instances.
-//! - An answer to a question pushed by an instance that is gone gets 410 and a message
-//!   saying so; a `Last-Event-ID` of a stream another instance holds gets 400 saying so.
+//! - A stream begun on one instance resumes (`Last-Event-ID`) on the other, relayed from the
+//!   first; an answer over 64 KiB is not forwarded (413). Once that instance is gone, an
+//!   answer to its question gets 410 and a message saying so, and resuming its stream 400.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -346,7 +347,7 @@ async fn a_callers_share_of_sessions_counts_across_instances() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_answer_to_an_instance_that_is_gone_gets_410_and_resuming_its_stream_400() {
+async fn a_stream_resumes_through_the_other_instance_and_an_answer_to_one_gone_gets_410() {
     let store = MemorySessionStore::new();
     let seen = Seen::default();
     // Instance A runs on a runtime of its own, which the test drops: A is gone at once,
@@ -385,11 +386,6 @@ async fn an_answer_to_an_instance_that_is_gone_gets_410_and_resuming_its_stream_
             break event;
         }
     };
-    // Resuming A's stream on B: refused, saying where the stream is.
-    let (status, refusal) = resume(b, &session, &event_id).await;
-    assert_eq!(status, 400, "{refusal}");
-    let said = refusal["error"]["message"].as_str().unwrap_or_default();
-    assert!(said.contains("another instance"), "{said}");
     // An answer forwarded while A lives reaches it (over 64 KiB it is not forwarded: 413).
     let post_answer = |id: &Value, content: Value| {
         let answer = json!({"jsonrpc": "2.0", "id": id,
@@ -426,6 +422,31 @@ async fn an_answer_to_an_instance_that_is_gone_gets_410_and_resuming_its_stream_
         }
     };
     assert_ne!(second["id"], pushed["id"]);
+    // Resuming A's stream on B, after its priming event: relayed from A, both questions.
+    let get = format!(
+        "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: {SSE_ONLY}\r\n\
+         Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n\
+         Last-Event-ID: {event_id}\r\n\r\n"
+    );
+    let mut relayed = Conn::open(b).await;
+    relayed.write(get.as_bytes()).await.unwrap();
+    let head = within(10, "the relayed stream", relayed.head())
+        .await
+        .unwrap();
+    assert_eq!(head.status, 200);
+    assert_eq!(head.header("content-type"), Some(SSE_ONLY));
+    let mut replayed = relayed.events();
+    let mut questions = Vec::new();
+    while questions.len() < 2 {
+        let event = within(10, "a relayed event", replayed.next())
+            .await
+            .unwrap()
+            .unwrap();
+        if event["method"] == "elicitation/create" {
+            questions.push(event["id"].clone());
+        }
+    }
+    assert_eq!(questions, [pushed["id"].clone(), second["id"].clone()]);
     // Once A is gone, 410.
     stop_a.send(()).unwrap();
     tokio::task::spawn_blocking(move || a_stopped.join().unwrap())
@@ -436,6 +457,11 @@ async fn an_answer_to_an_instance_that_is_gone_gets_410_and_resuming_its_stream_
     let body: Value = serde_json::from_str(&body).unwrap();
     let said = body["error"]["message"].as_str().unwrap_or_default();
     assert!(said.contains("no longer running"), "{said}");
+    // And its stream can no longer be resumed: refused, saying where it was.
+    let (status, refusal) = resume(b, &session, &event_id).await;
+    assert_eq!(status, 400, "{refusal}");
+    let said = refusal["error"]["message"].as_str().unwrap_or_default();
+    assert!(said.contains("another instance"), "{said}");
     // B keeps serving the session.
     assert_eq!(
         exchange(b, &session, &message(2, "ping", json!({})))

@@ -19,8 +19,8 @@
 //! With a shared session store ([`super::session_store`]), a session named here is looked
 //! up in the store on each message (and adopted, when another instance opened it); an answer
 //! to a request another instance pushed is forwarded to it (410 when that instance is gone),
-//! and a `notifications/cancelled` to every instance. A store that fails refuses the message
-//! with 503.
+//! a `notifications/cancelled` to every instance, and a GET resuming a stream another
+//! instance holds is relayed from it. A store that fails refuses the message with 503.
 //!
 //! Each request holds a place of its caller's share of requests in flight
 //! ([`super::in_flight`]) until its answer is sent and its handler is done; beyond the
@@ -88,7 +88,7 @@ impl Endpoint {
                 config.session_idle,
                 config.session_min_idle,
             );
-            let shared = Shared::new(Arc::clone(store), bounds);
+            let shared = Shared::new(Arc::clone(store), bounds, config.keep_alive);
             if shared.is_none() {
                 tracing::error!("no instance name could be drawn: sessions are not shared");
             }
@@ -133,7 +133,7 @@ impl Endpoint {
         let Some(shared) = &self.shared else {
             return Ok(Some(self.sessions.get(id, owner, Expiry::Local)));
         };
-        shared.listen(Arc::downgrade(&self.sessions));
+        shared.listen(&self.sessions);
         let caller = caller_of(parts);
         // Boxed: only shared sessions wait for the store.
         let found = Box::pin(shared.find(&self.server, &self.sessions, id, owner, &caller));
@@ -502,9 +502,21 @@ impl Endpoint {
             Ok(last_event_id) => resume::resume(&live.streams, last_event_id, keep_alive),
             Err(_) => Err(resume::Refused::Bad(resume::BadEventId::Malformed)),
         };
-        match resumed {
-            Ok(stream) => in_flight::until_sent(stream, Held::new(place, Some(live), None)),
-            Err(refused) => {
+        match (resumed, &self.shared) {
+            (Ok(stream), _) => in_flight::until_sent(stream, Held::new(place, Some(live), None)),
+            (Err(resume::Refused::Elsewhere), Some(shared)) => {
+                let last_event_id = last_event_id.to_str().unwrap_or_default();
+                match Box::pin(shared.resume_elsewhere(id, last_event_id)).await {
+                    Ok(relayed) => {
+                        in_flight::until_sent(relayed, Held::new(place, Some(live), None))
+                    }
+                    Err(message) => {
+                        tracing::debug!("refused to resume a stream held elsewhere");
+                        refuse(StatusCode::BAD_REQUEST, message)
+                    }
+                }
+            }
+            (Err(refused), _) => {
                 tracing::debug!(?refused, "refused to resume a stream");
                 refuse(StatusCode::BAD_REQUEST, refused.message())
             }
@@ -624,7 +636,7 @@ impl Endpoint {
                 .insert(Arc::clone(&session), owner.clone(), place.caller().clone());
         let stored = match (stored, &self.shared) {
             (Ok(session_id), Some(shared)) => {
-                shared.listen(Arc::downgrade(&self.sessions));
+                shared.listen(&self.sessions);
                 let shared = shared.open(&session_id, &session, owner.as_deref(), place.caller());
                 match Box::pin(shared).await {
                     Ok(()) => Ok(session_id),

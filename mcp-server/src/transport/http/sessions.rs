@@ -33,7 +33,7 @@ use std::collections::HashMap;
 use std::ops::Deref;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use typemcp_core::protocol::new_session_id;
 
@@ -92,6 +92,22 @@ pub(crate) struct Live {
     pub(crate) streams: Arc<Streams>,
     /// How many exchanges use the session now.
     users: Arc<AtomicUsize>,
+    /// When a shared store last confirmed the session (`None`: never, or since told that
+    /// it changed).
+    verified: Arc<Mutex<Option<Instant>>>,
+}
+
+impl Live {
+    /// Whether a shared store confirmed the session within `period`.
+    pub(crate) fn verified_within(&self, period: Duration) -> bool {
+        let verified = *self.verified.lock().unwrap_or_else(PoisonError::into_inner);
+        verified.is_some_and(|at| at.elapsed() < period)
+    }
+
+    /// A shared store confirmed the session now.
+    pub(crate) fn mark_verified(&self) {
+        *self.verified.lock().unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
+    }
 }
 
 /// A session found for one exchange, marked in use until dropped: while any exchange uses
@@ -195,6 +211,30 @@ impl Sessions {
         Ok(InUse::new(&live))
     }
 
+    /// The live session named `id` here (its streams too), whoever opened it.
+    pub(crate) fn peek_live(&self, id: &str) -> Option<Live> {
+        self.lock().get(id).map(|entry| entry.live.clone())
+    }
+
+    /// Ends the session named `id` here, whoever opened it (another instance ended it).
+    pub(crate) fn end(&self, id: &str) {
+        if let Some(entry) = self.lock().remove(id) {
+            entry.live.session.close();
+        }
+    }
+
+    /// Forgets when a shared store last confirmed the session named `id` (it changed on
+    /// another instance): its next exchange here reads it again.
+    pub(crate) fn invalidate(&self, id: &str) {
+        if let Some(entry) = self.lock().get(id) {
+            *entry
+                .live
+                .verified
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = None;
+        }
+    }
+
     /// The session named `id` here, whoever opened it (for messages other instances forward,
     /// whose owner they checked).
     pub(crate) fn peek(&self, id: &str) -> Option<Arc<Session>> {
@@ -250,6 +290,7 @@ impl Sessions {
             session,
             streams,
             users,
+            verified: Arc::default(),
         };
         table.insert(
             id.to_owned(),

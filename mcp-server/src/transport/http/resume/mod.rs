@@ -39,7 +39,8 @@
 //! When a shared store lets several instances serve a session, each instance numbers its
 //! streams from a random first number of its own ([`Settings::shared`]), so that an event id
 //! names the instance's stream and no other: a `Last-Event-ID` of a stream another instance
-//! holds is refused with 400 and a message saying that streams resume only where they began.
+//! holds is [`Refused::Elsewhere`] here, and the endpoint relays it from that instance (see
+//! `super::shared`), or refuses it with 400 saying so when no instance holds it.
 //!
 //! The 2026-07-28 wire has no sessions and no resumability: its streams are untouched.
 
@@ -167,8 +168,8 @@ impl Refused {
                  kept: they were over the replay budget, or released for room)"
             }
             Self::Elsewhere => {
-                "Bad Request: Last-Event-ID names a stream that another instance of this server \
-                 holds, and streams resume only on the instance that began them: send the \
+                "Bad Request: Last-Event-ID names a stream that began on another instance of \
+                 this server, which no longer holds it (it stopped, or it went away): send the \
                  request again"
             }
         }

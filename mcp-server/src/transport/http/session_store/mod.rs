@@ -5,10 +5,12 @@
 //! By default an endpoint keeps its sessions in its own memory and needs no store. Given one
 //! ([`HttpConfig::session_store`](super::HttpConfig::session_store)), it writes each new
 //! session there (its record: the negotiated revision, the client's capabilities and
-//! self-description, the subject that opened it, the log level), and every request naming a
-//! session reads it back, renewing its idle expiry; a session the store no longer holds
-//! (deleted on another instance, expired, given way) is 404 everywhere. Two stores come with
-//! the SDK: [`MemorySessionStore`] (endpoints of one process share it) and
+//! self-description, the subject that opened it, the log level), and a request naming a
+//! session another instance opened reads it back. An instance reads a session it holds from
+//! the store again at most once a second, renewing its idle expiry there; a session ended
+//! (`DELETE`) or changed (`logging/setLevel`) on one instance is announced to all at once, and
+//! one the store no longer holds (expired, given way) is 404 everywhere within that second.
+//! Two stores come with the SDK: [`MemorySessionStore`] (endpoints of one process share it) and
 //! `RedisSessionStore` (feature `redis`; instances share a Redis).
 //!
 //! # What stays on one instance
@@ -18,10 +20,12 @@
 //! instance, so the client's answer, wherever it lands, is [forwarded](SessionStore::deliver)
 //! to it; if that instance is gone, the answer is refused with 410 Gone and a message saying
 //! so (the call it answers ended with the instance). A `notifications/cancelled` is forwarded
-//! to every instance. A stream resumes (`Last-Event-ID`) only on the instance that sent it:
-//! elsewhere the GET is refused with 400 and a message saying so, and the client sends the
-//! request again. Resource subscriptions (`resources/subscribe`) are kept by the instance
-//! that received them.
+//! to every instance. A stream's events are kept by the instance that sent it: a GET with
+//! `Last-Event-ID` landing elsewhere is relayed from that instance through the store's
+//! messages; if that instance is gone, the GET is refused with 400 and a message saying so,
+//! and the client sends the request again. Resource subscriptions (`resources/subscribe`)
+//! are kept by the instance that received them, and a session's GET stream gets the
+//! notifications of the instance serving it.
 //!
 //! # Bounds
 //!

@@ -4,8 +4,19 @@
 //!
 //! Each endpoint is an *instance* with a random name: the ids of the requests it pushes name
 //! it, and it listens for the messages sent to it from its first session on.
+//!
+//! A session this instance holds is read from the store again at most every
+//! [`REVERIFY`] (which also renews its expiry there), not on every request: a session
+//! ended (`DELETE`) or changed (`logging/setLevel`) on another instance is announced to all
+//! ([`Message::Ended`], [`Message::Changed`]), so that every instance ends or reads it again
+//! at once; a session that expired or gave way in the store is noticed within [`REVERIFY`].
+//!
+//! A stream another instance holds is resumed through it ([`relay`]).
 
-use std::sync::{Arc, OnceLock, Weak};
+mod relay;
+
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
@@ -23,14 +34,50 @@ use crate::session::{Persist, Record, Session};
 /// bounded by their product.
 pub(crate) const MAX_FORWARDED_ANSWER_BYTES: usize = 64 * 1024;
 
+/// How long a session confirmed by the store is served without reading it again.
+pub(crate) const REVERIFY: Duration = Duration::from_secs(1);
+
 /// A message from one instance to another.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 enum Message {
+    /// The session ended (to every instance).
+    Ended { session: String },
+    /// The session's record changed (to every instance).
+    Changed { session: String },
     /// The client's answer (raw JSON-RPC) to a request this instance pushed on `session`.
     Answer { session: String, message: String },
     /// The client cancelled its request `request` on `session`.
     Cancel { session: String, request: RequestId },
+    /// To every instance: the one holding the stream of `session` that `last_event_id`
+    /// names, relay it from there to relay `relay` of instance `to`.
+    Resume {
+        session: String,
+        last_event_id: String,
+        relay: String,
+        to: String,
+    },
+    /// The instance `from` took the resume of relay `relay`.
+    RelayStart { relay: String, from: String },
+    /// The instance holding the stream cannot resume it.
+    RelayRefused { relay: String },
+    /// Chunk `seq` (from 0) of a relayed stream's SSE body.
+    RelayChunk {
+        relay: String,
+        seq: u64,
+        bytes: String,
+    },
+    /// The relayed stream ended.
+    RelayEnd { relay: String },
+    /// The receiver of relay `relay` went away.
+    RelayCancel { relay: String },
+}
+
+/// A random name (16 hex digits), for an instance or a relay.
+fn random_name() -> Option<String> {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).ok()?;
+    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// What finding a session in the store gave.
@@ -62,33 +109,50 @@ pub(crate) struct Shared {
     instance: String,
     bounds: SessionBounds,
     listening: OnceLock<()>,
+    relays: Arc<relay::Relays>,
+    /// The keep-alive period of the streams this instance relays.
+    keep_alive: Duration,
 }
 
 impl Shared {
     /// This endpoint's part in `store`, keeping sessions within `bounds`.
-    pub(crate) fn new(store: Arc<dyn SessionStore>, bounds: SessionBounds) -> Option<Self> {
-        let mut bytes = [0u8; 8];
-        getrandom::fill(&mut bytes).ok()?;
-        let instance = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    /// The streams it relays to other instances keep alive every `keep_alive`.
+    pub(crate) fn new(
+        store: Arc<dyn SessionStore>,
+        bounds: SessionBounds,
+        keep_alive: Duration,
+    ) -> Option<Self> {
         Some(Self {
             store,
-            instance,
+            instance: random_name()?,
             bounds,
             listening: OnceLock::new(),
+            relays: Arc::default(),
+            keep_alive,
         })
     }
 
     /// Starts listening for this instance's messages, once: each answer reaches the session
     /// of `sessions` waiting for it, each cancellation the request it names.
-    pub(crate) fn listen(&self, sessions: Weak<Sessions>) {
+    pub(crate) fn listen(&self, sessions: &Arc<Sessions>) {
+        if self.listening.get().is_some() {
+            return;
+        }
+        let sessions = Arc::downgrade(sessions);
         self.listening.get_or_init(|| {
             let mut messages = self.store.messages(&self.instance);
+            let receiver = Receiver {
+                store: Arc::clone(&self.store),
+                instance: self.instance.clone(),
+                relays: Arc::clone(&self.relays),
+                keep_alive: self.keep_alive,
+            };
             tokio::spawn(async move {
                 while let Some(bytes) = messages.next().await {
                     let Some(sessions) = sessions.upgrade() else {
                         return;
                     };
-                    receive(&sessions, &bytes);
+                    receiver.receive(&sessions, &bytes);
                 }
             });
         });
@@ -154,6 +218,14 @@ impl Shared {
         owner: Option<&str>,
         caller: &Caller,
     ) -> Found {
+        let local = sessions.get(id, owner, Expiry::Store);
+        if local
+            .as_ref()
+            .is_some_and(|live| live.verified_within(REVERIFY))
+        {
+            return local.map_or(Found::Unknown, Found::Live);
+        }
+        drop(local);
         let record = match self.store.load(id, self.bounds.idle).await {
             Ok(Some(bytes)) => match serde_json::from_slice::<Record>(&bytes) {
                 Ok(record) => Some(record),
@@ -178,12 +250,16 @@ impl Shared {
         };
         if let Some(live) = local {
             live.session.refresh(&record);
+            live.mark_verified();
             return Found::Live(live);
         }
         let session = server.restore_session(record);
         self.share(id, &session, owner);
         match sessions.adopt(id, session, owner.map(str::to_owned), caller.clone()) {
-            Ok(live) => Found::Live(live),
+            Ok(live) => {
+                live.mark_verified();
+                Found::Live(live)
+            }
             Err(full) => {
                 tracing::warn!(
                     ?full,
@@ -210,7 +286,18 @@ impl Shared {
         if !owned {
             return Ok(false);
         }
-        self.store.remove(id).await.map_err(|err| unavailable(&err))
+        let removed = self
+            .store
+            .remove(id)
+            .await
+            .map_err(|err| unavailable(&err))?;
+        let ended = Message::Ended {
+            session: id.to_owned(),
+        };
+        // Announced before the DELETE is answered; an instance that misses it notices
+        // within `REVERIFY`.
+        let _ = self.send(None, &ended).await;
+        Ok(removed)
     }
 
     /// Forwards the client's answer `message` on session `id` to the instance its id names,
@@ -234,6 +321,25 @@ impl Shared {
         })
     }
 
+    /// Resumes, through the instance holding it, the stream of session `id` that
+    /// `last_event_id` names (its refusal's message when none can).
+    pub(crate) async fn resume_elsewhere(
+        &self,
+        id: &str,
+        last_event_id: &str,
+    ) -> Result<axum::response::Response, &'static str> {
+        let (relays, store) = (&self.relays, &self.store);
+        relay::receive(
+            relays,
+            store,
+            &self.instance,
+            id,
+            last_event_id,
+            self.keep_alive,
+        )
+        .await
+    }
+
     /// Tells every instance that the client cancelled its request `request` on session `id`.
     pub(crate) async fn forward_cancel(&self, id: &str, request: RequestId) {
         let message = Message::Cancel {
@@ -254,10 +360,60 @@ impl Shared {
     }
 }
 
-/// A message another instance sent here.
-fn receive(sessions: &Sessions, bytes: &[u8]) {
-    match serde_json::from_slice::<Message>(bytes) {
-        Ok(Message::Answer { session, message }) => {
+/// What the listener needs to act on messages.
+struct Receiver {
+    store: Arc<dyn SessionStore>,
+    instance: String,
+    relays: Arc<relay::Relays>,
+    keep_alive: Duration,
+}
+
+impl Receiver {
+    /// A message another instance sent here.
+    fn receive(&self, sessions: &Sessions, bytes: &[u8]) {
+        let message = match serde_json::from_slice::<Message>(bytes) {
+            Ok(message) => message,
+            Err(err) => {
+                tracing::debug!(error = %err, "dropped an unreadable message from another instance");
+                return;
+            }
+        };
+        let relays = &self.relays;
+        match message {
+            Message::Resume {
+                session,
+                last_event_id,
+                relay,
+                to,
+            } => relay::serve(
+                relays,
+                &self.store,
+                &self.instance,
+                sessions,
+                self.keep_alive,
+                &session,
+                &last_event_id,
+                relay,
+                to,
+            ),
+            Message::RelayStart { relay, from } => relays.take(&relay, relay::Part::Start { from }),
+            Message::RelayRefused { relay } => relays.take(&relay, relay::Part::Refused),
+            Message::RelayChunk { relay, seq, bytes } => {
+                relays.take(&relay, relay::Part::Chunk { seq, bytes });
+            }
+            Message::RelayEnd { relay } => relays.take(&relay, relay::Part::End),
+            Message::RelayCancel { relay } => relays.cancel(&relay),
+            other => receive(sessions, other),
+        }
+    }
+}
+
+/// A message about a session another instance sent here.
+fn receive(sessions: &Sessions, message: Message) {
+    match message {
+        Message::Ended { session } => sessions.end(&session),
+        Message::Changed { session } => sessions.invalidate(&session),
+        Message::Answer { session, message } => {
             let answered = sessions
                 .peek(&session)
                 .is_some_and(|session| session.answer(message.as_bytes()));
@@ -265,17 +421,15 @@ fn receive(sessions: &Sessions, bytes: &[u8]) {
                 tracing::debug!("a forwarded answer found nobody waiting for it");
             }
         }
-        Ok(Message::Cancel { session, request }) => {
+        Message::Cancel { session, request }
             if sessions
                 .peek(&session)
-                .is_some_and(|session| session.cancel(&request))
-            {
-                tracing::debug!(request_id = %request, "request cancelled by the client (forwarded)");
-            }
+                .is_some_and(|session| session.cancel(&request)) =>
+        {
+            tracing::debug!(request_id = %request, "request cancelled by the client (forwarded)");
         }
-        Err(err) => {
-            tracing::debug!(error = %err, "dropped an unreadable message from another instance")
-        }
+        // The relay's messages are taken by `Receiver::receive`.
+        _ => {}
     }
 }
 
@@ -302,6 +456,13 @@ impl Persist for Persisted {
         let write = tokio::spawn(async move {
             if let Err(err) = store.update(&id, &record).await {
                 tracing::warn!(error = %err, "could not store a session's new log level");
+                return;
+            }
+            let changed = serde_json::to_vec(&Message::Changed { session: id });
+            if let Ok(changed) = changed
+                && let Err(err) = store.deliver(None, &changed).await
+            {
+                tracing::warn!(error = %err, "could not announce a session's new log level");
             }
         });
         let earlier = self
@@ -315,16 +476,14 @@ impl Persist for Persisted {
         }
     }
 
-    fn settled(&self) -> futures_util::future::BoxFuture<'static, ()> {
+    fn settled(&self) -> Option<futures_util::future::BoxFuture<'static, ()>> {
         let pending = self
             .pending
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take();
-        Box::pin(async move {
-            if let Some(write) = pending {
-                let _ = write.await;
-            }
-        })
+            .take()?;
+        Some(Box::pin(async move {
+            let _ = pending.await;
+        }))
     }
 }
