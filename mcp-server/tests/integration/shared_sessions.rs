@@ -186,11 +186,7 @@ async fn a_flow_completes_through_a_balancer_with_sessions_in_redis() {
     let Some(redis) = crate::support::redis::RedisServer::start() else {
         return;
     };
-    let store =
-        typemcp_server::transport::http::session_store::RedisSessionStore::connect(&redis.url())
-            .await
-            .unwrap();
-    flow_through_a_balancer(store).await;
+    flow_through_a_balancer(redis_store(&redis).await).await;
 }
 
 // ----- Instance by instance -----
@@ -235,9 +231,8 @@ async fn without_a_shared_store_another_instance_does_not_know_the_session() {
     assert_eq!(exchange(b, &session, &ping).await.0, 404);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_session_deleted_on_one_instance_is_gone_on_the_other() {
-    let [a, b] = pair(MemorySessionStore::new(), &Seen::default()).await;
+async fn deleted_on_one_gone_on_the_other(store: impl SessionStore + Clone) {
+    let [a, b] = pair(store, &Seen::default()).await;
     let session = open_session(a).await;
     let ping = message(1, "ping", json!({}));
     assert_eq!(exchange(b, &session, &ping).await.0, 200);
@@ -255,6 +250,30 @@ async fn a_session_deleted_on_one_instance_is_gone_on_the_other() {
         assert_eq!(status, 404, "{reply}");
         assert_eq!(reply["error"]["code"], -32600, "{reply}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_deleted_on_one_instance_is_gone_on_the_other() {
+    deleted_on_one_gone_on_the_other(MemorySessionStore::new()).await;
+}
+
+#[cfg(feature = "redis")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_deleted_on_one_instance_is_gone_on_the_other_with_redis() {
+    let Some(redis) = crate::support::redis::RedisServer::start() else {
+        return;
+    };
+    deleted_on_one_gone_on_the_other(redis_store(&redis).await).await;
+}
+
+/// A session store in `redis`.
+#[cfg(feature = "redis")]
+async fn redis_store(
+    redis: &crate::support::redis::RedisServer,
+) -> typemcp_server::transport::http::session_store::RedisSessionStore {
+    typemcp_server::transport::http::session_store::RedisSessionStore::connect(&redis.url())
+        .await
+        .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -325,9 +344,7 @@ async fn a_cancellation_landing_on_the_other_instance_cancels_the_call() {
     .await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_callers_share_of_sessions_counts_across_instances() {
-    let store = MemorySessionStore::new();
+async fn share_across_instances(store: impl SessionStore + Clone) {
     let seen = Seen::default();
     let share = |c: HttpConfig| c.max_sessions_per_caller(2);
     let (a, _) = instance(store.clone(), &seen, share).await;
@@ -343,7 +360,59 @@ async fn a_callers_share_of_sessions_counts_across_instances() {
         .await
         .unwrap();
     assert_eq!(head.status, 429, "{}", String::from_utf8_lossy(&body));
+}
+
+/// With no minimum idle time, the caller's session unused longest gives way to its new one,
+/// on whichever instance: it is 404 everywhere after.
+async fn share_gives_way_across_instances(store: impl SessionStore + Clone) {
+    let seen = Seen::default();
+    let share = |c: HttpConfig| {
+        c.max_sessions_per_caller(2)
+            .session_min_idle(Duration::ZERO)
+    };
+    let (a, _) = instance(store.clone(), &seen, share).await;
+    let (b, _) = instance(store, &seen, share).await;
+    let first = open_session(a).await;
+    let second = open_session(b).await;
+    let third = open_session(a).await;
+    let ping = message(1, "ping", json!({}));
+    assert_eq!(
+        exchange(b, &first, &ping).await.0,
+        404,
+        "the first gave way"
+    );
+    assert_eq!(exchange(a, &second, &ping).await.0, 200);
+    assert_eq!(exchange(b, &third, &ping).await.0, 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_session_gives_way_across_instances() {
+    share_gives_way_across_instances(MemorySessionStore::new()).await;
+}
+
+#[cfg(feature = "redis")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_session_gives_way_across_instances_with_redis() {
+    let Some(redis) = crate::support::redis::RedisServer::start() else {
+        return;
+    };
+    share_gives_way_across_instances(redis_store(&redis).await).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_callers_share_of_sessions_counts_across_instances() {
+    let store = MemorySessionStore::new();
+    share_across_instances(store.clone()).await;
     assert_eq!(store.len(), 2);
+}
+
+#[cfg(feature = "redis")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_callers_share_of_sessions_counts_across_instances_with_redis() {
+    let Some(redis) = crate::support::redis::RedisServer::start() else {
+        return;
+    };
+    share_across_instances(redis_store(&redis).await).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

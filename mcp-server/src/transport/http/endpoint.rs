@@ -16,8 +16,9 @@
 //! modern `_meta` is the exception: it is served as on the 2026-07-28 wire, which ignores the
 //! header; see `dispatch::era`.)
 //!
-//! With a shared session store ([`super::session_store`]), a session named here is looked
-//! up in the store on each message (and adopted, when another instance opened it); an answer
+//! With a shared session store ([`super::session_store`]), a session named here is found
+//! through the store (adopted, when another instance opened it; read again at most once a
+//! second, see `super::shared`); an answer
 //! to a request another instance pushed is forwarded to it (410 when that instance is gone),
 //! a `notifications/cancelled` to every instance, and a GET resuming a stream another
 //! instance holds is relayed from it. A store that fails refuses the message with 503.
