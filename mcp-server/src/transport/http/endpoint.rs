@@ -134,7 +134,9 @@ impl Endpoint {
         let Some(shared) = &self.shared else {
             return Ok(Some(self.sessions.get(id, owner, Expiry::Local)));
         };
-        shared.listen(&self.sessions);
+        if Box::pin(shared.listen(&self.sessions)).await.is_err() {
+            return Err(store_unavailable());
+        }
         let caller = caller_of(parts);
         // Boxed: only shared sessions wait for the store.
         let found = Box::pin(shared.find(&self.server, &self.sessions, id, owner, &caller));
@@ -637,9 +639,15 @@ impl Endpoint {
                 .insert(Arc::clone(&session), owner.clone(), place.caller().clone());
         let stored = match (stored, &self.shared) {
             (Ok(session_id), Some(shared)) => {
-                shared.listen(&self.sessions);
-                let shared = shared.open(&session_id, &session, owner.as_deref(), place.caller());
-                match Box::pin(shared).await {
+                let listening = Box::pin(shared.listen(&self.sessions)).await;
+                let opened = match listening {
+                    Ok(()) => {
+                        let owner = owner.as_deref();
+                        Box::pin(shared.open(&session_id, &session, owner, place.caller())).await
+                    }
+                    Err(()) => Err(Full::Unavailable),
+                };
+                match opened {
                     Ok(()) => Ok(session_id),
                     Err(full) => {
                         self.sessions.remove(&session_id, owner.as_deref());

@@ -195,10 +195,13 @@ impl SessionStore for MemorySessionStore {
         std::future::ready(Ok(delivered)).boxed()
     }
 
-    fn messages(&self, instance: &str) -> BoxStream<'static, Vec<u8>> {
+    fn messages<'a>(
+        &'a self,
+        instance: &'a str,
+    ) -> BoxFuture<'a, Result<BoxStream<'static, Vec<u8>>, SessionStoreError>> {
         let (tx, rx) = mpsc::channel(QUEUE);
         self.lock().listeners.push((instance.to_owned(), tx));
-        super::receiver_stream(rx)
+        std::future::ready(Ok(super::receiver_stream(rx))).boxed()
     }
 }
 
@@ -251,8 +254,8 @@ mod tests {
     #[tokio::test]
     async fn messages_reach_the_instance_named_or_all() {
         let store = MemorySessionStore::new();
-        let mut a = store.messages("a");
-        let mut b = store.messages("b");
+        let mut a = store.messages("a").await.unwrap();
+        let mut b = store.messages("b").await.unwrap();
         assert!(store.deliver(Some("a"), b"to a").await.unwrap_or(false));
         assert!(!store.deliver(Some("c"), b"to c").await.unwrap_or(true));
         assert!(store.deliver(None, b"to all").await.unwrap_or(false));

@@ -169,9 +169,13 @@ pub trait SessionStore: Send + Sync + fmt::Debug + 'static {
         message: &'a [u8],
     ) -> BoxFuture<'a, Result<bool, SessionStoreError>>;
 
-    /// The messages sent to the instance named `instance`, and to every instance, from now
-    /// on, for as long as the stream is held.
-    fn messages(&self, instance: &str) -> BoxStream<'static, Vec<u8>>;
+    /// The messages sent to the instance named `instance`, and to every instance, for as
+    /// long as the stream is held: every message sent once this completes reaches it (a
+    /// store that reconnects may lose those sent while it does).
+    fn messages<'a>(
+        &'a self,
+        instance: &'a str,
+    ) -> BoxFuture<'a, Result<BoxStream<'static, Vec<u8>>, SessionStoreError>>;
 }
 
 /// The messages of a channel as a stream.

@@ -282,49 +282,84 @@ impl SessionStore for RedisSessionStore {
         })
     }
 
-    fn messages(&self, instance: &str) -> BoxStream<'static, Vec<u8>> {
-        let (tx, rx) = mpsc::channel(QUEUE);
-        let channels = [self.channel(Some(instance)), self.channel(None)];
-        tokio::spawn(subscribe(self.client.clone(), channels, tx));
-        super::receiver_stream(rx)
+    fn messages<'a>(
+        &'a self,
+        instance: &'a str,
+    ) -> BoxFuture<'a, Result<BoxStream<'static, Vec<u8>>, SessionStoreError>> {
+        Box::pin(async move {
+            let channels = [self.channel(Some(instance)), self.channel(None)];
+            let timeout = self.link.timeout();
+            let pubsub = subscribed(&self.client, &channels, timeout).await?;
+            let (tx, rx) = mpsc::channel(QUEUE);
+            let client = self.client.clone();
+            tokio::spawn(relay_messages(client, channels, timeout, pubsub, tx));
+            Ok(super::receiver_stream(rx))
+        })
     }
 }
 
-/// Holds a subscription to `channels`, reconnecting when the connection drops, and passes
-/// each message on until the receiver goes away.
-async fn subscribe(client: redis::Client, channels: [String; 2], tx: mpsc::Sender<Vec<u8>>) {
+/// A connection subscribed to `channels`, within `timeout`.
+async fn subscribed(
+    client: &redis::Client,
+    channels: &[String; 2],
+    timeout: Duration,
+) -> Result<redis::aio::PubSub, SessionStoreError> {
+    let connecting = async {
+        let mut pubsub = client.get_async_pubsub().await?;
+        pubsub.subscribe(&channels[..]).await?;
+        Ok::<_, redis::RedisError>(pubsub)
+    };
+    tokio::time::timeout(timeout, connecting)
+        .await
+        .map_err(|_| SessionStoreError::Timeout(timeout))?
+        .map_err(|err| store_error(Failure::Redis(err)))
+}
+
+/// Passes on each message of `pubsub` (subscribed to `channels`) until the receiver goes
+/// away, subscribing again on a new connection when the connection drops. Messages sent
+/// while no connection is subscribed are lost (instances notice what they missed within
+/// their re-verification period).
+async fn relay_messages(
+    client: redis::Client,
+    channels: [String; 2],
+    timeout: Duration,
+    mut pubsub: redis::aio::PubSub,
+    tx: mpsc::Sender<Vec<u8>>,
+) {
     let mut backoff = Duration::from_millis(50);
-    while !tx.is_closed() {
-        match client.get_async_pubsub().await {
-            Ok(mut pubsub) => {
-                if let Err(err) = pubsub.subscribe(&channels[..]).await {
-                    tracing::warn!(error = %err, "could not subscribe to the other instances' messages");
-                } else {
-                    backoff = Duration::from_millis(50);
-                    let mut messages = pubsub.on_message();
-                    loop {
-                        tokio::select! {
-                            () = tx.closed() => return,
-                            message = messages.next() => {
-                                let Some(message) = message else { break };
-                                let payload: Vec<u8> = message.get_payload_bytes().to_vec();
-                                if tx.try_send(payload).is_err() && !tx.is_closed() {
-                                    tracing::warn!("dropped a message from another instance: the queue is full");
-                                }
-                            }
+    loop {
+        {
+            let mut messages = pubsub.on_message();
+            loop {
+                tokio::select! {
+                    () = tx.closed() => return,
+                    message = messages.next() => {
+                        let Some(message) = message else { break };
+                        let payload: Vec<u8> = message.get_payload_bytes().to_vec();
+                        if tx.try_send(payload).is_err() && !tx.is_closed() {
+                            tracing::warn!("dropped a message from another instance: the queue is full");
                         }
                     }
-                    tracing::warn!(
-                        "the connection carrying the other instances' messages dropped; reconnecting"
-                    );
                 }
             }
-            Err(err) => {
-                tracing::warn!(error = %err, "could not connect for the other instances' messages");
-            }
         }
-        tokio::time::sleep(backoff).await;
-        backoff = (backoff * 2).min(Duration::from_secs(2));
+        tracing::warn!(
+            "the connection carrying the other instances' messages dropped; reconnecting"
+        );
+        pubsub = loop {
+            if tx.is_closed() {
+                return;
+            }
+            tokio::time::sleep(backoff).await;
+            backoff = (backoff * 2).min(Duration::from_secs(2));
+            match subscribed(&client, &channels, timeout).await {
+                Ok(pubsub) => break pubsub,
+                Err(err) => {
+                    tracing::warn!(error = %err, "could not subscribe to the other instances' messages")
+                }
+            }
+        };
+        backoff = Duration::from_millis(50);
     }
 }
 

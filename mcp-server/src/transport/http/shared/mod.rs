@@ -15,7 +15,7 @@
 
 mod relay;
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::StreamExt;
@@ -108,7 +108,7 @@ pub(crate) struct Shared {
     store: Arc<dyn SessionStore>,
     instance: String,
     bounds: SessionBounds,
-    listening: OnceLock<()>,
+    listening: tokio::sync::OnceCell<()>,
     relays: Arc<relay::Relays>,
     /// The keep-alive period of the streams this instance relays.
     keep_alive: Duration,
@@ -126,27 +126,31 @@ impl Shared {
             store,
             instance: random_name()?,
             bounds,
-            listening: OnceLock::new(),
+            listening: tokio::sync::OnceCell::new(),
             relays: Arc::default(),
             keep_alive,
         })
     }
 
-    /// Starts listening for this instance's messages, once: each answer reaches the session
-    /// of `sessions` waiting for it, each cancellation the request it names.
-    pub(crate) fn listen(&self, sessions: &Arc<Sessions>) {
-        if self.listening.get().is_some() {
-            return;
+    /// Listens for this instance's messages (once; later calls return at once): each answer
+    /// reaches the session of `sessions` waiting for it, each cancellation the request it
+    /// names. Completes once every message sent from then on reaches this instance; a store
+    /// that cannot subscribe fails the request (503).
+    pub(crate) async fn listen(&self, sessions: &Arc<Sessions>) -> Result<(), ()> {
+        if self.listening.initialized() {
+            return Ok(());
         }
-        let sessions = Arc::downgrade(sessions);
-        self.listening.get_or_init(|| {
-            let mut messages = self.store.messages(&self.instance);
+        let subscribe = || async {
+            let mut messages = self.store.messages(&self.instance).await.map_err(|err| {
+                tracing::warn!(error = %err, "could not listen to the other instances");
+            })?;
             let receiver = Receiver {
                 store: Arc::clone(&self.store),
                 instance: self.instance.clone(),
                 relays: Arc::clone(&self.relays),
                 keep_alive: self.keep_alive,
             };
+            let sessions = Arc::downgrade(sessions);
             tokio::spawn(async move {
                 while let Some(bytes) = messages.next().await {
                     let Some(sessions) = sessions.upgrade() else {
@@ -155,7 +159,9 @@ impl Shared {
                     receiver.receive(&sessions, &bytes);
                 }
             });
-        });
+            Ok(())
+        };
+        self.listening.get_or_try_init(subscribe).await.map(|_| ())
     }
 
     /// Shares a session opened here: stores it for `owner`, counted against `caller`.
