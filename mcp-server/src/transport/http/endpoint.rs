@@ -40,16 +40,13 @@ use http_body_util::{BodyExt, LengthLimitError, Limited};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use typemcp_core::McpError;
-use typemcp_core::jsonrpc::{
-    IncomingMessage, IncomingNotification, IncomingRequest, parse_message,
-};
+use typemcp_core::jsonrpc::{IncomingMessage, IncomingRequest, parse_message};
 
+use super::directory::{Answered, Directory, Unavailable};
 use super::in_flight::{self, Held, InFlight, Place};
 use super::origin;
 use super::resume::Resumable;
-use super::session_store::SessionBounds;
-use super::sessions::{Expiry, Full, InUse, Limits, Sessions};
-use super::shared::{Forwarded, Found, Shared};
+use super::sessions::{Full, InUse};
 use super::{HttpConfig, negotiate, resume, status, stream};
 use crate::Server;
 use crate::caller::Caller;
@@ -69,9 +66,8 @@ const LAST_EVENT_ID: &str = "last-event-id";
 pub(crate) struct Endpoint {
     server: Server,
     config: HttpConfig,
-    sessions: Arc<Sessions>,
-    /// This endpoint's part in a shared session store, if one is configured.
-    shared: Option<Shared>,
+    /// Its 2025-11-25 sessions (and their store, if shared).
+    sessions: Directory,
     in_flight: Arc<InFlight>,
     /// This endpoint's key into the worker threads' memo of the last `Host` accepted.
     host_memo: origin::HostMemo,
@@ -81,36 +77,12 @@ pub(crate) struct Endpoint {
 
 impl Endpoint {
     pub(crate) fn new(server: Server, config: HttpConfig) -> Self {
-        let mut streams = resume::Settings::of(&config);
-        let shared = config.session_store.as_ref().and_then(|store| {
-            let bounds = SessionBounds::new(
-                config.max_sessions,
-                config.max_sessions_per_caller,
-                config.session_idle,
-                config.session_min_idle,
-            );
-            let shared = Shared::new(Arc::clone(store), bounds, config.keep_alive);
-            if shared.is_none() {
-                tracing::error!("no instance name could be drawn: sessions are not shared");
-            }
-            shared
-        });
-        if shared.is_some() {
-            streams = streams.shared();
-        }
-        let limits = Limits {
-            max: config.max_sessions,
-            per_caller: config.max_sessions_per_caller,
-            idle: config.session_idle,
-            min_idle: config.session_min_idle,
-        };
-        let sessions = Arc::new(Sessions::new(limits, streams));
+        let sessions = Directory::new(&config);
         let in_flight = InFlight::new(config.max_in_flight_per_caller);
         Self {
             server,
             config,
             sessions,
-            shared,
             in_flight,
             host_memo: origin::HostMemo::new(),
             warned_anonymous: std::sync::atomic::AtomicBool::new(false),
@@ -127,58 +99,22 @@ impl Endpoint {
         let Some(id) = parts.headers.get(SESSION_ID) else {
             return Ok(None);
         };
-        let owner = owner(parts);
         let Some(id) = id.to_str().ok().map(str::trim) else {
             return Ok(Some(None));
         };
-        let Some(shared) = &self.shared else {
-            return Ok(Some(self.sessions.get(id, owner, Expiry::Local)));
-        };
-        if Box::pin(shared.listen(&self.sessions)).await.is_err() {
-            return Err(store_unavailable());
-        }
-        let caller = caller_of(parts);
-        // Boxed: only shared sessions wait for the store.
-        let found = Box::pin(shared.find(&self.server, &self.sessions, id, owner, &caller));
-        match found.await {
-            Found::Live(live) => Ok(Some(Some(live))),
-            Found::Unknown => Ok(Some(None)),
-            Found::Unavailable => Err(store_unavailable()),
-        }
+        let caller = || caller_of(parts);
+        let found = self.sessions.find(&self.server, id, owner(parts), &caller);
+        found
+            .await
+            .map(Some)
+            .map_err(|Unavailable| store_unavailable())
     }
 
-    /// A notification POSTed on a session: `notifications/cancelled` cancels the request it
-    /// names (and so the server's requests pushed for it), here or, with a shared store, on
-    /// the instance serving it; the others need no action.
-    async fn session_notification(
-        &self,
-        session_id: &str,
-        session: &Session,
-        notification: IncomingNotification,
-    ) {
-        let Some(params) = crate::transport::cancelled(notification) else {
-            return;
-        };
-        if session.cancel(&params.request_id) {
-            tracing::debug!(request_id = %params.request_id, "request cancelled by the client");
-        } else if let Some(shared) = &self.shared {
-            shared.forward_cancel(session_id, params.request_id).await;
-        }
-    }
-
-    /// The client's answer to a request the server pushed on a session: to the request
-    /// waiting here, or, with a shared store, forwarded to the instance that pushed it.
+    /// The client's answer to a request the server pushed on a session, wherever it waits.
     async fn session_answer(&self, session_id: &str, session: &Session, bytes: &[u8]) -> Response {
-        if session.answer(bytes) {
-            return StatusCode::ACCEPTED.into_response();
-        }
-        let Some(shared) = &self.shared else {
-            return StatusCode::ACCEPTED.into_response();
-        };
-        match shared.forward_answer(session_id, bytes).await {
-            // Late, or unknown: dropped (logged by the session).
-            None | Some(Forwarded::Delivered) => StatusCode::ACCEPTED.into_response(),
-            Some(Forwarded::OwnerGone) => {
+        match self.sessions.answer(session_id, session, bytes).await {
+            Answered::Accepted => StatusCode::ACCEPTED.into_response(),
+            Answered::OwnerGone => {
                 tracing::info!("refused an answer to a request pushed by an instance that is gone");
                 refuse(
                     StatusCode::GONE,
@@ -186,8 +122,8 @@ impl Endpoint {
                      and the request it belongs to ended with it; send that request again",
                 )
             }
-            Some(Forwarded::Unavailable) => store_unavailable(),
-            Some(Forwarded::TooLarge) => refuse(
+            Answered::Unavailable => store_unavailable(),
+            Answered::TooLarge => refuse(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "Payload Too Large: an answer to a request another instance sent is forwarded \
                  to it only up to 64 KiB",
@@ -368,9 +304,15 @@ async fn handle(endpoint: Arc<Endpoint>, request: Request) -> Response {
             match endpoint.session_of(&parts).await {
                 Ok(Some(Some(live))) => {
                     live.session.touch();
-                    endpoint
-                        .session_notification(session_id(&parts), &live.session, notification)
-                        .await;
+                    // `notifications/cancelled` cancels the request it names (and so the
+                    // server's requests pushed for it); the others need no action.
+                    if let Some(params) = crate::transport::cancelled(notification) {
+                        let id = session_id(&parts);
+                        let cancel = endpoint
+                            .sessions
+                            .cancel(id, &live.session, params.request_id);
+                        cancel.await;
+                    }
                     StatusCode::ACCEPTED.into_response()
                 }
                 Ok(Some(None)) if !has_modern_meta(&notification.params) => {
@@ -470,18 +412,10 @@ impl Endpoint {
     async fn session_request(&self, parts: &http::request::Parts, place: Place) -> Response {
         let id = session_id(parts);
         if parts.method == Method::DELETE {
-            let here = self.sessions.remove(id, owner(parts));
-            let stored = match &self.shared {
-                None => false,
-                Some(shared) => match shared.remove(id, owner(parts)).await {
-                    Ok(stored) => stored,
-                    Err(()) => return store_unavailable(),
-                },
-            };
-            return if here || stored {
-                StatusCode::OK.into_response()
-            } else {
-                session_not_found(None)
+            return match self.sessions.remove(id, owner(parts)).await {
+                Ok(true) => StatusCode::OK.into_response(),
+                Ok(false) => session_not_found(None),
+                Err(Unavailable) => store_unavailable(),
             };
         }
         let live = match self.session_of(parts).await {
@@ -502,27 +436,15 @@ impl Endpoint {
             return in_flight::until_sent(stream, Held::new(place, Some(live), None));
         };
         let resumed = match last_event_id.to_str() {
-            Ok(last_event_id) => resume::resume(&live.streams, last_event_id, keep_alive),
-            Err(_) => Err(resume::Refused::Bad(resume::BadEventId::Malformed)),
+            Ok(last_event_id) => {
+                let resumed = self.sessions.resume(id, &live, last_event_id, keep_alive);
+                Box::pin(resumed).await
+            }
+            Err(_) => Err(resume::Refused::Bad(resume::BadEventId::Malformed).message()),
         };
-        match (resumed, &self.shared) {
-            (Ok(stream), _) => in_flight::until_sent(stream, Held::new(place, Some(live), None)),
-            (Err(resume::Refused::Elsewhere), Some(shared)) => {
-                let last_event_id = last_event_id.to_str().unwrap_or_default();
-                match Box::pin(shared.resume_elsewhere(id, last_event_id)).await {
-                    Ok(relayed) => {
-                        in_flight::until_sent(relayed, Held::new(place, Some(live), None))
-                    }
-                    Err(message) => {
-                        tracing::debug!("refused to resume a stream held elsewhere");
-                        refuse(StatusCode::BAD_REQUEST, message)
-                    }
-                }
-            }
-            (Err(refused), _) => {
-                tracing::debug!(?refused, "refused to resume a stream");
-                refuse(StatusCode::BAD_REQUEST, refused.message())
-            }
+        match resumed {
+            Ok(stream) => in_flight::until_sent(stream, Held::new(place, Some(live), None)),
+            Err(message) => refuse(StatusCode::BAD_REQUEST, message),
         }
     }
 
@@ -580,10 +502,8 @@ impl Endpoint {
             _ => None,
         };
         let serving = self.server.lifecycle().serving();
-        let shared_session = self
-            .shared
+        let session = named
             .as_ref()
-            .and(named.as_ref())
             .and_then(|named| named.as_ref().map(|live| Arc::clone(&live.session)));
         let held = Held::new(place, named.flatten(), Some(serving));
         let (status, cancelled) = if on_session {
@@ -602,7 +522,7 @@ impl Endpoint {
             resumable,
         };
         let response = stream::respond(answer, self.config.keep_alive).await;
-        if let Some(session) = shared_session {
+        if let Some(session) = session {
             // A change the request made (its log level) is stored before it is answered.
             session.settled().await;
         }
@@ -634,29 +554,7 @@ impl Endpoint {
             // Refused (by a layer, or for malformed params): no session.
             (reply, None) => return stream::json(reply),
         };
-        let stored =
-            self.sessions
-                .insert(Arc::clone(&session), owner.clone(), place.caller().clone());
-        let stored = match (stored, &self.shared) {
-            (Ok(session_id), Some(shared)) => {
-                let listening = Box::pin(shared.listen(&self.sessions)).await;
-                let opened = match listening {
-                    Ok(()) => {
-                        let owner = owner.as_deref();
-                        Box::pin(shared.open(&session_id, &session, owner, place.caller())).await
-                    }
-                    Err(()) => Err(Full::Unavailable),
-                };
-                match opened {
-                    Ok(()) => Ok(session_id),
-                    Err(full) => {
-                        self.sessions.remove(&session_id, owner.as_deref());
-                        Err(full)
-                    }
-                }
-            }
-            (stored, _) => stored,
-        };
+        let stored = Box::pin(self.sessions.open(&session, owner, place.caller())).await;
         match stored {
             Ok(session_id) => {
                 let mut response = stream::json(reply);

@@ -32,6 +32,7 @@
 
 pub mod auth;
 mod config;
+mod directory;
 mod endpoint;
 #[cfg(feature = "http2")]
 mod h2_limits;
