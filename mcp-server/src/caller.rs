@@ -39,12 +39,17 @@ impl Caller {
 }
 
 impl Caller {
-    /// The caller as a shared store counts its sessions: the subject or the address (a store
-    /// keeps it, or a digest of it; logs never show it).
+    /// The caller as a shared store counts its sessions: a digest of the subject (a store
+    /// never sees the subject itself), or the address.
     #[cfg(feature = "http")] // Used by the HTTP transport's shared sessions.
     pub(crate) fn key(&self) -> String {
+        use sha2::{Digest, Sha256};
         match self {
-            Self::Subject(subject) => format!("subject:{subject}"),
+            Self::Subject(subject) => {
+                let digest = Sha256::digest(subject.as_bytes());
+                let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+                format!("subject:{hex}")
+            }
             Self::Address(ip) => format!("address:{ip}"),
             Self::Anonymous => "anonymous".to_owned(),
         }

@@ -8,8 +8,10 @@
 //!   on another, each of the three pushed questions answered wherever the balancer sends the
 //!   answer (forwarded to the instance waiting for it). Every deploy ran once, and every
 //!   instance served requests.
-//! - The typed client in the 2026-07-28 era completes the same deploy 20 times through the
-//!   same balancer (its rounds' states verified, and consumed once, on any instance).
+//! - The 2026-07-28 clients complete the same deploy 20 times each through the same balancer
+//!   (each round a new request carrying `requestState`, verified and consumed once on
+//!   whichever instance gets it): the Python SDK 2.x and TypeScript SDK 2.x clients (pinned
+//!   in `interop/python` and `interop/ts`) and the typed client.
 //! - An instance stopped mid-flow: the call it held ends with it, the answer to its question
 //!   is refused with 410 and a message saying so, and the session goes on on the others; a
 //!   session deleted through the balancer is 404 on every instance.
@@ -26,7 +28,9 @@ use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
 use typemcp_client::{Client, EraChoice, ToolResultExt};
 
-use crate::common::client_report::assert_deployed_to_production_by_push;
+use crate::common::client_report::{
+    assert_deployed_to_production, assert_deployed_to_production_by_push,
+};
 use crate::common::nginx::Nginx;
 use crate::common::python::{python, run_report};
 use crate::common::redis::RedisServer;
@@ -115,8 +119,44 @@ fn legacy_python_and_typescript_clients_deploy_20_of_20_through_round_robin_ngin
     }
 }
 
+/// Asserts a report of a 2026-07-28 client: opened with `server/discover`, deployed.
+#[track_caller]
+fn assert_modern_deploy(report: &Value) {
+    assert_eq!(report["error"], Value::Null, "{report}");
+    assert_eq!(report["protocolVersion"], "2026-07-28", "{report}");
+    assert_eq!(report["posted"][0]["method"], "server/discover", "{report}");
+    assert_deployed_to_production(report);
+}
+
+#[test]
+fn modern_python_and_typescript_clients_deploy_20_of_20_through_the_same_balancer() {
+    let Some(python) = python("interop/python") else {
+        return;
+    };
+    let Some(deployment) = deployment("balancer-modern-peers") else {
+        return;
+    };
+    let url = deployment.nginx.url();
+    for run in 0..RUNS {
+        let report = run_report(
+            &python,
+            "interop/python",
+            "deploy_client.py",
+            &[&url, "production"],
+            &format!("balancer-{run}"),
+        );
+        assert_modern_deploy(&report);
+    }
+    for run in 0..RUNS {
+        let name = format!("balancer-{run}");
+        let report = crate::interop_ts::run_script("mrtr_client.mjs", &[&url, "deploy"], &name);
+        assert_modern_deploy(&report);
+    }
+    assert_eq!(deployment.rolled_out(), 2 * RUNS, "each deploy ran once");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn modern_clients_deploy_20_of_20_through_the_same_balancer() {
+async fn the_typed_client_deploys_20_of_20_through_the_same_balancer() {
     let Some(deployment) = tokio::task::spawn_blocking(|| deployment("balancer-modern"))
         .await
         .unwrap()

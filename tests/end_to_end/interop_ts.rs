@@ -32,7 +32,7 @@ static DEPLOY: LazyLock<HttpServer> = LazyLock::new(|| ExampleServer::named("dep
 
 /// Runs `node <script> <args…>` in `interop/ts`, its output in `target/interop-ts/<name>.*`;
 /// the JSON report it printed. Fails when it does not finish in time, fails, or prints none.
-fn run_script(script: &str, args: &[&str], name: &str) -> Value {
+pub(crate) fn run_script(script: &str, args: &[&str], name: &str) -> Value {
     let packages = NodePackages::install("interop/ts");
     let out = crate::common::out_dir("interop-ts");
     let stdout_path = out.join(format!("{name}.json"));

@@ -91,6 +91,20 @@ async fn note(ctx: RequestContext) -> String {
     sent.to_string()
 }
 
+/// How many log messages `burst` sends.
+const BURST: usize = 600;
+
+/// Logs [`BURST`] messages at `info`, then answers: a stream of many events.
+#[tool]
+async fn burst(ctx: RequestContext, seen: State<Seen>) -> String {
+    for n in 0..BURST {
+        ctx.log(LoggingLevel::Info, None, json!(format!("line {n}")))
+            .await;
+    }
+    seen.0.deploys.fetch_add(1, Ordering::SeqCst);
+    "burst done".to_owned()
+}
+
 /// Waits until cancelled.
 #[tool]
 async fn hold(ctx: RequestContext, seen: State<Seen>) -> String {
@@ -110,6 +124,7 @@ async fn instance(
         .tool(deploy)
         .tool(note)
         .tool(hold)
+        .tool(burst)
         .logging(true)
         .state(seen.clone())
         .request_state_signer(signer)
@@ -162,7 +177,7 @@ async fn flow_through_a_balancer(store: impl SessionStore + Clone) {
         .unwrap();
     for run in 1..=3 {
         let tools = client.list_tools().await.unwrap();
-        assert_eq!(tools.len(), 3);
+        assert_eq!(tools.len(), 4);
         let result = client.call_tool("deploy", json!({})).await.unwrap();
         assert_eq!(result.text(), "deployed to eu", "run {run}");
         assert_eq!(seen.deploys.load(Ordering::SeqCst), run);
@@ -572,4 +587,113 @@ async fn a_stream_resumes_through_the_other_instance_and_an_answer_to_one_gone_g
         200
     );
     tokio::time::sleep(Duration::from_millis(1)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_stream_is_relayed_whole_to_the_other_instance() {
+    let seen = Seen::default();
+    let [a, b] = pair(MemorySessionStore::new(), &seen).await;
+    let session = open_session(a).await;
+    let set_level = message(1, "logging/setLevel", json!({"level": "info"}));
+    assert_eq!(exchange(a, &session, &set_level).await.0, 200);
+    // The call on A, its connection dropped after the priming event: A keeps its events.
+    let mut conn = Conn::open(a).await;
+    conn.write(&post(Some(&session), &call(7, "burst"), SSE_ONLY))
+        .await
+        .unwrap();
+    let priming = first_event_id(&mut conn).await;
+    drop(conn);
+    eventually(10, "the burst is done", || {
+        seen.deploys.load(Ordering::SeqCst) == 1
+    })
+    .await;
+    // Resumed on B: every event, in order, through many more chunks than a queue holds.
+    let get = format!(
+        "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: {SSE_ONLY}\r\n\
+         Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n\
+         Last-Event-ID: {priming}\r\n\r\n"
+    );
+    let mut relayed = Conn::open(b).await;
+    relayed.write(get.as_bytes()).await.unwrap();
+    let head = within(10, "the relayed stream", relayed.head())
+        .await
+        .unwrap();
+    assert_eq!(head.status, 200);
+    let mut events = relayed.events();
+    let mut lines = Vec::new();
+    let result = loop {
+        let event = within(10, "a relayed event", events.next()).await.unwrap();
+        let event = event.expect("the relayed stream ended before the result");
+        if event["method"] == "notifications/message" {
+            lines.push(
+                event["params"]["data"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+            );
+        }
+        if event.get("result").is_some() {
+            break event;
+        }
+    };
+    assert_eq!(text(&result), "burst done");
+    let expected: Vec<String> = (0..BURST).map(|n| format!("line {n}")).collect();
+    assert_eq!(lines, expected);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_the_store_dropped_ends_its_streams_here_too() {
+    let store = MemorySessionStore::new();
+    let seen = Seen::default();
+    let (a, _) = instance(store.clone(), &seen, |c| c).await;
+    let session = open_session(a).await;
+    let mut held = Conn::open(a).await;
+    held.write(&post(Some(&session), &call(5, "hold"), SSE_ONLY))
+        .await
+        .unwrap();
+    let _ = first_event_id(&mut held).await;
+    // The store forgets it with no announcement (as when it expires there).
+    assert!(store.remove(&session).await.unwrap());
+    // Within the re-verification period, the session ends here too, its streams with it.
+    let mut events = held.events();
+    let rest = within(5, "the end of the stream", async {
+        let mut rest = Vec::new();
+        while let Ok(Some(event)) = events.next().await {
+            rest.push(event);
+        }
+        rest
+    })
+    .await;
+    assert!(rest.iter().all(|e| e.get("result").is_none()), "{rest:?}");
+    assert_eq!(
+        exchange(a, &session, &message(2, "ping", json!({})))
+            .await
+            .0,
+        404
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_call_keeps_its_session_alive_in_the_store() {
+    let store = MemorySessionStore::new();
+    let seen = Seen::default();
+    // Over twice the re-verification period: renewals come at most that far apart.
+    let short = |c: HttpConfig| c.session_idle_timeout(Duration::from_millis(2500));
+    let (a, _) = instance(store.clone(), &seen, short).await;
+    let (b, _) = instance(store.clone(), &seen, short).await;
+    let session = open_session(a).await;
+    let mut held = Conn::open(a).await;
+    held.write(&post(Some(&session), &call(5, "hold"), SSE_ONLY))
+        .await
+        .unwrap();
+    let _ = first_event_id(&mut held).await;
+    // Twice the idle time with no request: the call in use renews the session in the store.
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    assert_eq!(
+        exchange(b, &session, &message(2, "ping", json!({})))
+            .await
+            .0,
+        200
+    );
+    assert_eq!(seen.cancelled.load(Ordering::SeqCst), 0);
 }

@@ -70,8 +70,13 @@ impl Directory {
             idle: config.session_idle,
             min_idle: config.session_min_idle,
         };
+        let expiry = if shared.is_some() {
+            Expiry::Store
+        } else {
+            Expiry::Local
+        };
         Self {
-            sessions: Arc::new(Sessions::new(limits, streams)),
+            sessions: Arc::new(Sessions::new(limits, streams, expiry)),
             shared,
         }
     }
@@ -86,7 +91,7 @@ impl Directory {
         caller: &(dyn Fn() -> Caller + Sync),
     ) -> Result<Option<InUse>, Unavailable> {
         let Some(shared) = &self.shared else {
-            return Ok(self.sessions.get(id, owner, Expiry::Local));
+            return Ok(self.sessions.get(id, owner));
         };
         if Box::pin(shared.listen(&self.sessions)).await.is_err() {
             return Err(Unavailable);
@@ -129,11 +134,12 @@ impl Directory {
 
     /// Ends the session `id` of `owner`, here and in the store; whether it was there.
     pub(crate) async fn remove(&self, id: &str, owner: Option<&str>) -> Result<bool, Unavailable> {
-        let here = self.sessions.remove(id, owner);
+        // The store first: if it fails, the session lives on here too.
         let stored = match &self.shared {
             None => false,
             Some(shared) => shared.remove(id, owner).await.map_err(|()| Unavailable)?,
         };
+        let here = self.sessions.remove(id, owner);
         Ok(here || stored)
     }
 

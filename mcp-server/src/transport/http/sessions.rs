@@ -143,14 +143,18 @@ pub(crate) struct Sessions {
     table: Mutex<HashMap<String, Entry>>,
     limits: Limits,
     streams: resume::Settings,
+    expiry: Expiry,
 }
 
 impl Sessions {
-    pub(crate) fn new(limits: Limits, streams: resume::Settings) -> Self {
+    /// A table within `limits`, its sessions' streams kept as `streams` say, and expired
+    /// as `expiry` says.
+    pub(crate) fn new(limits: Limits, streams: resume::Settings, expiry: Expiry) -> Self {
         Self {
             table: Mutex::default(),
             limits,
             streams,
+            expiry,
         }
     }
 
@@ -171,10 +175,10 @@ impl Sessions {
 
     /// The live session named `id`, if `owner` opened it, marked in use; an expired one is
     /// ended and forgotten.
-    pub(crate) fn get(&self, id: &str, owner: Option<&str>, expiry: Expiry) -> Option<InUse> {
+    pub(crate) fn get(&self, id: &str, owner: Option<&str>) -> Option<InUse> {
         let mut table = self.lock();
         let entry = table.get(id)?;
-        if expiry == Expiry::Local && self.expired(&entry.live.session) {
+        if self.expiry == Expiry::Local && self.expired(&entry.live.session) {
             if let Some(entry) = table.remove(id) {
                 entry.live.session.close();
             }
@@ -214,6 +218,25 @@ impl Sessions {
     /// The live session named `id` here (its streams too), whoever opened it.
     pub(crate) fn peek_live(&self, id: &str) -> Option<Live> {
         self.lock().get(id).map(|entry| entry.live.clone())
+    }
+
+    /// The ids of the sessions in use here (a request in flight, an open stream) that a
+    /// shared store has not confirmed within `period`.
+    pub(crate) fn in_use_unverified(&self, period: Duration) -> Vec<String> {
+        self.lock()
+            .iter()
+            .filter(|(_, entry)| entry.live.users.load(Ordering::Acquire) > 0)
+            .filter(|(_, entry)| !entry.live.verified_within(period))
+            .map(|(id, _)| id.clone())
+            .collect()
+    }
+
+    /// A shared store confirmed the session named `id` now, as `record` says.
+    pub(crate) fn confirm(&self, id: &str, record: &crate::session::Record) {
+        if let Some(entry) = self.lock().get(id) {
+            entry.live.session.refresh(record);
+            entry.live.mark_verified();
+        }
     }
 
     /// Ends the session named `id` here, whoever opened it (another instance ended it).
@@ -257,7 +280,11 @@ impl Sessions {
             return Ok(entry.live.clone());
         }
         table.retain(|_, entry| {
-            let keep = !self.expired(&entry.live.session);
+            // A shared session in use here stays, however long since its last request here
+            // (its requests may go to other instances).
+            let in_use =
+                self.expiry == Expiry::Store && entry.live.users.load(Ordering::Acquire) > 0;
+            let keep = in_use || !self.expired(&entry.live.session);
             if !keep {
                 entry.live.session.close();
             }

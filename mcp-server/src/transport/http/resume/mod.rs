@@ -90,9 +90,9 @@ pub(crate) struct Settings {
     pub(crate) retry: Option<Duration>,
     /// The most streams a session keeps resumable at once.
     pub(crate) max_streams: usize,
-    /// The number of a session's first stream on this instance: 1, or a random number when
-    /// other instances serve the session too (see [`Settings::shared`]).
-    pub(crate) first_stream: u64,
+    /// Whether other instances serve the sessions too: each session's streams here are
+    /// then numbered from a random number of their own (see [`Settings::shared`]).
+    pub(crate) shared: bool,
 }
 
 impl Settings {
@@ -104,25 +104,27 @@ impl Settings {
             endpoint: ByteBudget::new(config.total_replay_bytes),
             retry: config.sse_retry,
             max_streams: config.max_streams,
-            first_stream: 1,
+            shared: false,
         }
     }
 
-    /// The settings of an instance serving sessions other instances serve too: its streams
-    /// are numbered from a random number (a multiple of 2^24, below 2^56), so that two
-    /// instances' numbers do not meet.
+    /// The settings of an instance serving sessions other instances serve too: the streams
+    /// of each session it holds (each time it holds it) are numbered from a random number (a
+    /// multiple of 2^24, below 2^56), so that the numbers of two instances, or of this one
+    /// holding the session again later, do not meet.
     pub(crate) fn shared(mut self) -> Self {
-        let mut bytes = [0u8; 4];
-        // Without randomness, 1: resumption across instances is then refused as `Gone`.
-        if getrandom::fill(&mut bytes).is_ok() {
-            self.first_stream = (u64::from(u32::from_le_bytes(bytes)) << 24) | 1;
-        }
+        self.shared = true;
         self
     }
 
-    /// Whether `stream` was numbered by another instance.
-    fn numbered_elsewhere(&self, stream: u64, next: u64) -> bool {
-        self.first_stream != 1 && !(self.first_stream..next).contains(&stream)
+    /// The number of the first stream of a session's streams.
+    fn first_stream(&self) -> u64 {
+        let mut bytes = [0u8; 4];
+        // Without randomness, 1: resumption elsewhere is then refused as `Gone`.
+        if !self.shared || getrandom::fill(&mut bytes).is_err() {
+            return 1;
+        }
+        (u64::from(u32::from_le_bytes(bytes)) << 24) | 1
     }
 }
 
@@ -137,6 +139,9 @@ pub(crate) struct Streams {
     polling: bool,
     /// Fires when the session ends.
     session_closed: CancellationToken,
+    /// The number of the first stream (see [`Settings::shared`]).
+    first: u64,
+    /// How many streams were opened.
     next: AtomicU64,
     table: Mutex<HashMap<u64, Arc<Stream>>>,
 }
@@ -191,12 +196,20 @@ impl Streams {
         Arc::new(Self {
             tag: Tag::of_session(session_id),
             budget: ByteBudget::new(settings.session_bytes),
-            next: AtomicU64::new(settings.first_stream),
+            first: settings.first_stream(),
+            next: AtomicU64::new(0),
             settings,
             polling: version >= POLLING_SINCE,
             session_closed: session_closed.clone(),
             table: Mutex::default(),
         })
+    }
+
+    /// Whether `stream` was numbered by another instance (or by this one holding the session
+    /// before): outside the numbers these streams took.
+    fn numbered_elsewhere(&self, stream: u64) -> bool {
+        let next = self.first + self.next.load(Ordering::Relaxed);
+        self.settings.shared && !(self.first..next).contains(&stream)
     }
 
     fn lock(&self) -> MutexGuard<'_, HashMap<u64, Arc<Stream>>> {
@@ -205,7 +218,7 @@ impl Streams {
 
     /// A new stream, not resumable until its answer starts.
     fn open(&self) -> Arc<Stream> {
-        let number = self.next.fetch_add(1, Ordering::Relaxed);
+        let number = self.first + self.next.fetch_add(1, Ordering::Relaxed);
         let ended = self.session_closed.child_token();
         let budgets = [&self.budget, &self.settings.endpoint];
         Stream::new(
@@ -320,6 +333,13 @@ pub(crate) fn listen(streams: &Arc<Streams>, session: &Session, keep_alive: Dura
     body::response(connection, keep_alive)
 }
 
+/// Whether `last_event_id` names a stream these streams numbered (whether or not it can
+/// still be resumed).
+pub(crate) fn numbered_here(streams: &Streams, last_event_id: &str) -> bool {
+    EventId::parse(last_event_id, &streams.tag)
+        .is_ok_and(|id| !streams.numbered_elsewhere(id.stream))
+}
+
 /// GET with `Last-Event-ID`: the events of that id's stream after it, then the rest of the
 /// stream as it comes.
 pub(crate) fn resume(
@@ -329,8 +349,7 @@ pub(crate) fn resume(
 ) -> Result<Response, Refused> {
     let id = EventId::parse(last_event_id, &streams.tag).map_err(Refused::Bad)?;
     let stream = streams.lock().get(&id.stream).cloned().ok_or_else(|| {
-        let next = streams.next.load(Ordering::Relaxed);
-        if streams.settings.numbered_elsewhere(id.stream, next) {
+        if streams.numbered_elsewhere(id.stream) {
             Refused::Elsewhere
         } else {
             Refused::Gone

@@ -30,7 +30,7 @@ fn streams_of(version: &str, replay_bytes: usize, max_streams: usize) -> Arc<Str
         endpoint: ByteBudget::new(1 << 20),
         retry: None,
         max_streams,
-        first_stream: 1,
+        shared: false,
     };
     Streams::with("session", version, &CancellationToken::new(), settings)
 }
@@ -215,7 +215,7 @@ fn budgeted(
         endpoint: Arc::clone(endpoint),
         retry: None,
         max_streams: 32,
-        first_stream: 1,
+        shared: false,
     };
     Streams::with(name, "2025-11-25", &CancellationToken::new(), settings)
 }

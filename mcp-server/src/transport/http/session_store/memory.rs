@@ -122,20 +122,27 @@ impl Inner {
         Opened::Stored
     }
 
-    fn deliver(&mut self, to: Option<&str>, message: &[u8]) -> bool {
+    /// Whether an instance named `to` (or any, with `None`) listens; a message the full
+    /// queue of the instance named could not take is an error (it is there, the message is
+    /// lost).
+    fn deliver(&mut self, to: Option<&str>, message: &[u8]) -> Result<bool, SessionStoreError> {
         self.listeners.retain(|(_, tx)| !tx.is_closed());
-        let mut delivered = false;
+        let (mut listening, mut full) = (false, false);
         for (instance, tx) in &self.listeners {
             if to.is_none_or(|to| to == instance) {
-                match tx.try_send(message.to_vec()) {
-                    Ok(()) => delivered = true,
-                    Err(_) => {
-                        tracing::warn!("dropped a message to another instance: its queue is full")
-                    }
-                }
+                listening = true;
+                full |= tx.try_send(message.to_vec()).is_err();
             }
         }
-        delivered
+        if full {
+            tracing::warn!("dropped a message to another instance: its queue is full");
+            if to.is_some() {
+                return Err(SessionStoreError::Unavailable(
+                    "the receiving instance's queue is full".into(),
+                ));
+            }
+        }
+        Ok(listening)
     }
 }
 
@@ -192,7 +199,7 @@ impl SessionStore for MemorySessionStore {
         message: &'a [u8],
     ) -> BoxFuture<'a, Result<bool, SessionStoreError>> {
         let delivered = self.lock().deliver(to, message);
-        std::future::ready(Ok(delivered)).boxed()
+        std::future::ready(delivered).boxed()
     }
 
     fn messages<'a>(

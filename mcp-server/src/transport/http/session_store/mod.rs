@@ -10,6 +10,9 @@
 //! the store again at most once a second, renewing its idle expiry there; a session ended
 //! (`DELETE`) or changed (`logging/setLevel`) on one instance is announced to all at once, and
 //! one the store no longer holds (expired, given way) is 404 everywhere within that second.
+//! The sessions in use on an instance (a call running, a stream open) are confirmed with the
+//! store every second, so a long call keeps its session alive there, and a session the store
+//! dropped ends on every instance, its streams included.
 //! Two stores come with the SDK: [`MemorySessionStore`] (endpoints of one process share it) and
 //! `RedisSessionStore` (feature `redis`; instances share a Redis).
 //!
@@ -33,7 +36,8 @@
 //! of one caller (the authenticated subject, else the peer address): opening one more ends
 //! that caller's session unused longest (or, with the store full, the session unused
 //! longest) if it has been unused for [`SessionBounds::min_idle`], and is refused otherwise.
-//! A record is at most a few kilobytes (the client's description is capped at 64 KiB).
+//! A record holds the client's capabilities and self-description, capped at 64 KiB together
+//! (usually well under 1 KiB), so a store full of the largest holds `max` times 64 KiB.
 //!
 //! ```
 //! use typemcp_server::transport::http::HttpConfig;
@@ -101,7 +105,8 @@ pub struct NewSession<'a> {
     pub id: &'a str,
     /// Its record (opaque to the store).
     pub record: &'a [u8],
-    /// The caller it counts against (a key, not the subject itself).
+    /// The caller it counts against: a key naming it (a digest of the authenticated subject,
+    /// or the peer address), never the subject itself.
     pub caller: &'a str,
     /// The bounds to keep.
     pub bounds: SessionBounds,

@@ -92,7 +92,8 @@ use super::QUEUE;
 /// and renewed on each use; `c:<caller digest>`, the caller's sessions scored by expiry; and
 /// `all`, every session scored by expiry. Messages between instances go over pub/sub
 /// channels `<prefix>to:<instance>` and `<prefix>to:all`, on a connection of their own that
-/// reconnects when it drops. Give Redis memory for the records (about 1 KiB each, at most
+/// reconnects when it drops. Give Redis memory for the records (usually under 1 KiB each, at
+/// most 64 KiB: the client's capabilities and self-description are capped there; at most
 /// [`HttpConfig::max_sessions`](super::super::HttpConfig::max_sessions) of them).
 ///
 /// ```no_run

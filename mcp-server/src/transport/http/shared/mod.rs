@@ -9,7 +9,9 @@
 //! [`REVERIFY`] (which also renews its expiry there), not on every request: a session
 //! ended (`DELETE`) or changed (`logging/setLevel`) on another instance is announced to all
 //! ([`Message::Ended`], [`Message::Changed`]), so that every instance ends or reads it again
-//! at once; a session that expired or gave way in the store is noticed within [`REVERIFY`].
+//! at once; a session that expired or gave way in the store is noticed within [`REVERIFY`],
+//! by the next request or, for a session in use here (a call, a stream), by [`sweep`], which
+//! also renews it in the store.
 //!
 //! A stream another instance holds is resumed through it ([`relay`]).
 
@@ -23,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use typemcp_core::RequestId;
 
 use super::session_store::{NewSession, Opened, SessionBounds, SessionStore, SessionStoreError};
-use super::sessions::{Expiry, Full, InUse, Sessions};
+use super::sessions::{Full, InUse, Sessions};
 use crate::Server;
 use crate::caller::Caller;
 use crate::session::{Persist, Record, Session};
@@ -36,6 +38,9 @@ pub(crate) const MAX_FORWARDED_ANSWER_BYTES: usize = 64 * 1024;
 
 /// How long a session confirmed by the store is served without reading it again.
 pub(crate) const REVERIFY: Duration = Duration::from_secs(1);
+
+/// The longest request id a forwarded cancellation names.
+pub(crate) const MAX_FORWARDED_ID_BYTES: usize = 1024;
 
 /// A message from one instance to another.
 #[derive(Debug, Serialize, Deserialize)]
@@ -59,16 +64,23 @@ enum Message {
     },
     /// The instance `from` took the resume of relay `relay`.
     RelayStart { relay: String, from: String },
-    /// The instance holding the stream cannot resume it.
-    RelayRefused { relay: String },
-    /// Chunk `seq` (from 0) of a relayed stream's SSE body.
+    /// The instance holding the stream cannot resume it (`busy`: it relays its most).
+    RelayRefused { relay: String, busy: bool },
+    /// Chunk `seq` (from 0) of a relayed stream's SSE body, from instance `from`.
     RelayChunk {
         relay: String,
+        from: String,
         seq: u64,
         bytes: String,
     },
-    /// The relayed stream ended.
-    RelayEnd { relay: String },
+    /// The relayed stream ended after `chunks` chunks.
+    RelayEnd {
+        relay: String,
+        from: String,
+        chunks: u64,
+    },
+    /// The receiver passed on the chunks before `upto` (to the instance relaying).
+    RelayAck { relay: String, upto: u64 },
     /// The receiver of relay `relay` went away.
     RelayCancel { relay: String },
 }
@@ -151,6 +163,8 @@ impl Shared {
                 keep_alive: self.keep_alive,
             };
             let sessions = Arc::downgrade(sessions);
+            let store = Arc::clone(&self.store);
+            tokio::spawn(sweep(sessions.clone(), store, self.bounds.idle));
             tokio::spawn(async move {
                 while let Some(bytes) = messages.next().await {
                     let Some(sessions) = sessions.upgrade() else {
@@ -209,6 +223,8 @@ impl Shared {
             id: id.to_owned(),
             owner: owner.map(str::to_owned),
             pending: std::sync::Mutex::default(),
+            latest: Arc::default(),
+            writing: Arc::default(),
         });
         session.share(&self.instance, persist);
     }
@@ -224,7 +240,7 @@ impl Shared {
         owner: Option<&str>,
         caller: &Caller,
     ) -> Found {
-        let local = sessions.get(id, owner, Expiry::Store);
+        let local = sessions.get(id, owner);
         if local
             .as_ref()
             .is_some_and(|live| live.verified_within(REVERIFY))
@@ -246,7 +262,7 @@ impl Shared {
                 return Found::Unavailable;
             }
         };
-        let local = sessions.get(id, owner, Expiry::Store);
+        let local = sessions.get(id, owner);
         let Some(record) = record.filter(|record| record.owner.as_deref() == owner) else {
             if local.is_some() {
                 // Ended elsewhere (or expired in the store): end it here too.
@@ -261,12 +277,15 @@ impl Shared {
         }
         let session = server.restore_session(record);
         self.share(id, &session, owner);
+        let restored = Arc::clone(&session);
         match sessions.adopt(id, session, owner.map(str::to_owned), caller.clone()) {
             Ok(live) => {
                 live.mark_verified();
                 Found::Live(live)
             }
             Err(full) => {
+                // Its change forwarding ends with it.
+                restored.close();
                 tracing::warn!(
                     ?full,
                     %caller,
@@ -346,8 +365,13 @@ impl Shared {
         .await
     }
 
-    /// Tells every instance that the client cancelled its request `request` on session `id`.
+    /// Tells every instance that the client cancelled its request `request` on session `id`
+    /// (not for an id over [`MAX_FORWARDED_ID_BYTES`]: no request of a client has one).
     pub(crate) async fn forward_cancel(&self, id: &str, request: RequestId) {
+        if request.to_string().len() > MAX_FORWARDED_ID_BYTES {
+            tracing::debug!("did not forward a cancellation naming an oversized request id");
+            return;
+        }
         let message = Message::Cancel {
             session: id.to_owned(),
             request,
@@ -363,6 +387,35 @@ impl Shared {
             .deliver(to, &bytes)
             .await
             .map_err(|err| unavailable(&err))
+    }
+}
+
+/// Every [`REVERIFY`], confirms with the store the sessions in use here that no request
+/// confirmed meanwhile: a long call or an open stream keeps its session alive in the store
+/// (its expiry renewed, so it never looks idle there), and a session the store no longer
+/// holds (expired, given way, or an ending announced while this instance was not listening)
+/// ends here too, its streams with it. Ends with the endpoint.
+async fn sweep(sessions: std::sync::Weak<Sessions>, store: Arc<dyn SessionStore>, idle: Duration) {
+    let mut every = tokio::time::interval(REVERIFY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        let Some(ids) = sessions.upgrade().map(|s| s.in_use_unverified(REVERIFY)) else {
+            return;
+        };
+        for id in ids {
+            let Ok(held) = store.load(&id, idle).await else {
+                // The store failed: tried again next time.
+                continue;
+            };
+            let Some(sessions) = sessions.upgrade() else {
+                return;
+            };
+            match held.and_then(|bytes| serde_json::from_slice::<Record>(&bytes).ok()) {
+                Some(record) => sessions.confirm(&id, &record),
+                None => sessions.end(&id),
+            }
+        }
     }
 }
 
@@ -391,23 +444,41 @@ impl Receiver {
                 last_event_id,
                 relay,
                 to,
-            } => relay::serve(
-                relays,
-                &self.store,
-                &self.instance,
-                sessions,
-                self.keep_alive,
-                &session,
-                &last_event_id,
-                relay,
-                to,
-            ),
-            Message::RelayStart { relay, from } => relays.take(&relay, relay::Part::Start { from }),
-            Message::RelayRefused { relay } => relays.take(&relay, relay::Part::Refused),
-            Message::RelayChunk { relay, seq, bytes } => {
-                relays.take(&relay, relay::Part::Chunk { seq, bytes });
+            } => {
+                let request = relay::Request {
+                    session: &session,
+                    last_event_id: &last_event_id,
+                    relay,
+                    to,
+                    keep_alive: self.keep_alive,
+                };
+                relay::serve(relays, &self.store, &self.instance, sessions, request);
             }
-            Message::RelayEnd { relay } => relays.take(&relay, relay::Part::End),
+            Message::RelayStart { relay, from } => {
+                let part = relay::Part::Start { from: from.clone() };
+                relays.take(&self.store, relay, Some(&from), part);
+            }
+            Message::RelayRefused { relay, busy } => {
+                relays.take(&self.store, relay, None, relay::Part::Refused { busy });
+            }
+            Message::RelayChunk {
+                relay,
+                from,
+                seq,
+                bytes,
+            } => {
+                let part = relay::Part::Chunk { seq, bytes };
+                relays.take(&self.store, relay, Some(&from), part);
+            }
+            Message::RelayEnd {
+                relay,
+                from,
+                chunks,
+            } => {
+                let part = relay::Part::End { chunks };
+                relays.take(&self.store, relay, Some(&from), part);
+            }
+            Message::RelayAck { relay, upto } => relays.acknowledge(&relay, upto),
             Message::RelayCancel { relay } => relays.cancel(&relay),
             other => receive(sessions, other),
         }
@@ -451,6 +522,11 @@ struct Persisted {
     owner: Option<String>,
     /// The write under way, if any.
     pending: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// The latest record: every write stores the latest at the time it runs, one write at a
+    /// time ([`Persisted::writing`]), so the store ends with the latest however the writes
+    /// are scheduled.
+    latest: Arc<std::sync::Mutex<Vec<u8>>>,
+    writing: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Persist for Persisted {
@@ -458,8 +534,18 @@ impl Persist for Persisted {
         let Ok(record) = serde_json::to_vec(&session.record(self.owner.as_deref())) else {
             return;
         };
+        *self
+            .latest
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = record;
         let (store, id) = (Arc::clone(&self.store), self.id.clone());
+        let (latest, writing) = (Arc::clone(&self.latest), Arc::clone(&self.writing));
         let write = tokio::spawn(async move {
+            let _one_at_a_time = writing.lock().await;
+            let record = latest
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone();
             if let Err(err) = store.update(&id, &record).await {
                 tracing::warn!(error = %err, "could not store a session's new log level");
                 return;
@@ -476,10 +562,8 @@ impl Persist for Persisted {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .replace(write);
-        if let Some(earlier) = earlier {
-            // The newer write follows it; waiting for either is waiting for the newest.
-            drop(earlier);
-        }
+        // An earlier write still running finishes on its own; the newest stores the latest.
+        drop(earlier);
     }
 
     fn settled(&self) -> Option<futures_util::future::BoxFuture<'static, ()>> {
