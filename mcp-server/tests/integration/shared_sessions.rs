@@ -33,7 +33,7 @@ use crate::support::abuse::{Conn, eventually, within};
 use crate::support::balancer::Balancer;
 use crate::support::confirm::Confirm;
 use crate::support::sessions_http::{
-    SSE_ONLY, call, exchange, first_event_id, open_session, post, resume,
+    SSE_ONLY, call, exchange, first_event_id, open_session, open_session_declaring, post, resume,
 };
 
 // ----- The servers -----
@@ -205,22 +205,6 @@ async fn a_flow_completes_through_a_balancer_with_sessions_in_redis() {
 }
 
 // ----- Instance by instance -----
-
-/// Opens a session declaring form elicitation (`initialize` only); its id.
-async fn open_session_answering_forms(addr: SocketAddr) -> String {
-    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}},
-        "clientInfo": {"name": "shared-sessions", "version": "1"}}});
-    let mut conn = Conn::open(addr).await;
-    let request = post(None, &initialize, "application/json, text/event-stream");
-    let (head, body) = within(10, "initialize", conn.exchange(&request))
-        .await
-        .unwrap();
-    assert_eq!(head.status, 200, "{}", String::from_utf8_lossy(&body));
-    head.header("mcp-session-id")
-        .expect("a session id")
-        .to_owned()
-}
 
 fn message(id: u64, method: &str, params: Value) -> Vec<u8> {
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
@@ -487,7 +471,7 @@ async fn a_stream_resumes_through_the_other_instance_and_an_answer_to_one_gone_g
         (addr_rx.recv().unwrap(), stop_tx, thread)
     };
     let (b, _) = instance(store, &seen, |c| c).await;
-    let session = open_session_answering_forms(a_addr).await;
+    let session = open_session_declaring(a_addr, json!({"elicitation": {"form": {}}})).await;
     let mut flow = Conn::open(a_addr).await;
     flow.write(&post(Some(&session), &call(9, "deploy"), SSE_ONLY))
         .await

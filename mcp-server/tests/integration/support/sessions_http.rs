@@ -41,8 +41,13 @@ pub fn post(session: Option<&str>, message: &Value, accept: &str) -> Vec<u8> {
 
 /// Opens a 2025-11-25 session (`initialize`, then `notifications/initialized`); its id.
 pub async fn open_session(addr: SocketAddr) -> String {
+    open_session_declaring(addr, json!({})).await
+}
+
+/// [`open_session`] for a client declaring `capabilities`.
+pub async fn open_session_declaring(addr: SocketAddr, capabilities: Value) -> String {
     let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": LEGACY, "capabilities": {},
+        "protocolVersion": LEGACY, "capabilities": capabilities,
         "clientInfo": {"name": "replay-budget", "version": "1"}}});
     let mut conn = Conn::open(addr).await;
     let request = post(None, &initialize, "application/json, text/event-stream");
