@@ -20,6 +20,10 @@ fn main() -> anyhow::Result<()> {
     let mut bins = BinLocator::default()
         .with_known("echo_stdio", option_env!("CARGO_BIN_EXE_echo_stdio"))
         .with_known(
+            "echo_stdio_value",
+            option_env!("CARGO_BIN_EXE_echo_stdio_value"),
+        )
+        .with_known(
             "bare_http_server",
             option_env!("CARGO_BIN_EXE_bare_http_server"),
         )

@@ -40,6 +40,7 @@
 //! | `TABLE_IMPLS` | `ours,rmcp,typescript,python` | the columns to measure |
 //! | `TABLE_CLIENT_THREADS` | `1` pinned, else `2` | worker threads of the load generator |
 //! | `TABLE_PIN` | `1` | `0`: pin nothing |
+//! | `TABLE_STDIO_CEILING` | `value` | the stdio ceiling: `value` (`echo_stdio_value`, each line parsed into a `serde_json::Value`) or `borrowed` (`echo_stdio`, into a borrowed struct) |
 //! | `TABLE_OUT` | `target/bench-table` | where `table.md` and `ratios.png` go (relative to the workspace root) |
 
 use std::collections::HashMap;
@@ -80,6 +81,8 @@ pub struct TableConfig {
     pub out: PathBuf,
     /// Timeout of one request, and of a server's start.
     pub timeout: Duration,
+    /// The stdio ceiling's bin: `echo_stdio_value` (the default) or `echo_stdio`.
+    pub stdio_ceiling: &'static str,
 }
 
 impl TableConfig {
@@ -129,6 +132,13 @@ impl TableConfig {
                     .map_or_else(|| PathBuf::from("target/bench-table"), PathBuf::from),
             ),
             timeout: Duration::from_secs(30),
+            stdio_ceiling: match lookup("TABLE_STDIO_CEILING").as_deref().map(str::trim) {
+                None | Some("value") => "echo_stdio_value",
+                Some("borrowed") => "echo_stdio",
+                Some(other) => {
+                    anyhow::bail!("TABLE_STDIO_CEILING={other:?}: expected `value` or `borrowed`")
+                }
+            },
         };
         anyhow::ensure!(!config.measure.is_zero(), "TABLE_MEASURE_MS must be > 0");
         Ok(config)
@@ -352,7 +362,7 @@ pub fn run(config: &TableConfig, bins: &mut BinLocator) -> anyhow::Result<TableR
         }
     );
     let load_before = crate::runner::load_average();
-    let ceiling = bin_servers(bins, "bare_http_server", "echo_stdio")
+    let ceiling = bin_servers(bins, "bare_http_server", config.stdio_ceiling)
         .map_err(|why| anyhow::anyhow!("the ceilings cannot run: {why}"))?;
     let mut skipped = Vec::new();
     let mut columns = Vec::new();
@@ -911,10 +921,15 @@ pub fn render(report: &TableReport) -> String {
         "One `echo` tool, `tools/call` on loopback; medians of {} run(s) of {:?} (after {:?} of \
          warm-up) with a fresh server per run; every ratio is to a ceiling run made just before \
          it (HTTP: bare hyper parsing the body and echoing the id; stdio: a blocking \
-         read-parse-write loop). {} cores; {}.",
+         read-parse-write loop, {}). {} cores; {}.",
         config.runs,
         config.measure,
         config.warmup,
+        if config.stdio_ceiling == "echo_stdio" {
+            "parsing into a borrowed struct"
+        } else {
+            "parsing each line into a `serde_json::Value`"
+        },
         report.cores,
         if report.pinned {
             "the server pinned to core 0 (`taskset -c 0`), the load generator to core 1"

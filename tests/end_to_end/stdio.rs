@@ -52,8 +52,8 @@ async fn the_spawned_example_answers_then_exits_cleanly_at_end_of_input() {
 
 #[tokio::test]
 async fn the_spawned_example_frames_its_real_stdin_through_bad_lines_and_bursts() {
-    // `serve_stdio` reads the process's stdin and writes its stdout on threads of its own:
-    // the same framing rules hold there as on any reader.
+    // `serve_stdio` reads the process's stdin and writes its stdout (pipes here) on tokio's
+    // reactor: the same framing rules hold there as on any reader.
     let (mut pipe, mut child) = stdio_pipe::spawn(FIXTURE, &["--stdio"]);
     pipe.send(r#"{"jsonrpc":"2.0","id":1,"#).await;
     assert_error(&pipe.next().await, None, PARSE_ERROR, "Parse error");
@@ -96,6 +96,98 @@ async fn the_spawned_example_frames_its_real_stdin_through_bad_lines_and_bursts(
     let status = tokio::time::timeout(READ_TIMEOUT, child.wait()).await;
     let status = status.expect("it exits after end of input").unwrap();
     assert!(status.success(), "exit status {status}");
+}
+
+/// The three exchanges every kind of stdin and stdout is served with: `discover`, a call, and
+/// a call still running when input ends (answered before the process exits).
+fn three_requests() -> [Value; 3] {
+    [
+        discover(1),
+        call_tool("call", "test_simple_text", json!({})),
+        call_tool("slow", "test_tool_with_progress", json!({})),
+    ]
+}
+
+/// Checks the replies to [`three_requests`], in any order and among notifications.
+fn assert_three_answered(replies: &[Value]) {
+    let reply = |id: Value| {
+        let found = replies
+            .iter()
+            .find(|r| r["id"] == id && r.get("method").is_none());
+        found.unwrap_or_else(|| panic!("no reply to {id} among {replies:?}"))
+    };
+    assert!(reply(json!(1))["result"]["capabilities"]["tools"].is_object());
+    let text = tool_text(&reply(json!("call"))["result"]);
+    assert_eq!(text, "This is a simple text response for testing.");
+    assert_eq!(
+        tool_text(&reply(json!("slow"))["result"]),
+        "Progress complete."
+    );
+}
+
+#[tokio::test]
+async fn the_spawned_example_serves_sockets_for_stdin_and_stdout() {
+    // Node's `child_process.spawn` (the TypeScript SDK's client) gives a child sockets, not
+    // pipes: they are read and written on the reactor too.
+    use std::os::fd::OwnedFd;
+    use std::os::unix::net::UnixStream;
+    let (ours_in, child_in) = UnixStream::pair().unwrap();
+    let (ours_out, child_out) = UnixStream::pair().unwrap();
+    let mut command = tokio::process::Command::new(example_binary(FIXTURE));
+    command
+        .arg("--stdio")
+        .env("RUST_LOG", "warn")
+        .stdin(std::process::Stdio::from(OwnedFd::from(child_in)))
+        .stdout(std::process::Stdio::from(OwnedFd::from(child_out)))
+        .kill_on_drop(true);
+    let mut child = command.spawn().unwrap();
+    // The child's ends live in the child only: its output ends when it exits.
+    drop(command);
+    let [input, output] = [ours_in, ours_out].map(|end| {
+        end.set_nonblocking(true).unwrap();
+        tokio::net::UnixStream::from_std(end).unwrap()
+    });
+    let mut pipe = Pipe::new(input, output, None);
+    let requests = three_requests();
+    for request in &requests {
+        pipe.send(request).await;
+    }
+    pipe.close();
+    let mut replies = Vec::new();
+    while let Some(reply) = pipe.next_within(READ_TIMEOUT).await {
+        replies.push(reply);
+    }
+    assert_three_answered(&replies);
+    let status = tokio::time::timeout(READ_TIMEOUT, child.wait()).await;
+    let status = status.expect("it exits after end of input").unwrap();
+    assert!(status.success(), "exit status {status}");
+}
+
+#[tokio::test]
+async fn the_spawned_example_serves_a_file_on_stdin_and_stdout() {
+    // A file cannot wait in an event loop: stdin and stdout are then served by threads of
+    // their own, with the same answers.
+    let dir = out_dir("examples-e2e");
+    let (input, output) = (dir.join("stdio-file.in"), dir.join("stdio-file.out"));
+    let lines: String = three_requests().iter().map(|r| format!("{r}\n")).collect();
+    std::fs::write(&input, lines).unwrap();
+    let mut child = tokio::process::Command::new(example_binary(FIXTURE))
+        .arg("--stdio")
+        .env("RUST_LOG", "warn")
+        .stdin(std::fs::File::open(&input).unwrap())
+        .stdout(std::fs::File::create(&output).unwrap())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let status = tokio::time::timeout(READ_TIMEOUT, child.wait()).await;
+    let status = status.expect("it exits after end of input").unwrap();
+    assert!(status.success(), "exit status {status}");
+    let written = std::fs::read_to_string(&output).unwrap();
+    let replies: Vec<Value> = written
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_three_answered(&replies);
 }
 
 // ----- Notifications ahead of the response -----

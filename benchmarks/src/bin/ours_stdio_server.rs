@@ -3,7 +3,7 @@
 //! Speaks newline-delimited JSON on stdin/stdout until stdin closes (see
 //! `mcp_benchmarks::targets::ours`).
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> anyhow::Result<()> {
     mcp_benchmarks::targets::ours::serve_stdio().await
 }

@@ -68,6 +68,9 @@ impl Framer {
     }
 }
 
+/// The free space made in the buffer before each read of an async reader.
+const READ_RESERVE: usize = 16 * 1024;
+
 /// The lines of an async reader.
 pub(super) struct AsyncLines<R> {
     reader: R,
@@ -87,7 +90,11 @@ impl<R: AsyncRead + Unpin> AsyncLines<R> {
             if let Some(line) = self.framer.next_line() {
                 return line;
             }
-            if self.reader.read_buf(self.framer.buffer()).await? == 0 {
+            let buffer = self.framer.buffer();
+            // Room for a whole batch of pipelined messages in one read (`read_buf` alone would
+            // read into whatever little is left after the lines taken out).
+            buffer.reserve(READ_RESERVE);
+            if self.reader.read_buf(buffer).await? == 0 {
                 self.framer.end();
             }
         }

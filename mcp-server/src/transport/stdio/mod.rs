@@ -17,16 +17,20 @@
 //! routed back to them.
 //!
 //! Lines are framed in [`framing`]. The process's own stdin and stdout ([`Server::serve_stdio`])
-//! are each served by a thread of their own ([`process`]); any other reader and writer
+//! are read and written on tokio's reactor when they are pipes or sockets ([`reactor`]), and
+//! otherwise each by a thread of its own ([`process`]); any other reader and writer
 //! ([`Server::serve_io`]) by tokio.
 
 mod framing;
 mod process;
+#[cfg(unix)]
+mod reactor;
 mod stdout_guard;
 
 use std::collections::HashMap;
 use std::io;
 use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::Poll;
 
@@ -71,8 +75,13 @@ impl Server {
     /// forwarded to stderr. Log with [`logging::init`](crate::logging::init), which writes
     /// to stderr.
     ///
-    /// Each of the two is served by a thread of its own doing blocking, buffered I/O (see
-    /// `process`), which costs less per message than tokio's stdio.
+    /// When stdin and stdout are pipes or sockets (as when a client spawns the server), they
+    /// are read and written by tasks of the runtime, woken by its event loop: no thread of
+    /// their own, no hand-off between threads per message. On a current-thread runtime
+    /// (`#[tokio::main(flavor = "current_thread")]`), reading, serving and writing then all
+    /// happen on one thread, which is the fastest way to serve a single stdio client. A
+    /// terminal or a file is served by a thread of its own doing blocking, buffered I/O
+    /// instead (see `process`).
     ///
     /// A request is first served on the task that reads the input, and becomes a task of
     /// its own only when it has to wait: a handler that computes for long without awaiting
@@ -99,18 +108,20 @@ impl Server {
             }
         });
         let _stop_watching = AbortOnDrop(watcher);
+        // Dropped last: the files' flags go back once nothing reads or writes them.
+        let mut restore = Vec::new();
         let (out_tx, out_rx) = mpsc::channel::<Bytes>(OUT_BACKLOG);
         // Guarded before anything is read: no handler runs before fd 1 is a pipe.
-        let stdout = stdout_guard::protocol_stdout();
-        let written = process::spawn_stdout_writer(stdout, out_rx)?;
-        let input = StdinLines::spawn(self.config().max_message_bytes)?;
-        let written = async move {
-            written
-                .await
-                .unwrap_or_else(|_| Err(io::Error::other("the stdout writer thread stopped")))
-        };
-        self.serve_lines(Input::<tokio::io::Empty>::Stdin(input), out_tx, written)
+        let (written, _stop_writing) = write_stdout(out_rx, &mut restore)?;
+        let input = read_stdin(self.config().max_message_bytes, &mut restore)?;
+        // A task of the runtime rather than the caller's future: on a multi-thread runtime,
+        // `block_on`'s thread would otherwise be woken by a worker for every message.
+        let serving = tokio::spawn(self.serve_lines(input, out_tx, written));
+        let abort = serving.abort_handle();
+        let _stop_serving = AbortHandleOnDrop(abort);
+        serving
             .await
+            .unwrap_or_else(|join| Err(io::Error::other(join)))
     }
 
     /// Serves newline-delimited JSON-RPC over any reader and writer (a socket, a pipe, an
@@ -162,8 +173,75 @@ impl Drop for AbortOnDrop {
     }
 }
 
+/// Aborts a task when dropped (one whose output is awaited elsewhere).
+struct AbortHandleOnDrop(AbortHandle);
+
+impl Drop for AbortHandleOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// How the process's stdout is written, and its end awaited.
+type Written = Pin<Box<dyn Future<Output = io::Result<()>> + Send>>;
+
+/// What gives a file read or written on the reactor its flags back.
+#[cfg(unix)]
+type Restored = reactor::Restore;
+#[cfg(not(unix))]
+type Restored = ();
+
+/// What reads the process's stdin when it is on the reactor.
+#[cfg(unix)]
+type StdinReader = tokio::net::unix::pipe::Receiver;
+#[cfg(not(unix))]
+type StdinReader = tokio::io::Empty;
+
+/// Starts writing `messages` to the protocol's stdout: a task on the reactor when stdout is a
+/// pipe or a socket, else the stdout thread. Returns the end of writing, and what stops the
+/// task if serving is given up.
+fn write_stdout(
+    messages: mpsc::Receiver<Bytes>,
+    restore: &mut Vec<Restored>,
+) -> io::Result<(Written, Option<AbortHandleOnDrop>)> {
+    #[cfg(unix)]
+    if let Some((sender, restored)) = stdout_guard::protocol_file().and_then(reactor::stdout) {
+        restore.push(restored);
+        let task = tokio::spawn(write_lines(sender, messages));
+        let stop = AbortHandleOnDrop(task.abort_handle());
+        let written = async move {
+            task.await
+                .unwrap_or_else(|join| Err(io::Error::other(join)))
+        };
+        return Ok((Box::pin(written), Some(stop)));
+    }
+    let _ = restore;
+    let written = process::spawn_stdout_writer(stdout_guard::protocol_stdout(), messages)?;
+    let written = async move {
+        written
+            .await
+            .unwrap_or_else(|_| Err(io::Error::other("the stdout writer thread stopped")))
+    };
+    Ok((Box::pin(written), None))
+}
+
+/// The lines of the process's stdin: read on the reactor when stdin is a pipe or a socket,
+/// else by the stdin thread.
+fn read_stdin(max: usize, restore: &mut Vec<Restored>) -> io::Result<Input<StdinReader>> {
+    #[cfg(unix)]
+    if let Some((receiver, restored)) = reactor::stdin() {
+        restore.push(restored);
+        return Ok(Input::Async(AsyncLines::new(receiver, max)));
+    }
+    let _ = restore;
+    Ok(Input::Stdin(StdinLines::spawn(max)?))
+}
+
 /// How many messages may wait to be written.
 const OUT_BACKLOG: usize = 256;
+
+/// How much output is gathered into one write.
+const WRITE_BUFFER: usize = 64 * 1024;
 
 /// Where the lines come from.
 enum Input<R> {
@@ -387,7 +465,7 @@ async fn write_lines<W: AsyncWrite + Unpin>(
     writer: W,
     mut rx: mpsc::Receiver<Bytes>,
 ) -> io::Result<()> {
-    let mut writer = BufWriter::new(writer);
+    let mut writer = BufWriter::with_capacity(WRITE_BUFFER, writer);
     while let Some(message) = rx.recv().await {
         writer.write_all(&message).await?;
         writer.write_all(b"\n").await?;

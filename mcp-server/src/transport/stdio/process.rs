@@ -1,4 +1,5 @@
-//! The process's own stdin and stdout, each served by a dedicated thread doing plain
+//! The process's own stdin and stdout when they cannot wait on tokio's reactor (a terminal,
+//! a file; off Unix: see `super::reactor`), each served by a dedicated thread doing plain
 //! blocking, buffered I/O.
 //!
 //! tokio's `Stdin` and `Stdout` hand every read and every write to the blocking pool, a

@@ -21,21 +21,26 @@ const WARNING: &str = "mcp-server: WARNING: something wrote to stdout, which car
 /// once fd 1 is guarded.
 pub(super) fn protocol_stdout() -> Box<dyn Write + Send> {
     #[cfg(unix)]
-    {
-        use std::sync::OnceLock;
-        static PROTOCOL: OnceLock<Option<std::fs::File>> = OnceLock::new();
-        let protocol = PROTOCOL.get_or_init(|| match guard() {
-            Ok(file) => Some(file),
-            Err(err) => {
-                tracing::warn!(error = %err, "could not guard stdout: other writes to it would corrupt the protocol");
-                None
-            }
-        });
-        if let Some(file) = protocol.as_ref().and_then(|file| file.try_clone().ok()) {
-            return Box::new(file);
-        }
+    if let Some(file) = protocol_file() {
+        return Box::new(file);
     }
     Box::new(io::stdout())
+}
+
+/// The guarded duplicate of the former stdout (a new handle to it at each call), once fd 1
+/// is guarded; `None` where it could not be.
+#[cfg(unix)]
+pub(super) fn protocol_file() -> Option<std::fs::File> {
+    use std::sync::OnceLock;
+    static PROTOCOL: OnceLock<Option<std::fs::File>> = OnceLock::new();
+    let protocol = PROTOCOL.get_or_init(|| match guard() {
+        Ok(file) => Some(file),
+        Err(err) => {
+            tracing::warn!(error = %err, "could not guard stdout: other writes to it would corrupt the protocol");
+            None
+        }
+    });
+    protocol.as_ref().and_then(|file| file.try_clone().ok())
 }
 
 /// Points fd 1 at a pipe forwarded to stderr; returns the duplicate of the former stdout.
