@@ -3,9 +3,10 @@
 
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
+use serde_json::value::RawValue;
 
-use super::{McpError, RequestId};
+use super::{McpError, Params, RequestId};
 
 /// The longest string request id accepted, in bytes (integer ids are always accepted).
 ///
@@ -36,8 +37,8 @@ pub struct IncomingRequest {
     pub id: RequestId,
     /// The method name.
     pub method: String,
-    /// The `params` object; absent params read as an empty object.
-    pub params: Map<String, Value>,
+    /// The `params` object, as the client's JSON text; absent params read as an empty object.
+    pub params: Params,
 }
 
 /// A notification from the client: no id, never answered.
@@ -45,8 +46,8 @@ pub struct IncomingRequest {
 pub struct IncomingNotification {
     /// The method name, such as `notifications/cancelled`.
     pub method: String,
-    /// The `params` object; absent params read as an empty object.
-    pub params: Map<String, Value>,
+    /// The `params` object, as the client's JSON text; absent params read as an empty object.
+    pub params: Params,
 }
 
 /// One parsed message from the client.
@@ -63,14 +64,16 @@ pub enum IncomingMessage {
     },
 }
 
-/// The fields a JSON-RPC message may carry, read without interpretation.
+/// The fields a JSON-RPC message may carry, read without interpretation (`params` as the
+/// text it is, borrowed from the message).
 #[derive(Deserialize)]
-struct RawMessage {
+struct RawMessage<'a> {
     jsonrpc: Option<Value>,
     #[serde(default, deserialize_with = "present")]
     id: Option<Value>,
     method: Option<Value>,
-    params: Option<Value>,
+    #[serde(borrow, default, deserialize_with = "present_raw")]
+    params: Option<&'a RawValue>,
     result: Option<IgnoredAny>,
     error: Option<IgnoredAny>,
 }
@@ -78,6 +81,11 @@ struct RawMessage {
 /// Keeps an explicit `null` distinguishable from an absent member.
 fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
     Value::deserialize(d).map(Some)
+}
+
+/// Keeps an explicit `null` distinguishable from an absent member, as raw JSON.
+fn present_raw<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
 }
 
 /// Parses one JSON-RPC message.
@@ -122,7 +130,7 @@ pub fn parse_message(bytes: &[u8]) -> Result<IncomingMessage, Box<ErrorResponse>
             ),
         }));
     }
-    let raw: RawMessage = serde_json::from_str(text).map_err(|err| {
+    let raw: RawMessage<'_> = serde_json::from_str(text).map_err(|err| {
         let error = if err.is_syntax() || err.is_eof() {
             McpError::parse_error("Parse error: invalid JSON")
         } else {
@@ -133,12 +141,55 @@ pub fn parse_message(bytes: &[u8]) -> Result<IncomingMessage, Box<ErrorResponse>
     classify(raw)
 }
 
+/// How deep arrays and objects may nest in a message, the message itself included: serde_json's
+/// own limit when it builds a tree. `params` are kept as text, which serde_json skips over
+/// without a limit, so the parser checks their depth itself, before any method reads them.
+const MAX_DEPTH: usize = 128;
+
+/// The message refusing params nested deeper than [`MAX_DEPTH`].
+const TOO_DEEP: &str = "Parse error: the message nests arrays and objects more than 128 deep";
+const _: () = assert!(MAX_DEPTH == 128);
+
+/// Whether the JSON text of `params` (one member of the message) nests deeper than
+/// [`MAX_DEPTH`]: brackets counted outside strings.
+fn nests_too_deep(params: &str) -> bool {
+    // Most params hold too few brackets to nest that deep: counted first, in one fast pass.
+    let brackets = memchr::memchr2_iter(b'[', b'{', params.as_bytes()).count();
+    if brackets < MAX_DEPTH {
+        return false;
+    }
+    let (mut depth, mut in_string, mut escaped) = (1usize, false, false);
+    for byte in params.bytes() {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
 /// The message refusing an id longer than [`MAX_REQUEST_ID_BYTES`].
 const ID_TOO_LONG: &str = "Invalid request: id is longer than 256 bytes";
 // The message names the limit: keep them in step.
 const _: () = assert!(MAX_REQUEST_ID_BYTES == 256);
 
-fn classify(raw: RawMessage) -> Result<IncomingMessage, Box<ErrorResponse>> {
+fn classify(raw: RawMessage<'_>) -> Result<IncomingMessage, Box<ErrorResponse>> {
     let id = match &raw.id {
         None => None,
         Some(Value::String(id)) if id.len() > MAX_REQUEST_ID_BYTES => {
@@ -180,8 +231,14 @@ fn classify(raw: RawMessage) -> Result<IncomingMessage, Box<ErrorResponse>> {
         None => return Err(invalid("Invalid request: missing method")),
     };
     let params = match raw.params {
-        None => Map::new(),
-        Some(Value::Object(map)) => map,
+        None => Params::default(),
+        Some(params) if nests_too_deep(params.get()) => {
+            return Err(Box::new(ErrorResponse::new(
+                id,
+                McpError::parse_error(TOO_DEEP),
+            )));
+        }
+        Some(params) if params.get().starts_with('{') => Params::from_raw(params.to_owned()),
         Some(_) => return Err(invalid("Invalid request: params must be an object")),
     };
     Ok(match id {
@@ -320,6 +377,30 @@ mod tests {
     }
 
     #[test]
+    fn refuses_params_nested_deeper_than_a_tree_could_be_built() {
+        let nested = |depth: usize| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"a":{}"x\"["{}}}}}"#,
+                "[".repeat(depth),
+                "]".repeat(depth)
+            )
+        };
+        // The message, params and 126 arrays: 128 levels, what serde_json builds.
+        assert!(parse_message(nested(126).as_bytes()).is_ok());
+        let (c, id) = code(nested(127).as_bytes());
+        assert_eq!(
+            (c, id),
+            (ErrorCode::PARSE_ERROR, Some(RequestId::Number(1)))
+        );
+        // Brackets inside strings do not count.
+        let quoted = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"a":"{}"}}}}"#,
+            "[".repeat(500)
+        );
+        assert!(parse_message(quoted.as_bytes()).is_ok());
+    }
+
+    #[test]
     fn rejects_null_and_fractional_ids() {
         assert_eq!(
             code(br#"{"jsonrpc":"2.0","id":null,"method":"m"}"#).0,
@@ -387,7 +468,7 @@ mod tests {
         match req {
             Ok(IncomingMessage::Request(r)) => {
                 assert_eq!(r.id, RequestId::from("x"));
-                assert_eq!(r.params["name"], "a");
+                assert_eq!(r.params.str_member("name").as_deref(), Some("a"));
             }
             other => panic!("unexpected {other:?}"),
         }

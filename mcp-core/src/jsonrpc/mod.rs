@@ -8,6 +8,7 @@
 mod error;
 mod id;
 mod message;
+mod params;
 
 pub use error::{ErrorCode, McpError};
 pub use id::RequestId;
@@ -15,3 +16,4 @@ pub use message::{
     ErrorResponse, IncomingMessage, IncomingNotification, IncomingRequest, MAX_REQUEST_ID_BYTES,
     Notification, ResultResponse, parse_message,
 };
+pub use params::{Params, as_str, member_of};

@@ -157,7 +157,7 @@ fn request<P: Wire>(method: &'static str) -> Reader {
         ensure(request.method == method, || {
             format!("method {}", request.method)
         })?;
-        let params = split_params::<P>(&Value::Object(request.params))?;
+        let params = split_params::<P>(&Value::Object(request.params.to_object()))?;
         Ok(json!({"jsonrpc": "2.0", "id": request.id, "method": method, "params": params}))
     })
 }
@@ -171,7 +171,7 @@ fn notification<P: Wire>(method: &'static str) -> Reader {
         let Ok(IncomingMessage::Notification(incoming)) = parse_message(&bytes) else {
             return Err("not parsed as a notification".into());
         };
-        let params = encode(&decode::<P>(&Value::Object(incoming.params))?);
+        let params = encode(&decode::<P>(&Value::Object(incoming.params.to_object()))?);
         ensure(
             typed.method == method && incoming.method == method && params == back["params"],
             || {

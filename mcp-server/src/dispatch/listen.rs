@@ -5,7 +5,7 @@
 //! [`max_listen_task_ids`](crate::ServerBuilder::max_listen_task_ids) is refused with
 //! `-32602` before any is looked up.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tokio::sync::broadcast::error::RecvError;
 use typemcp_core::McpError;
 use typemcp_core::protocol::{
@@ -29,7 +29,7 @@ impl Server {
     pub(super) async fn listen(
         &self,
         ctx: RequestContext,
-        params: Map<String, Value>,
+        params: typemcp_core::jsonrpc::Params,
         caps: &ServerCapabilities,
     ) -> Result<SubscriptionsListenResult, McpError> {
         let params: ListenParams = parse_params(params)?;

@@ -28,7 +28,7 @@ use crate::registry::{CompletionRequest, OutputEra};
 use crate::tasks::TaskSupport;
 use crate::{RequestContext, Server};
 
-type Params = Map<String, Value>;
+use typemcp_core::jsonrpc::Params;
 
 /// A list method's result: the page of `items` the params' cursor names, under `field`, with
 /// the next cursor and the list caching hints.

@@ -44,7 +44,6 @@ pub(crate) use era::Scope;
 pub(crate) use era::SessionHeader;
 #[cfg(feature = "http")]
 pub(crate) use era::has_modern_meta;
-pub(crate) use meta::take_meta;
 pub use response::McpResponse;
 
 /// What a reply reports, for a transport that maps it onto its own framing (the HTTP
@@ -114,7 +113,7 @@ impl Server {
     pub(crate) async fn dispatch(
         &self,
         mut era: Era,
-        mut request: IncomingRequest,
+        request: IncomingRequest,
         transport: TransportInfo,
         outbound: Outbound,
         cancellation: CancellationToken,
@@ -127,11 +126,11 @@ impl Server {
         #[cfg(sessions)]
         if let Era::Session(session) = &era
             && let Some(answered) =
-                self.serve_on_session(session, &id, &request.method, &mut request.params)
+                self.serve_on_session(session, &id, &request.method, &request.params)
         {
             return McpResponse::from_result(id, answered);
         }
-        let (ctx, _tracked) = era.context(self, &mut request, transport, outbound, cancellation);
+        let (ctx, _tracked) = era.context(self, &request, transport, outbound, cancellation);
         // The method table.
         let era = &era;
         let run = async {
@@ -217,10 +216,24 @@ fn offers(caps: &typemcp_core::protocol::ServerCapabilities, id: &str) -> bool {
     caps.extensions.as_ref().is_some_and(|e| e.contains_key(id))
 }
 
-/// Parses method params (with `_meta` already removed) into their typed form.
+/// Parses method params into their typed form, straight from the client's text (a
+/// 2026-07-28 request's `_meta`, already read, is skipped like any member the type does not
+/// name).
 pub(crate) fn parse_params<T: serde::de::DeserializeOwned>(
-    params: serde_json::Map<String, serde_json::Value>,
+    params: typemcp_core::jsonrpc::Params,
 ) -> Result<T, McpError> {
-    serde_json::from_value(serde_json::Value::Object(params))
-        .map_err(|err| McpError::invalid_params(format!("Invalid params: {err}")))
+    params.parse().map_err(|err| {
+        McpError::invalid_params(format!("Invalid params: {}", without_position(&err)))
+    })
+}
+
+/// Serde's message without the position in the text it adds (`at line 1 column 42`): the
+/// params are one member of a message, and the client never sees the line it was parsed from.
+pub(crate) fn without_position(err: &serde_json::Error) -> String {
+    let message = err.to_string();
+    let position = format!(" at line {} column {}", err.line(), err.column());
+    match message.strip_suffix(&position) {
+        Some(message) => message.to_owned(),
+        None => message,
+    }
 }

@@ -2,7 +2,6 @@
 //! `resources/directory/read`, over the skills of the registry's snapshot. The skills'
 //! files themselves are read through `resources/read` (see `methods`).
 
-use serde_json::{Map, Value};
 use typemcp_core::McpError;
 use typemcp_core::protocol::{
     GetSkillParams, GetSkillResult, ListSkillsResult, PaginatedParams, ReadDirectoryParams,
@@ -13,7 +12,7 @@ use super::page::page;
 use super::parse_params;
 use crate::Server;
 
-type Params = Map<String, Value>;
+use typemcp_core::jsonrpc::Params;
 
 impl Server {
     /// `skills/list`: every entry, paginated as the other lists are (an entry is never

@@ -38,7 +38,7 @@ use crate::tasks::{
 };
 use crate::{RequestContext, Server};
 
-type Params = Map<String, Value>;
+use typemcp_core::jsonrpc::Params;
 
 /// What a `tools/call` on the 2026-07-28 wire answers.
 pub(crate) enum Called {

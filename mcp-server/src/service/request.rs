@@ -2,9 +2,11 @@
 
 use std::future::Future;
 
-use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
 use tokio_util::sync::CancellationToken;
-use typemcp_core::jsonrpc::{IncomingMessage, IncomingRequest, parse_message};
+use typemcp_core::jsonrpc::{IncomingMessage, IncomingRequest, Params, parse_message};
 use typemcp_core::protocol::methods;
 use typemcp_core::{McpError, RequestId};
 
@@ -37,6 +39,15 @@ pub struct McpRequest {
     transport: TransportInfo,
     outbound: Outbound,
     cancellation: CancellationToken,
+    /// Members of the params read for the accessors below, once asked for.
+    read: Read,
+}
+
+/// Members of a request's params read out of its text, once asked for.
+#[derive(Debug, Default)]
+struct Read {
+    tool_name: OnceLock<Option<String>>,
+    asked_version: OnceLock<String>,
 }
 
 impl McpRequest {
@@ -53,6 +64,7 @@ impl McpRequest {
             transport,
             outbound,
             cancellation,
+            read: Read::default(),
         }
     }
 
@@ -120,11 +132,11 @@ impl McpRequest {
     /// A parsed request for `server` on the stateless wire (the in-process transport).
     pub(crate) fn stateless(
         server: &Server,
-        mut request: IncomingRequest,
+        request: IncomingRequest,
         transport: TransportInfo,
     ) -> Result<Self, McpResponse> {
         let era = server
-            .modern_era(&mut request)
+            .modern_era(&request)
             .map_err(McpResponse::from_reply)?;
         Ok(Self::new(
             request,
@@ -149,8 +161,11 @@ impl McpRequest {
         &self.request().method
     }
 
-    /// The params. On the 2026-07-28 wire, `_meta` has already been taken out and checked.
-    pub fn params(&self) -> &Map<String, Value> {
+    /// The params, as the client's JSON text (on the 2026-07-28 wire, `_meta` included, already
+    /// checked: the request's [`RequestContext`](crate::RequestContext) has it read). Read
+    /// them with [`Params::parse`] into a type of yours, or one member with
+    /// [`Params::member`].
+    pub fn params(&self) -> &Params {
         &self.request().params
     }
 
@@ -159,7 +174,11 @@ impl McpRequest {
         if self.method() != methods::TOOLS_CALL {
             return None;
         }
-        self.params().get("name").and_then(Value::as_str)
+        let name = self.read.tool_name.get_or_init(|| {
+            let name = self.params().str_member("name");
+            name.map(Cow::into_owned)
+        });
+        name.as_deref()
     }
 
     /// The protocol revision the request is served under: its `_meta` version on the
@@ -167,11 +186,10 @@ impl McpRequest {
     /// `initialize` the revision the client asks for (empty if it names none).
     pub fn protocol_version(&self) -> &str {
         self.era.protocol_version().unwrap_or_else(|| {
-            self.request
-                .params
-                .get("protocolVersion")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
+            self.read.asked_version.get_or_init(|| {
+                let asked = self.request.params.str_member("protocolVersion");
+                asked.map(Cow::into_owned).unwrap_or_default()
+            })
         })
     }
 
@@ -205,6 +223,7 @@ impl McpRequest {
             transport,
             outbound,
             cancellation,
+            read: _,
         } = self;
         server.dispatch(era, request, transport, outbound, cancellation)
     }

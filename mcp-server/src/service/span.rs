@@ -39,9 +39,9 @@ impl RequestSpan {
         let method = request.method();
         let tool = request.tool_name();
         let prompt = (method == methods::PROMPTS_GET)
-            .then(|| request.params().get("name").and_then(|n| n.as_str()))
+            .then(|| request.params().str_member("name"))
             .flatten();
-        let name = match tool.or(prompt) {
+        let name = match tool.or(prompt.as_deref()) {
             Some(target) => format!("{method} {target}"),
             None => method.to_owned(),
         };
@@ -68,7 +68,7 @@ impl RequestSpan {
             network.transport = transport,
             gen_ai.operation.name = tool.map(|_| "execute_tool"),
             gen_ai.tool.name = tool,
-            gen_ai.prompt.name = prompt,
+            gen_ai.prompt.name = prompt.as_deref(),
             error.type = Empty,
             rpc.response.status_code = Empty,
         );

@@ -23,7 +23,7 @@ pub(crate) fn cancelled(
     if notification.method != typemcp_core::protocol::methods::CANCELLED {
         return None;
     }
-    let params = serde_json::from_value(serde_json::Value::Object(notification.params));
+    let params = notification.params.parse();
     params
         .inspect_err(|_| tracing::debug!("ignoring a malformed notifications/cancelled"))
         .ok()

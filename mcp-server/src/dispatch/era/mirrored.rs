@@ -9,17 +9,19 @@ use std::borrow::Cow;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use http::{HeaderMap, HeaderValue};
-use serde_json::Value;
 use typemcp_core::McpError;
 use typemcp_core::protocol::{methods, task_methods};
 
 use typemcp_core::jsonrpc::IncomingRequest;
 use typemcp_core::protocol::RequestMeta;
 
+use crate::dispatch::meta::MetaView;
+
 /// Checks the mirrored headers against the request body.
 pub(super) fn check(
     headers: &HeaderMap,
     request: &IncomingRequest,
+    view: &MetaView<'_>,
     meta: &RequestMeta,
 ) -> Result<(), McpError> {
     let version = required(headers, "MCP-Protocol-Version")?;
@@ -35,8 +37,8 @@ pub(super) fn check(
     };
     if let Some(param) = name_param {
         let header = required(headers, "Mcp-Name")?;
-        if let Some(Value::String(body)) = request.params.get(param) {
-            compare("Mcp-Name", &header, body)?;
+        if let Some(body) = view.str_member(param) {
+            compare("Mcp-Name", &header, &body)?;
         }
     }
     Ok(())

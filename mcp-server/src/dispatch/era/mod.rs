@@ -51,22 +51,21 @@ use std::sync::Arc;
 use bytes::Bytes;
 use serde::Serialize;
 #[cfg(sessions)]
-use serde_json::Value;
-#[cfg(sessions)]
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use typemcp_core::McpError;
 use typemcp_core::jsonrpc::IncomingRequest;
 use typemcp_core::protocol::{HasMeta, Outcome, ProtocolVersion, RequestMeta, legacy_methods};
 #[cfg(sessions)]
-use typemcp_core::protocol::{meta_keys, methods, task_methods};
+use typemcp_core::protocol::{methods, task_methods};
 
 #[cfg(feature = "http")]
 use typemcp_core::protocol::LegacyVersion;
 
 use super::guard::Rounds;
+use super::meta::MetaView;
 use super::rounds::Round;
-use super::{Reply, Verdict, take_meta};
+use super::{Reply, Verdict};
 use crate::context::TransportInfo;
 use crate::outbound::Outbound;
 use crate::registry::OutputEra;
@@ -143,12 +142,9 @@ const MODERN_ONLY: [&str; 2] = [methods::DISCOVER, methods::SUBSCRIPTIONS_LISTEN
 
 /// Whether a message's params carry modern per-request `_meta` (a protocol version in it):
 /// a 2026-07-28 message, whatever session the transport says it belongs to.
-#[cfg(sessions)]
-pub(crate) fn has_modern_meta(params: &serde_json::Map<String, Value>) -> bool {
-    match params.get("_meta") {
-        Some(Value::Object(meta)) => meta.contains_key(meta_keys::PROTOCOL_VERSION),
-        _ => false,
-    }
+#[cfg(feature = "http")]
+pub(crate) fn has_modern_meta(params: &typemcp_core::jsonrpc::Params) -> bool {
+    MetaView::of(params).is_modern()
 }
 
 impl Server {
@@ -156,12 +152,9 @@ impl Server {
     /// documentation). A modern request's `_meta` is taken out of its params. On refusal,
     /// the reply to send.
     #[cfg(sessions)]
-    pub(crate) fn era_of(
-        &self,
-        request: &mut IncomingRequest,
-        scope: Scope<'_>,
-    ) -> Result<Era, Reply> {
-        let modern_meta = has_modern_meta(&request.params);
+    pub(crate) fn era_of(&self, request: &IncomingRequest, scope: Scope<'_>) -> Result<Era, Reply> {
+        let meta = MetaView::of(&request.params);
+        let modern_meta = meta.is_modern();
         match scope {
             #[cfg(feature = "stdio")]
             Scope::Process { session, sink } => match session {
@@ -169,7 +162,7 @@ impl Server {
                 _ if request.method == legacy_methods::INITIALIZE && !modern_meta => {
                     Ok(Era::Opening(Some(sink.clone())))
                 }
-                _ => modern(request, |_, _| Ok(())),
+                _ => modern(request, &meta, |_, _| Ok(())),
             },
             #[cfg(feature = "http")]
             Scope::Http { session, headers } => {
@@ -214,9 +207,9 @@ impl Server {
                         ),
                     ));
                 }
-                modern(request, |request, meta| {
-                    mirrored::check(headers, request, meta)
-                        .and_then(|()| param_headers::check(headers, request, self))
+                modern(request, &meta, |request, read| {
+                    mirrored::check(headers, request, &meta, read)
+                        .and_then(|()| param_headers::check(headers, request, &meta, self))
                 })
             }
         }
@@ -226,18 +219,19 @@ impl Server {
 impl Server {
     /// The era of a request where no session can be kept (in process): modern, its `_meta`
     /// and version checked. On refusal, the reply to send.
-    pub(crate) fn modern_era(&self, request: &mut IncomingRequest) -> Result<Era, Reply> {
-        modern(request, |_, _| Ok(()))
+    pub(crate) fn modern_era(&self, request: &IncomingRequest) -> Result<Era, Reply> {
+        modern(request, &MetaView::of(&request.params), |_, _| Ok(()))
     }
 }
 
-/// A modern request: its `_meta` (taken out of the params), then what the transport mirrors
-/// of it, then its protocol version.
+/// A modern request: its `_meta` (`meta`, read from the params, where it stays: the methods'
+/// typed params skip it), then what the transport mirrors of it, then its protocol version.
 fn modern(
-    request: &mut IncomingRequest,
+    request: &IncomingRequest,
+    meta: &MetaView<'_>,
     check_mirrored: impl FnOnce(&IncomingRequest, &RequestMeta) -> Result<(), McpError>,
 ) -> Result<Era, Reply> {
-    let meta = take_meta(&mut request.params).map_err(|e| Reply::malformed(request, e))?;
+    let meta = meta.read_meta().map_err(|e| Reply::malformed(request, e))?;
     check_mirrored(request, &meta).map_err(|e| Reply::error(Some(request.id.clone()), e))?;
     if !ProtocolVersion::is_supported(&meta.protocol_version) {
         return Err(Reply::error(
@@ -305,7 +299,7 @@ impl Era {
     pub(super) fn context(
         &mut self,
         server: &Server,
-        request: &mut IncomingRequest,
+        request: &IncomingRequest,
         transport: TransportInfo,
         outbound: Outbound,
         cancellation: CancellationToken,
@@ -376,13 +370,8 @@ impl Era {
 /// What stands for per-request `_meta` on a session: the revision and the client's
 /// description from `initialize`, and the progress token of the request's own `_meta`.
 #[cfg(sessions)]
-fn session_meta(session: &Session, request: &mut IncomingRequest) -> RequestMeta {
-    let progress_token = match request.params.swap_remove("_meta") {
-        Some(Value::Object(meta)) => meta
-            .get(meta_keys::PROGRESS_TOKEN)
-            .and_then(|token| serde_json::from_value(token.clone()).ok()),
-        _ => None,
-    };
+fn session_meta(session: &Session, request: &IncomingRequest) -> RequestMeta {
+    let progress_token = MetaView::of(&request.params).progress_token();
     RequestMeta {
         protocol_version: session.version().to_owned(),
         client_capabilities: session.client_capabilities().clone(),

@@ -17,30 +17,35 @@ use typemcp_core::jsonrpc::IncomingRequest;
 
 use super::mirrored as headers;
 use crate::Server;
+use crate::dispatch::meta::MetaView;
 use crate::registry::param_headers::ParamHeaders;
 
 /// Checks the `Mcp-Param-*` headers of a `tools/call` against its arguments.
 pub(super) fn check(
     headers: &HeaderMap,
     request: &IncomingRequest,
+    view: &MetaView<'_>,
     server: &Server,
 ) -> Result<(), McpError> {
     if request.method != methods::TOOLS_CALL {
         return Ok(());
     }
-    let params = &request.params;
-    let Some(Value::String(name)) = params.get("name") else {
+    let Some(name) = view.str_member("name") else {
         return Ok(());
     };
     let registry = server.snapshot();
-    let Some(tool) = registry.tools.get(name) else {
+    let Some(tool) = registry.tools.get(name.as_ref()) else {
         return Ok(());
     };
     if tool.param_headers().is_empty() {
         return Ok(());
     }
-    match params.get("arguments") {
-        Some(arguments) => check_arguments(headers, tool.param_headers(), arguments),
+    // Only for a tool that mirrors arguments: their tree, read from the text.
+    let arguments = view
+        .arguments()
+        .and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok());
+    match arguments {
+        Some(arguments) => check_arguments(headers, tool.param_headers(), &arguments),
         None => Ok(()),
     }
 }

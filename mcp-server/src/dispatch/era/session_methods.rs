@@ -19,7 +19,7 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{broadcast, mpsc};
 use typemcp_core::jsonrpc::{IncomingRequest, ResultResponse};
@@ -96,11 +96,12 @@ impl Server {
         session: &Session,
         id: &RequestId,
         method: &str,
-        params: &mut Map<String, Value>,
+        params: &typemcp_core::jsonrpc::Params,
     ) -> Option<Result<Bytes, McpError>> {
         session.touch();
         let caps = self.caps();
-        let mut params = || std::mem::take(&mut *params);
+        // Rare methods, with small params: read from a copy.
+        let params = || params.clone();
         let answered = match method {
             legacy_methods::PING => Ok(()),
             legacy_methods::SET_LEVEL if caps.logging.is_some() => {

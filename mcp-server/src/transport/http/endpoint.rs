@@ -453,7 +453,7 @@ impl Endpoint {
     async fn request(
         &self,
         parts: http::request::Parts,
-        mut request: IncomingRequest,
+        request: IncomingRequest,
         accepts: negotiate::Accepts,
         place: Place,
     ) -> Response {
@@ -470,7 +470,7 @@ impl Endpoint {
             session,
             headers: &parts.headers,
         };
-        let era = match self.server.era_of(&mut request, scope) {
+        let era = match self.server.era_of(&request, scope) {
             // Boxed: this rare branch (2.5 KB) would otherwise double every request's future,
             // which is copied whole each time it is boxed (twice per request).
             Ok(era @ Era::Opening(_)) => {

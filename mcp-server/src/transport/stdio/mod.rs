@@ -330,7 +330,7 @@ impl Connection {
         }
     }
 
-    async fn on_request(&mut self, mut request: IncomingRequest) {
+    async fn on_request(&mut self, request: IncomingRequest) {
         let id = request.id.clone();
         if self.server.is_draining() {
             tracing::debug!(method = %request.method, "refused a request: shutting down");
@@ -349,7 +349,7 @@ impl Connection {
             session: self.session.as_ref(),
             sink: &self.out,
         };
-        let era = match self.server.era_of(&mut request, scope) {
+        let era = match self.server.era_of(&request, scope) {
             Ok(era @ Era::Opening(_)) => return self.initialize(request, era).await,
             Ok(era) => era,
             Err(reply) => return self.send(reply.body).await,

@@ -1,0 +1,182 @@
+//! [`Params`]: the `params` of an incoming message, kept as the JSON text the client sent.
+//!
+//! A message is parsed once into its envelope; its `params` stay text until the method that
+//! serves it reads them, straight into its own typed parameters ([`Params::parse`]). No
+//! `serde_json::Value` tree is built for them, no key is hashed, and what a method does not
+//! read (the `_meta` of a 2026-07-28 request once the dispatcher has checked it) is skipped
+//! over rather than copied. A single member, such as the `name` of a call, is read without
+//! the rest ([`Params::member`]).
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+/// The `params` object of an incoming message, as JSON text (absent params read as `{}`).
+///
+/// ```
+/// use typemcp_core::jsonrpc::{IncomingMessage, parse_message};
+///
+/// let line = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#;
+/// let Ok(IncomingMessage::Request(request)) = parse_message(line) else { unreachable!() };
+/// assert_eq!(request.params.str_member("name").as_deref(), Some("echo"));
+///
+/// #[derive(serde::Deserialize)]
+/// struct Call { name: String }
+/// let call: Call = request.params.parse().unwrap();
+/// assert_eq!(call.name, "echo");
+/// ```
+#[derive(Clone, Default)]
+pub struct Params(Option<Box<RawValue>>);
+
+impl Params {
+    /// Params holding `object`.
+    ///
+    /// ```
+    /// use typemcp_core::jsonrpc::Params;
+    /// let params = Params::from_object(serde_json::json!({"uri": "file:///a"}).as_object().unwrap().clone());
+    /// assert_eq!(params.text(), r#"{"uri":"file:///a"}"#);
+    /// ```
+    pub fn from_object(object: Map<String, Value>) -> Self {
+        Self(serde_json::value::to_raw_value(&object).ok())
+    }
+
+    /// Params from the raw JSON of an object (the parser checks it is one).
+    pub(crate) fn from_raw(raw: Box<RawValue>) -> Self {
+        Self(Some(raw))
+    }
+
+    /// The JSON text of the object (`{}` when the message had no params).
+    pub fn text(&self) -> &str {
+        self.0.as_deref().map_or("{}", RawValue::get)
+    }
+
+    /// Whether the object has no members.
+    pub fn is_empty(&self) -> bool {
+        let text = self.text().trim();
+        let inside = text.strip_prefix('{').and_then(|t| t.strip_suffix('}'));
+        inside.is_none_or(|inside| inside.trim().is_empty())
+    }
+
+    /// Reads the params into `T`, straight from the text.
+    ///
+    /// # Errors
+    ///
+    /// Serde's error when the params do not make a `T`.
+    pub fn parse<'a, T: Deserialize<'a>>(&'a self) -> Result<T, serde_json::Error> {
+        serde_json::from_str(self.text())
+    }
+
+    /// The params as a `Value` tree (for code that wants one; the methods never need it).
+    pub fn to_object(&self) -> Map<String, Value> {
+        self.parse().unwrap_or_default()
+    }
+
+    /// The raw JSON of the member `key`, if the object has one; the others are skipped.
+    pub fn member(&self, key: &str) -> Option<&RawValue> {
+        member_of(self.text(), key)
+    }
+
+    /// The member `key` when it is a string.
+    pub fn str_member(&self, key: &str) -> Option<Cow<'_, str>> {
+        self.member(key).and_then(as_str)
+    }
+}
+
+/// The raw JSON of the member `key` of the object `text` (`None` when `text` is not an
+/// object or has no such member; the last one when it has several).
+pub fn member_of<'a>(text: &'a str, key: &str) -> Option<&'a RawValue> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    Member { key }.deserialize(&mut deserializer).ok().flatten()
+}
+
+/// A raw JSON value read as a string, when it is one.
+pub fn as_str(raw: &RawValue) -> Option<Cow<'_, str>> {
+    serde_json::from_str::<Cow<'_, str>>(raw.get()).ok()
+}
+
+/// Finds one member of an object, skipping the others.
+struct Member<'k> {
+    key: &'k str,
+}
+
+impl<'de> DeserializeSeed<'de> for Member<'_> {
+    type Value = Option<&'de RawValue>;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Member<'_> {
+    type Value = Option<&'de RawValue>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut found = None;
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            if key == self.key {
+                found = Some(map.next_value::<&'de RawValue>()?);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(found)
+    }
+}
+
+impl fmt::Debug for Params {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Params").field(&self.text()).finish()
+    }
+}
+
+impl PartialEq for Params {
+    fn eq(&self, other: &Self) -> bool {
+        self.text() == other.text()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(text: &str) -> Params {
+        Params::from_raw(RawValue::from_string(text.to_owned()).unwrap())
+    }
+
+    #[test]
+    fn members_are_read_alone_and_escapes_decoded() {
+        let p = params(r#"{"arguments":{"name":"inner"},"name":"a\"b","n":3}"#);
+        assert_eq!(p.str_member("name").as_deref(), Some("a\"b"));
+        assert_eq!(p.member("n").map(RawValue::get), Some("3"));
+        assert_eq!(p.str_member("n"), None);
+        assert!(p.member("missing").is_none());
+        assert_eq!(
+            p.member("arguments").map(RawValue::get),
+            Some(r#"{"name":"inner"}"#)
+        );
+        assert!(!p.is_empty());
+        assert!(Params::default().is_empty());
+        assert_eq!(Params::default().text(), "{}");
+    }
+
+    #[test]
+    fn parses_into_types_and_trees() {
+        #[derive(Deserialize)]
+        struct Named<'a> {
+            #[serde(borrow)]
+            name: Cow<'a, str>,
+        }
+        let p = params(r#"{"name":"x","_meta":{"k":1}}"#);
+        assert_eq!(p.parse::<Named<'_>>().unwrap().name, "x");
+        assert_eq!(p.to_object()["_meta"]["k"], 1);
+        assert_eq!(Params::from_object(p.to_object()), p);
+    }
+}
