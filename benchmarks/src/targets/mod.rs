@@ -23,7 +23,9 @@
 //! Adding a target is: implement [`Target`] in a new module and list it in
 //! [`all`]. HTTP targets that expose a hyper service ([`spawn_http1`]) or a
 //! tower service such as an axum `Router` ([`spawn_tower_http1`]) reuse the same
-//! connection handling, so only the framework differs between targets.
+//! connection handling, so only the framework differs between targets. [`ours`] and its
+//! variants run `Server::serve_http_on` on the harness's listener instead, the connection
+//! driver every server written with `Server::serve_http` runs (hyper's HTTP/1.1 driver too).
 
 pub mod bare_hyper;
 pub mod echo_stdio;

@@ -1,10 +1,9 @@
 //! This workspace's SDK (`typemcp-server`) serving the `echo` tool, the three-round `flow` tool
 //! and `task_echo`, the `echo` tool run as a task.
 //!
-//! HTTP: `Server::http_service()` is an axum `Router` answering at its root, so
-//! it is nested at `/mcp` and driven through the same hyper HTTP/1.1 plumbing
-//! as the other targets ([`super::spawn_tower_http1`]); its default `HttpConfig`
-//! accepts the loopback `Host` the harness sends. The same service serves the 2025-11-25
+//! HTTP: `Server::serve_http_on` on the harness's listener, what `Server::serve_http` runs
+//! (the server's own hyper HTTP/1.1 connection driver, `/mcp` served with no router in
+//! between); its default `HttpConfig` accepts the loopback `Host` the harness sends. The same service serves the 2025-11-25
 //! session scenario: requests are routed to an era by what they carry, and `initialize`
 //! opens a session in the endpoint's table (default limits). stdio: `Server::serve_stdio`.
 //!
@@ -26,12 +25,12 @@
 
 use std::time::Duration;
 
-use axum::Router;
 use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use typemcp_server::state::{Continuation, Reply, Round, Step};
 use typemcp_server::tasks::MemoryTaskStore;
+use typemcp_server::transport::http::HttpConfig;
 use typemcp_server::{Arguments, ElicitForm, Server, ServerBuilder, ToolRoute, tool};
 
 use super::{Target, TargetKind};
@@ -54,8 +53,7 @@ impl Target for Ours {
     }
 
     fn spawn_http(&self, listener: TcpListener, shutdown: CancellationToken) -> anyhow::Result<()> {
-        let router = Router::new().nest_service("/mcp", echo_server()?.http_service());
-        super::spawn_tower_http1(listener, shutdown, router);
+        serve_http(echo_server()?, HttpConfig::default(), listener, shutdown);
         Ok(())
     }
 
@@ -175,6 +173,19 @@ pub fn echo_server_with(builder: ServerBuilder) -> anyhow::Result<Server> {
         .task_store(MemoryTaskStore::with_capacity(TASK_CAPACITY))
         .task_ttl(TASK_TTL)
         .build()?)
+}
+
+/// Serves `server` with `config` on `listener` until `shutdown`: what `Server::serve_http`
+/// runs (the server's own connection driver, `/mcp` served with no router in between), on
+/// the harness's listener. Called from inside the servers' runtime.
+pub(super) fn serve_http(
+    server: Server,
+    config: HttpConfig,
+    listener: TcpListener,
+    shutdown: CancellationToken,
+) {
+    let stopped = async move { shutdown.cancelled().await };
+    tokio::spawn(server.serve_http_on(listener, config, stopped));
 }
 
 /// Serves [`echo_server`] on this process's stdin/stdout until stdin closes.

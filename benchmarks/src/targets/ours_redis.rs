@@ -14,7 +14,6 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use axum::Router;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use typemcp_server::Server;
@@ -69,8 +68,7 @@ impl Target for OursRedis {
             connect(async move { RedisStore::connect_with_timeout(&url, CONNECT_TIMEOUT).await })?;
         let signer = RequestStateSigner::generate()?.single_use(store);
         let server = super::ours::echo_server_with(Server::builder().request_state_signer(signer))?;
-        let router = Router::new().nest_service("/mcp", server.http_service());
-        super::spawn_tower_http1(listener, shutdown, router);
+        super::ours::serve_http(server, Default::default(), listener, shutdown);
         Ok(())
     }
 

@@ -10,7 +10,6 @@
 
 use std::sync::Mutex;
 
-use axum::Router;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use typemcp_server::transport::http::HttpConfig;
@@ -64,9 +63,7 @@ impl Target for OursRedisSessions {
         let url = start_redis(&self.redis)?;
         let store = connect(async move { RedisSessionStore::connect(&url).await })?;
         let config = HttpConfig::default().session_store(store);
-        let service = super::ours::echo_server()?.http_service_with(config);
-        let router = Router::new().nest_service("/mcp", service);
-        super::spawn_tower_http1(listener, shutdown, router);
+        super::ours::serve_http(super::ours::echo_server()?, config, listener, shutdown);
         Ok(())
     }
 }

@@ -217,6 +217,24 @@ async fn a_client_that_stops_reading_its_stream_holds_back_its_own_handler_and_l
     assert_eq!(Probe::get(&probe.finished), 1);
 }
 
+// ----- Paths -----
+
+#[tokio::test]
+async fn only_the_mcp_path_is_served_and_other_paths_get_404() {
+    let (addr, _) = start(HttpConfig::default()).await;
+    let at = |path: &str| head_with("").replacen("POST /mcp ", &format!("POST {path} "), 1);
+    for (path, status) in [
+        ("/mcp", 200),
+        ("/mcp/", 200),
+        ("/mcp/other", 404),
+        ("/mcpx", 404),
+        ("/", 404),
+    ] {
+        assert_eq!(status_of_raw(addr, at(path)).await, Some(status), "{path}");
+    }
+    assert_serving(addr, "after the other paths").await;
+}
+
 // ----- Huge headers -----
 
 /// Sends `head` (and a small body), and returns the status of the answer, or `None` when the

@@ -37,6 +37,7 @@ mod endpoint;
 #[cfg(feature = "http2")]
 mod h2_limits;
 mod in_flight;
+mod mount;
 mod negotiate;
 mod origin;
 mod resume;
@@ -47,12 +48,14 @@ mod shared;
 mod status;
 mod stream;
 
+use std::convert::Infallible;
 use std::future::Future;
 use std::io;
 use std::sync::Arc;
 
 use axum::Router;
 use tokio::net::{TcpListener, ToSocketAddrs};
+use tower::util::BoxCloneSyncService;
 
 use crate::Server;
 use crate::transport::Signals;
@@ -79,15 +82,23 @@ impl Server {
 
     /// Like [`Server::http_service`], with explicit settings.
     pub fn http_service_with(&self, config: HttpConfig) -> Router {
+        Router::new().route_service("/", self.endpoint_service(config))
+    }
+
+    /// The endpoint as one service, behind the authentication layer when `config` has one.
+    fn endpoint_service(
+        &self,
+        config: HttpConfig,
+    ) -> BoxCloneSyncService<axum::extract::Request, axum::response::Response, Infallible> {
         if let Some(signer) = &self.config().state_signer {
             signer.warn_if_process_key();
         }
         let auth = config.auth.as_ref().map(|auth| auth.layer.clone());
-        let endpoint = Arc::new(endpoint::Endpoint::new(self.clone(), config));
-        let router = Router::new().route_service("/", endpoint::EndpointService(endpoint));
+        let endpoint =
+            endpoint::EndpointService(Arc::new(endpoint::Endpoint::new(self.clone(), config)));
         match auth {
-            Some(layer) => router.layer(layer),
-            None => router,
+            Some(layer) => BoxCloneSyncService::new(tower::Layer::layer(&layer, endpoint)),
+            None => BoxCloneSyncService::new(endpoint),
         }
     }
 
@@ -127,14 +138,10 @@ impl Server {
         }
         let metadata = config.auth.as_ref().map(|auth| auth.metadata.router());
         let limits = config.clone();
-        let router = Router::new().nest_service("/mcp", self.http_service_with(config));
-        let router = match metadata {
-            Some(metadata) => router.merge(metadata),
-            None => router,
-        };
+        let mount = mount::Mount::new(self.endpoint_service(config), metadata.unwrap_or_default());
         let server = self.clone();
         let grace = self.config().shutdown_grace;
-        serve::serve(listener, router, &limits, async move {
+        serve::serve(listener, mount, &limits, async move {
             shutdown.await;
             tracing::info!(
                 in_flight = server.lifecycle().in_flight(),

@@ -23,8 +23,6 @@ use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::ConnectInfo;
-use axum::{Extension, Router};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
@@ -32,6 +30,7 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
 use super::HttpConfig;
+use super::mount::Mount;
 
 /// How long accepting pauses after an error (such as running out of file descriptors).
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
@@ -39,11 +38,11 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 /// How long connections may take to close once the listener is closed.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
 
-/// Serves `router` on `listener` until `shutdown` resolves (the transport's graceful
+/// Serves `mount` on `listener` until `shutdown` resolves (the transport's graceful
 /// shutdown, grace period included), then closes the connections.
 pub(super) async fn serve(
     listener: TcpListener,
-    router: Router,
+    mount: Mount,
     config: &HttpConfig,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
@@ -73,8 +72,7 @@ pub(super) async fn serve(
         let _ = stream.set_nodelay(true);
         // The peer address, for per-caller quotas (`crate::caller::Caller`), as axum's
         // `into_make_service_with_connect_info` would record it.
-        let router = router.clone().layer(Extension(ConnectInfo(peer)));
-        driver.spawn(&graceful, TokioIo::new(stream), router, place);
+        driver.spawn(&graceful, TokioIo::new(stream), mount.for_peer(peer), place);
     }
     drop(listener);
     // Requests were served or cancelled during the shutdown; what is left is writing out
@@ -126,19 +124,19 @@ impl Driver {
         }
     }
 
-    /// Serves one connection of `router` in a task of its own, holding `place` until it
+    /// Serves one connection of `mount` in a task of its own, holding `place` until it
     /// closes.
     fn spawn(
         &self,
         graceful: &GracefulShutdown,
         io: Io,
-        router: Router,
+        mount: Mount,
         place: tokio::sync::OwnedSemaphorePermit,
     ) {
         #[cfg(not(feature = "http2"))]
         let connection = graceful.watch(
             self.builder
-                .serve_connection(io, TowerToHyperService::new(router)),
+                .serve_connection(io, TowerToHyperService::new(mount)),
         );
         #[cfg(feature = "http2")]
         let connection = {
@@ -151,7 +149,7 @@ impl Driver {
                     );
                     return Ok(());
                 }
-                let (router, activity) = super::h2_limits::Activity::track(router);
+                let (router, activity) = super::h2_limits::Activity::track(mount.into_router());
                 let service = TowerToHyperService::new(router);
                 let serving = watcher.watch(builder.serve_connection(io, service).into_owned());
                 tokio::select! {
