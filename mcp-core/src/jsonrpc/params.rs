@@ -88,7 +88,7 @@ impl Params {
 
 /// The raw JSON of the member `key` of the object `text` (`None` when `text` is not an
 /// object or has no such member; the last one when it has several).
-pub fn member_of<'a>(text: &'a str, key: &str) -> Option<&'a RawValue> {
+fn member_of<'a>(text: &'a str, key: &str) -> Option<&'a RawValue> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
     Member { key }.deserialize(&mut deserializer).ok().flatten()
 }

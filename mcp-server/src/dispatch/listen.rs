@@ -32,7 +32,7 @@ impl Server {
         params: typemcp_core::jsonrpc::Params,
         caps: &ServerCapabilities,
     ) -> Result<SubscriptionsListenResult, McpError> {
-        let params: ListenParams = parse_params(params)?;
+        let params: ListenParams = parse_params(&params)?;
         let max_ids = self.tasks().settings.max_listen_task_ids;
         if let Some(ids) = &params.notifications.task_ids
             && ids.len() > max_ids

@@ -34,7 +34,7 @@ use typemcp_core::jsonrpc::Params;
 /// the next cursor and the list caching hints.
 macro_rules! listed {
     ($server:expr, $params:expr, $result:ty, $field:ident, $items:expr) => {{
-        let params: PaginatedParams = parse_params($params)?;
+        let params: PaginatedParams = parse_params(&$params)?;
         let (items, next_cursor) =
             page($items, params.cursor.as_deref(), $server.config().page_size)?;
         let cache = $server.config().list_cache;
@@ -87,7 +87,7 @@ impl Server {
         ctx: RequestContext,
         params: Params,
     ) -> Result<Bytes, McpError> {
-        let params: CallToolParams = parse_params(params)?;
+        let params: CallToolParams = parse_params(&params)?;
         let registry = self.snapshot();
         let route = registry
             .tools
@@ -139,7 +139,7 @@ impl Server {
         ctx: &RequestContext,
         params: Params,
     ) -> Result<Outcome<GetPromptResult>, McpError> {
-        let params: GetPromptParams = parse_params(params)?;
+        let params: GetPromptParams = parse_params(&params)?;
         let registry = self.snapshot();
         let route = registry
             .prompts
@@ -198,7 +198,7 @@ impl Server {
         ctx: &RequestContext,
         params: Params,
     ) -> Result<Outcome<ReadResourceResult>, McpError> {
-        let params: ReadResourceParams = parse_params(params)?;
+        let params: ReadResourceParams = parse_params(&params)?;
         let registry = self.snapshot();
         // The route first: an unknown URI is "not found" whatever state came with it.
         let (route, uri_params) = if let Some(route) = registry.resources.get(&params.uri) {
@@ -239,7 +239,7 @@ impl Server {
         ctx: RequestContext,
         params: Params,
     ) -> Result<CompleteResult, McpError> {
-        let params: CompleteParams = parse_params(params)?;
+        let params: CompleteParams = parse_params(&params)?;
         let registry = self.snapshot();
         let request = CompletionRequest {
             context: ctx,

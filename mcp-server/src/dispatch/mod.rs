@@ -220,7 +220,7 @@ fn offers(caps: &typemcp_core::protocol::ServerCapabilities, id: &str) -> bool {
 /// 2026-07-28 request's `_meta`, already read, is skipped like any member the type does not
 /// name).
 pub(crate) fn parse_params<T: serde::de::DeserializeOwned>(
-    params: typemcp_core::jsonrpc::Params,
+    params: &typemcp_core::jsonrpc::Params,
 ) -> Result<T, McpError> {
     params.parse().map_err(|err| {
         McpError::invalid_params(format!("Invalid params: {}", without_position(&err)))

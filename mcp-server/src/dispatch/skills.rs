@@ -18,7 +18,7 @@ impl Server {
     /// `skills/list`: every entry, paginated as the other lists are (an entry is never
     /// split), with the list caching hints.
     pub(super) fn list_skills(&self, params: Params) -> Result<ListSkillsResult, McpError> {
-        let params: PaginatedParams = parse_params(params)?;
+        let params: PaginatedParams = parse_params(&params)?;
         let registry = self.snapshot();
         let config = self.config();
         let (skills, next_cursor) = page(
@@ -37,7 +37,7 @@ impl Server {
     /// `skills/get`: the entry of the skill whose `SKILL.md` is at `uri`; `-32602` for any
     /// other URI. Cached as a read is.
     pub(super) fn get_skill(&self, params: Params) -> Result<GetSkillResult, McpError> {
-        let params: GetSkillParams = parse_params(params)?;
+        let params: GetSkillParams = parse_params(&params)?;
         let registry = self.snapshot();
         let skill = registry.skills.get(&params.uri).ok_or_else(|| {
             McpError::invalid_params(format!("No skill is served at {}", params.uri))
@@ -54,7 +54,7 @@ impl Server {
     /// folder in it, or a prefix above it); `-32602` for a URI that is no directory. Cached
     /// as a list is.
     pub(super) fn read_directory(&self, params: Params) -> Result<ReadDirectoryResult, McpError> {
-        let params: ReadDirectoryParams = parse_params(params)?;
+        let params: ReadDirectoryParams = parse_params(&params)?;
         let registry = self.snapshot();
         let children = registry.skills.directory(&params.uri).ok_or_else(|| {
             McpError::invalid_params(format!("{} is not a directory resource", params.uri))

@@ -257,7 +257,7 @@ impl Server {
         ctx: &RequestContext,
         params: Params,
     ) -> Result<DetailedTask, McpError> {
-        let TaskIdParams { task_id, .. } = parse_params(params)?;
+        let TaskIdParams { task_id, .. } = parse_params(&params)?;
         let owner = owner(ctx);
         let tasks = self.tasks();
         let (record, _) = tasks.load(&task_id, owner).await?;
@@ -288,7 +288,7 @@ impl Server {
             task_id,
             input_responses,
             ..
-        } = parse_params(params)?;
+        } = parse_params(&params)?;
         let owner = owner(ctx);
         let tasks = self.tasks();
         let max_answer_bytes = tasks.settings.max_call_bytes;
@@ -388,7 +388,7 @@ impl Server {
         ctx: &RequestContext,
         params: Params,
     ) -> Result<EmptyResult, McpError> {
-        let TaskIdParams { task_id, .. } = parse_params(params)?;
+        let TaskIdParams { task_id, .. } = parse_params(&params)?;
         let tasks = self.tasks();
         tasks
             .change(&task_id, owner(ctx), |record| {

@@ -149,8 +149,8 @@ pub(crate) fn has_modern_meta(params: &typemcp_core::jsonrpc::Params) -> bool {
 
 impl Server {
     /// Decides the era of `request` and checks what that era requires of it (see the module
-    /// documentation). A modern request's `_meta` is taken out of its params. On refusal,
-    /// the reply to send.
+    /// documentation). A modern request's `_meta` is read (it stays in the params, which the
+    /// methods' typed params skip). On refusal, the reply to send.
     #[cfg(sessions)]
     pub(crate) fn era_of(&self, request: &IncomingRequest, scope: Scope<'_>) -> Result<Era, Reply> {
         let meta = MetaView::of(&request.params);

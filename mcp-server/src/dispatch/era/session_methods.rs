@@ -53,7 +53,7 @@ impl Server {
         sink: Option<mpsc::Sender<Bytes>>,
     ) -> McpResponse {
         let IncomingRequest { id, params, .. } = request;
-        let params: InitializeParams = match parse_params(params)
+        let params: InitializeParams = match parse_params(&params)
             .and_then(|params| crate::session::check_client_description(&params).map(|()| params))
         {
             Ok(params) => params,
@@ -100,18 +100,16 @@ impl Server {
     ) -> Option<Result<Bytes, McpError>> {
         session.touch();
         let caps = self.caps();
-        // Rare methods, with small params: read from a copy.
-        let params = || params.clone();
         let answered = match method {
             legacy_methods::PING => Ok(()),
             legacy_methods::SET_LEVEL if caps.logging.is_some() => {
-                parse_params::<SetLevelParams>(params()).map(|p| session.set_log_level(p.level))
+                parse_params::<SetLevelParams>(params).map(|p| session.set_log_level(p.level))
             }
             legacy_methods::SUBSCRIBE if caps.resources.is_some() => {
-                parse_params::<SubscribeParams>(params()).and_then(|p| session.subscribe(p.uri))
+                parse_params::<SubscribeParams>(params).and_then(|p| session.subscribe(p.uri))
             }
             legacy_methods::UNSUBSCRIBE if caps.resources.is_some() => {
-                parse_params::<SubscribeParams>(params()).map(|p| session.unsubscribe(&p.uri))
+                parse_params::<SubscribeParams>(params).map(|p| session.unsubscribe(&p.uri))
             }
             legacy_methods::INITIALIZE => Err(McpError::invalid_request(
                 "Invalid request: the session is already initialized",

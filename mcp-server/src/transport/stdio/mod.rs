@@ -107,7 +107,7 @@ impl Server {
                     .await;
             }
         });
-        let _stop_watching = AbortOnDrop(watcher);
+        let _stop_watching = AbortHandleOnDrop(watcher.abort_handle());
         // Dropped last: the files' flags go back once nothing reads or writes them.
         let mut restore = Vec::new();
         let (out_tx, out_rx) = mpsc::channel::<Bytes>(OUT_BACKLOG);
@@ -165,15 +165,6 @@ impl Server {
 }
 
 /// Aborts a task when dropped.
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
-/// Aborts a task when dropped (one whose output is awaited elsewhere).
 struct AbortHandleOnDrop(AbortHandle);
 
 impl Drop for AbortHandleOnDrop {
