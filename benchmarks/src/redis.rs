@@ -49,6 +49,29 @@ impl RedisServer {
         Ok(server)
     }
 
+    /// The median round trip of one `PING` over `samples` in a row, on a connection of its
+    /// own: the least a command to this Redis adds to a request that waits for its answer
+    /// (what a single-use consumption costs a resuming round, at one request in flight).
+    pub fn ping_round_trip(&self, samples: usize) -> anyhow::Result<Duration> {
+        let addr = (Ipv4Addr::LOCALHOST, self.port).into();
+        let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(1))?;
+        stream.set_nodelay(true)?;
+        stream.set_read_timeout(Some(Duration::from_secs(2)))?;
+        let mut reply = [0u8; 7];
+        let mut times = Vec::with_capacity(samples.max(1));
+        for _ in 0..samples.max(1) {
+            let start = Instant::now();
+            stream.write_all(b"PING\r\n")?;
+            stream.read_exact(&mut reply)?;
+            times.push(start.elapsed());
+            if &reply != b"+PONG\r\n" {
+                bail!("redis-server answered PING with {reply:?}");
+            }
+        }
+        times.sort_unstable();
+        Ok(times[times.len() / 2])
+    }
+
     /// Its URL.
     pub fn url(&self) -> String {
         format!("redis://127.0.0.1:{}/", self.port)

@@ -156,8 +156,7 @@ impl<T> ViaArgument<T> for ParamProbe<T> {
     where
         T: ToolArgument,
     {
-        let value = invocation.arguments.get(name).unwrap_or(&Value::Null);
-        crate::handler::parse_argument(name, value)
+        crate::handler::parse_argument(name, invocation.arguments.member(name))
     }
 
     fn describe(&self, generator: &mut schemars::SchemaGenerator) -> Option<ParamSchema>

@@ -564,6 +564,8 @@ async fn bad_requests_are_refused_case_by_case_and_the_server_keeps_serving() {
     let unknown_prompt = prompt(json!({"name": "no_such_prompt"}));
     let arg1 = json!({"name": "test_prompt_with_arguments", "arguments": {"arg1": "x"}});
     let no_resource = read("test://no-such-resource");
+    let arguments_a_string = post(call_tool("t", "test_simple_text", json!("text")));
+    let prompt_arguments_a_list = prompt(json!({"name": "test_simple_prompt", "arguments": [1]}));
     let mut refusals = Refusals::default()
         .expect(400, PARSE_ERROR)
         .case("truncated JSON", truncated, "Parse error")
@@ -608,6 +610,16 @@ async fn bad_requests_are_refused_case_by_case_and_the_server_keeps_serving() {
         .case("unknown tool", unknown_tool, "Unknown tool: no_such_tool")
         .case("unknown prompt", unknown_prompt, "no_such_prompt")
         .case("missing argument", prompt(arg1), "arg2")
+        .case(
+            "tool arguments a string",
+            arguments_a_string,
+            "expected a map",
+        )
+        .case(
+            "prompt arguments a list",
+            prompt_arguments_a_list,
+            "expected a map",
+        )
         .case("unknown resource", no_resource, "not found")
         .expect(415, INVALID_REQUEST)
         .case("text/plain", text_plain, "Content-Type")

@@ -26,6 +26,9 @@ use crate::redis::{self, RedisServer};
 /// How long connecting to the harness's Redis may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// How many `PING`s the round trip printed when Redis starts is the median of.
+const PING_SAMPLES: usize = 2000;
+
 /// The target: ours, single use over Redis.
 #[derive(Debug, Default)]
 pub struct OursRedis {
@@ -82,6 +85,13 @@ impl Target for OursRedis {
 pub(super) fn start_redis(slot: &Mutex<Option<RedisServer>>) -> anyhow::Result<String> {
     let binary = redis::binary().context("redis-server not installed")?;
     let server = RedisServer::start(&binary)?;
+    // What each consuming round waits for at least, printed beside the rates it explains.
+    let round_trip = server.ping_round_trip(PING_SAMPLES)?;
+    println!(
+        "redis-server for the single-use targets: PING round trip p50 {:.1}µs ({PING_SAMPLES} \
+         in a row, blocking client on loopback)",
+        round_trip.as_secs_f64() * 1e6
+    );
     let url = server.url();
     *slot
         .lock()

@@ -1,7 +1,10 @@
 //! Incoming JSON-RPC messages and the parser that classifies malformed input; outgoing
 //! result, error and notification envelopes.
 
-use serde::de::IgnoredAny;
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -68,14 +71,80 @@ pub enum IncomingMessage {
 /// text it is, borrowed from the message).
 #[derive(Deserialize)]
 struct RawMessage<'a> {
-    jsonrpc: Option<Value>,
+    #[serde(borrow)]
+    jsonrpc: Option<Loose<'a>>,
     #[serde(default, deserialize_with = "present")]
     id: Option<Value>,
-    method: Option<Value>,
+    #[serde(borrow)]
+    method: Option<Loose<'a>>,
     #[serde(borrow, default, deserialize_with = "present_raw")]
     params: Option<&'a RawValue>,
     result: Option<IgnoredAny>,
     error: Option<IgnoredAny>,
+}
+
+/// A member that must be a string, read without copying it (unless it has escapes); any
+/// other value is skipped and only known not to be one.
+enum Loose<'a> {
+    Str(Cow<'a, str>),
+    Other,
+}
+
+impl<'a> Loose<'a> {
+    fn as_str(&self) -> Option<&str> {
+        match self {
+            Self::Str(text) => Some(text),
+            Self::Other => None,
+        }
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Loose<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(LooseVisitor(std::marker::PhantomData))
+    }
+}
+
+struct LooseVisitor<'a>(std::marker::PhantomData<&'a ()>);
+
+impl<'de: 'a, 'a> Visitor<'de> for LooseVisitor<'a> {
+    type Value = Loose<'a>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Loose::Str(Cow::Borrowed(v)))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Loose::Str(Cow::Owned(v.to_owned())))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Loose::Str(Cow::Owned(v)))
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(Loose::Other)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(Loose::Other)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(Loose::Other)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(Loose::Other)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Loose::Other)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Loose::Other)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Loose::Other)
+    }
 }
 
 /// Keeps an explicit `null` distinguishable from an absent member.
@@ -214,7 +283,7 @@ fn classify(raw: RawMessage<'_>) -> Result<IncomingMessage, Box<ErrorResponse>> 
             McpError::invalid_request(message),
         ))
     };
-    if raw.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
+    if raw.jsonrpc.as_ref().and_then(Loose::as_str) != Some("2.0") {
         return Err(invalid("Invalid request: jsonrpc must be \"2.0\""));
     }
     if raw.result.is_some() || raw.error.is_some() {
@@ -226,8 +295,8 @@ fn classify(raw: RawMessage<'_>) -> Result<IncomingMessage, Box<ErrorResponse>> 
         return Ok(IncomingMessage::Response { id });
     }
     let method = match raw.method {
-        Some(Value::String(method)) => method,
-        Some(_) => return Err(invalid("Invalid request: method must be a string")),
+        Some(Loose::Str(method)) => method.into_owned(),
+        Some(Loose::Other) => return Err(invalid("Invalid request: method must be a string")),
         None => return Err(invalid("Invalid request: missing method")),
     };
     let params = match raw.params {

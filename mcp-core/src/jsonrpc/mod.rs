@@ -16,4 +16,4 @@ pub use message::{
     ErrorResponse, IncomingMessage, IncomingNotification, IncomingRequest, MAX_REQUEST_ID_BYTES,
     Notification, ResultResponse, parse_message,
 };
-pub use params::{Params, as_str};
+pub use params::{Params, as_str, without_position};

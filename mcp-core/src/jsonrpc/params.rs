@@ -1,4 +1,5 @@
-//! [`Params`]: the `params` of an incoming message, kept as the JSON text the client sent.
+//! [`Params`]: the `params` of an incoming message (or another object a client sent, such as
+//! a tool's `arguments`), kept as the JSON text the client sent.
 //!
 //! A message is parsed once into its envelope; its `params` stay text until the method that
 //! serves it reads them, straight into its own typed parameters ([`Params::parse`]). No
@@ -15,7 +16,8 @@ use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-/// The `params` object of an incoming message, as JSON text (absent params read as `{}`).
+/// The `params` object of an incoming message, as JSON text (absent params read as `{}`);
+/// also the `arguments` object of a tool call or a prompt, read the same way.
 ///
 /// ```
 /// use typemcp_core::jsonrpc::{IncomingMessage, parse_message};
@@ -131,6 +133,52 @@ impl<'de> Visitor<'de> for Member<'_> {
     }
 }
 
+/// Reads a JSON object as its text: anything else is refused with the message a
+/// `serde_json::Map` gives it (`invalid type: string "x", expected a map`).
+///
+/// ```
+/// use typemcp_core::jsonrpc::Params;
+///
+/// #[derive(serde::Deserialize)]
+/// struct Call { arguments: Option<Params> }
+/// let call: Call = serde_json::from_str(r#"{"arguments":{"text":"hi"}}"#).unwrap();
+/// assert_eq!(call.arguments.unwrap().text(), r#"{"text":"hi"}"#);
+/// assert!(serde_json::from_str::<Call>(r#"{"arguments":"hi"}"#).is_err());
+/// ```
+impl<'de> Deserialize<'de> for Params {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = Box::<RawValue>::deserialize(deserializer)?;
+        if raw.get().starts_with('{') {
+            return Ok(Self(Some(raw)));
+        }
+        // Not an object: the reason a map gives.
+        let reason = serde_json::from_str::<Map<String, Value>>(raw.get())
+            .err()
+            .map_or_else(|| "expected a map".to_owned(), |err| without_position(&err));
+        Err(de::Error::custom(reason))
+    }
+}
+
+/// Serde's message without the position in the text it adds (`at line 1 column 42`): what a
+/// client is told about params or arguments it sent, which are one member of a message
+/// whose lines it never sees.
+///
+/// ```
+/// let err = serde_json::from_str::<u8>("\"x\"").unwrap_err();
+/// assert_eq!(
+///     typemcp_core::jsonrpc::without_position(&err),
+///     "invalid type: string \"x\", expected u8"
+/// );
+/// ```
+pub fn without_position(err: &serde_json::Error) -> String {
+    let message = err.to_string();
+    let position = format!(" at line {} column {}", err.line(), err.column());
+    match message.strip_suffix(&position) {
+        Some(message) => message.to_owned(),
+        None => message,
+    }
+}
+
 impl fmt::Debug for Params {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_tuple("Params").field(&self.text()).finish()
@@ -178,5 +226,29 @@ mod tests {
         assert_eq!(p.parse::<Named<'_>>().unwrap().name, "x");
         assert_eq!(p.to_object()["_meta"]["k"], 1);
         assert_eq!(Params::from_object(p.to_object()), p);
+    }
+
+    #[test]
+    fn only_objects_read_as_params() {
+        #[derive(Debug, Deserialize)]
+        struct Call {
+            #[serde(default)]
+            arguments: Option<Params>,
+        }
+        let read = |text: &str| serde_json::from_str::<Call>(text).map(|c| c.arguments);
+        assert_eq!(
+            read(r#"{"arguments":{"a":[1]}}"#).unwrap().unwrap().text(),
+            r#"{"a":[1]}"#
+        );
+        assert!(read(r#"{"arguments":null}"#).unwrap().is_none());
+        assert!(read("{}").unwrap().is_none());
+        for bad in [r#""x""#, "[1]", "3", "true"] {
+            let err = read(&format!(r#"{{"arguments":{bad}}}"#)).unwrap_err();
+            assert!(
+                without_position(&err).starts_with("invalid type: ")
+                    && without_position(&err).ends_with("expected a map"),
+                "{bad}: {err}"
+            );
+        }
     }
 }

@@ -4,6 +4,7 @@
 mod polling;
 mod transport;
 
+use std::borrow::Cow;
 use std::sync::{Arc, OnceLock, PoisonError};
 
 use serde_json::Value;
@@ -49,7 +50,8 @@ pub struct RequestContext {
 #[derive(Debug)]
 struct Inner {
     id: RequestId,
-    method: String,
+    /// The method: one of the names below without a copy, else the client's.
+    method: Cow<'static, str>,
     meta: RequestMeta,
     cancellation: CancellationToken,
     outbound: Outbound,
@@ -69,7 +71,7 @@ struct Inner {
 impl RequestContext {
     pub(crate) fn new(
         id: RequestId,
-        method: String,
+        method: &str,
         meta: RequestMeta,
         cancellation: CancellationToken,
         outbound: Outbound,
@@ -80,7 +82,7 @@ impl RequestContext {
         Self {
             inner: Arc::new(Inner {
                 id,
-                method,
+                method: method_name(method),
                 meta,
                 cancellation,
                 outbound,
@@ -381,4 +383,26 @@ impl RequestContext {
     pub(crate) fn outbound(&self) -> &Outbound {
         &self.inner.outbound
     }
+}
+
+/// The methods a request may name that the server serves, kept by name without a copy.
+const SERVED: &[&str] = &[
+    methods::TOOLS_CALL,
+    methods::PROMPTS_GET,
+    methods::RESOURCES_READ,
+    methods::TOOLS_LIST,
+    methods::PROMPTS_LIST,
+    methods::RESOURCES_LIST,
+    methods::RESOURCES_TEMPLATES_LIST,
+    methods::COMPLETION_COMPLETE,
+    methods::SUBSCRIPTIONS_LISTEN,
+    methods::DISCOVER,
+];
+
+/// `method` as a context keeps it: a served method's static name, else a copy.
+fn method_name(method: &str) -> Cow<'static, str> {
+    SERVED.iter().find(|served| **served == method).map_or_else(
+        || Cow::Owned(method.to_owned()),
+        |served| Cow::Borrowed(*served),
+    )
 }

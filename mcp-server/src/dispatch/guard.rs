@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use typemcp_core::McpError;
+use typemcp_core::jsonrpc::Params;
 use typemcp_core::protocol::{ClientCapabilities, InputRequiredResult, Outcome};
 
 use super::gate::check_input_requests;
@@ -44,14 +45,15 @@ pub(super) struct Guard {
 /// task's next round).
 #[derive(Debug)]
 pub(super) struct Rounds {
-    pub(super) arguments: Value,
+    /// The `arguments` object, as the client's text.
+    pub(super) arguments: Params,
     pub(super) input_responses: Option<Value>,
     pub(super) request_state: Option<String>,
 }
 
 impl Rounds {
     pub(super) fn new(
-        arguments: Value,
+        arguments: Params,
         input_responses: Option<Value>,
         request_state: Option<String>,
     ) -> Self {
@@ -146,16 +148,18 @@ impl Server {
         &self,
         ctx: &RequestContext,
         target: &str,
-        arguments: &Value,
+        arguments: &Params,
         request_state: Option<&str>,
     ) -> Result<Option<StateContext>, McpError> {
         let Some(signer) = &self.config().state_signer else {
             return Ok(None);
         };
+        // A binding policy reads the arguments as a tree.
+        let arguments = Value::Object(arguments.to_object());
         let binding = signer.bind_for(&BindingContext {
             request: ctx,
             target,
-            arguments,
+            arguments: &arguments,
         });
         let incoming = verify_incoming(signer, &binding, request_state, target).await?;
         let (payload, consumed) = match incoming {

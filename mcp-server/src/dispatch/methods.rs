@@ -1,16 +1,18 @@
 //! The methods a server answers: discovery, listing, calling tools, getting prompts,
 //! reading resources and completing arguments.
 
+use std::borrow::Cow;
 use std::panic::AssertUnwindSafe;
 
 use futures_util::FutureExt;
-use serde_json::{Map, Value};
+use serde::Deserialize;
+use serde_json::Value;
 use typemcp_core::McpError;
 use typemcp_core::protocol::{
     CallToolParams, CompleteParams, CompleteResult, CompletionReference, DiscoverResult,
-    GetPromptParams, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, Outcome, PaginatedParams, ProtocolVersion,
-    ReadResourceParams, ReadResourceResult, ServerCapabilities, TASKS_EXTENSION,
+    GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, Outcome, PaginatedParams, ProtocolVersion, ReadResourceParams,
+    ReadResourceResult, ServerCapabilities, TASKS_EXTENSION,
 };
 
 use std::sync::Arc;
@@ -45,6 +47,40 @@ macro_rules! listed {
         result.cache_scope = cache.scope();
         Ok(result)
     }};
+}
+
+/// The params of `tools/call` and `prompts/get` as the server reads them: the name, the
+/// `arguments` kept as the client's text (the handler reads them straight into its own
+/// types), and the members of a multi-round retry. Checked as `CallToolParams` and
+/// `GetPromptParams` are.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Call<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(default)]
+    arguments: Option<Params>,
+    /// Kept raw, `null` included: the guard refuses what is not an object.
+    #[serde(default, deserialize_with = "present")]
+    input_responses: Option<Value>,
+    #[serde(default)]
+    request_state: Option<String>,
+}
+
+impl Call<'_> {
+    /// What the first round carries.
+    fn rounds(self) -> Rounds {
+        Rounds::new(
+            self.arguments.unwrap_or_default(),
+            self.input_responses,
+            self.request_state,
+        )
+    }
+}
+
+/// A member that is present, `null` included, reads as `Some`.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
 }
 
 impl Server {
@@ -87,12 +123,12 @@ impl Server {
         ctx: RequestContext,
         params: Params,
     ) -> Result<Bytes, McpError> {
-        let params: CallToolParams = parse_params(&params)?;
+        let call: Call<'_> = parse_params(&params)?;
         let registry = self.snapshot();
         let route = registry
             .tools
-            .get(&params.name)
-            .ok_or_else(|| McpError::invalid_params(format!("Unknown tool: {}", params.name)))?;
+            .get(&*call.name)
+            .ok_or_else(|| McpError::invalid_params(format!("Unknown tool: {}", call.name)))?;
         let declared = era.runs_tasks()
             && ctx
                 .client_capabilities()
@@ -100,6 +136,8 @@ impl Server {
         match route.task_support() {
             TaskSupport::Required if !declared => return Err(tasks_required()),
             TaskSupport::Optional | TaskSupport::Required if declared => {
+                // A task stores its call: read as the protocol type.
+                let params: CallToolParams = parse_params(&params)?;
                 return match self.start_task(ctx, route, params).await? {
                     Called::Now(outcome) => era.spell(self, id, outcome),
                     Called::Task(task) => era.spell(self, id, task),
@@ -107,11 +145,7 @@ impl Server {
             }
             _ => {}
         }
-        let rounds = Rounds::new(
-            Value::Object(params.arguments.unwrap_or_default()),
-            params.input_responses,
-            params.request_state,
-        );
+        let rounds = call.rounds();
         let round = ToolRound {
             server: self,
             route,
@@ -139,17 +173,13 @@ impl Server {
         ctx: &RequestContext,
         params: Params,
     ) -> Result<Outcome<GetPromptResult>, McpError> {
-        let params: GetPromptParams = parse_params(&params)?;
+        let call: Call<'_> = parse_params(&params)?;
         let registry = self.snapshot();
         let route = registry
             .prompts
-            .get(&params.name)
-            .ok_or_else(|| McpError::invalid_params(format!("Unknown prompt: {}", params.name)))?;
-        let rounds = Rounds::new(
-            Value::Object(params.arguments.unwrap_or_default()),
-            params.input_responses,
-            params.request_state,
-        );
+            .get(&*call.name)
+            .ok_or_else(|| McpError::invalid_params(format!("Unknown prompt: {}", call.name)))?;
+        let rounds = call.rounds();
         let round = PromptRound {
             server: self,
             route,
@@ -216,7 +246,7 @@ impl Server {
             return Err(McpError::resource_not_found(&params.uri));
         };
         let rounds = Rounds::new(
-            Value::Object(Map::new()),
+            Params::default(),
             params.input_responses,
             params.request_state,
         );

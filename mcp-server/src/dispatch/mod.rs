@@ -219,21 +219,12 @@ fn offers(caps: &typemcp_core::protocol::ServerCapabilities, id: &str) -> bool {
 /// Parses method params into their typed form, straight from the client's text (a
 /// 2026-07-28 request's `_meta`, already read, is skipped like any member the type does not
 /// name).
-pub(crate) fn parse_params<T: serde::de::DeserializeOwned>(
-    params: &typemcp_core::jsonrpc::Params,
+pub(crate) fn parse_params<'a, T: serde::Deserialize<'a>>(
+    params: &'a typemcp_core::jsonrpc::Params,
 ) -> Result<T, McpError> {
     params.parse().map_err(|err| {
         McpError::invalid_params(format!("Invalid params: {}", without_position(&err)))
     })
 }
 
-/// Serde's message without the position in the text it adds (`at line 1 column 42`): the
-/// params are one member of a message, and the client never sees the line it was parsed from.
-pub(crate) fn without_position(err: &serde_json::Error) -> String {
-    let message = err.to_string();
-    let position = format!(" at line {} column {}", err.line(), err.column());
-    match message.strip_suffix(&position) {
-        Some(message) => message.to_owned(),
-        None => message,
-    }
-}
+pub(crate) use typemcp_core::jsonrpc::without_position;

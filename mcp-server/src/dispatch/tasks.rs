@@ -69,13 +69,13 @@ impl Server {
         let ctx = ctx.for_task(cancellation.clone());
         let arguments = params.arguments.unwrap_or_default();
         // Validated as sent; the handler sees, in every round, only what the tool declares.
-        let checked = route.check_arguments(&Value::Object(arguments.clone()));
+        let checked = route.check_arguments(&Params::from_object(arguments.clone()));
         let call = StoredCall::declared(&route.tool().input_schema, arguments, ctx.meta().clone());
         // A later round consumes its (single-use) state before the handler runs: such a call
         // is never refused once it started, since its retry would be refused as a replay.
         let resumes_a_flow = params.request_state.is_some();
         let rounds = Rounds::new(
-            call.arguments.clone(),
+            as_params(&call.arguments),
             params.input_responses,
             params.request_state,
         );
@@ -237,7 +237,7 @@ impl Server {
         let call = StoredCall::from_raw(call)?;
         let ctx = RequestContext::new(
             request_id,
-            methods::TOOLS_CALL.to_owned(),
+            methods::TOOLS_CALL,
             call.meta,
             cancellation,
             Outbound::Discard,
@@ -245,7 +245,11 @@ impl Server {
             self.clone(),
         );
         ctx.attach_task(&record.id);
-        let rounds = Rounds::new(call.arguments, Some(Value::Object(answers)), request_state);
+        let rounds = Rounds::new(
+            as_params(&call.arguments),
+            Some(Value::Object(answers)),
+            request_state,
+        );
         let (invocation, guard) = self.guard(ctx, &**route, rounds).await?;
         Ok(Box::pin(guard.run(route.call(invocation))))
     }
@@ -464,4 +468,9 @@ async fn run_directly(
 /// Whose tasks a request may see: its authenticated subject (`None`: no authentication).
 fn owner(ctx: &RequestContext) -> Option<&str> {
     ctx.auth().map(|a| a.subject())
+}
+
+/// A stored call's arguments (an object) as the text a round reads.
+fn as_params(arguments: &Value) -> Params {
+    Params::from_object(arguments.as_object().cloned().unwrap_or_default())
 }

@@ -81,9 +81,7 @@ pub struct Arguments<T>(pub T);
 
 impl<T: ToolInput> FromInvocation for Arguments<T> {
     fn from_invocation(invocation: &Invocation) -> Result<Self, Rejection> {
-        // The path of a problem is only needed when there is one: read again to find it.
-        T::deserialize(&invocation.arguments)
-            .or_else(|_| serde_path_to_error::deserialize(&invocation.arguments))
+        read(invocation.arguments.text())
             .map(Arguments)
             .map_err(|err| invalid_arguments(None, &err))
     }
@@ -93,25 +91,35 @@ impl<T: ToolInput> FromInvocation for Arguments<T> {
     }
 }
 
-/// Reads the named argument `name` from `value` (`null` when absent) into `T`, by parsing:
-/// the handler's own types are the validation. A missing required argument and a value that
-/// does not fit both name the argument, the latter with the JSON path of the first problem.
+/// Reads JSON `text` into `T`, straight from the text; on failure, the JSON path of the first
+/// problem with serde's reason. The path is only needed when there is one: the text is read
+/// again to find it.
+fn read<T: DeserializeOwned>(
+    text: &str,
+) -> Result<T, serde_path_to_error::Error<serde_json::Error>> {
+    serde_json::from_str(text).or_else(|_| {
+        serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(text))
+    })
+}
+
+/// Reads the named argument `name` from its raw JSON `value` (`null` when absent) into `T`,
+/// by parsing: the handler's own types are the validation. A missing required argument and
+/// a value that does not fit both name the argument, the latter with the JSON path of the
+/// first problem.
 pub(crate) fn parse_argument<T: DeserializeOwned>(
     name: &str,
-    value: &serde_json::Value,
+    value: Option<&serde_json::value::RawValue>,
 ) -> Result<T, Rejection> {
-    // The path of a problem is only needed when there is one: read again to find it.
-    T::deserialize(value)
-        .or_else(|_| serde_path_to_error::deserialize(value))
-        .map_err(|err| {
-            if value.is_null() {
-                Rejection::InvalidArguments(format!(
-                    "Invalid arguments: missing required argument `{name}`"
-                ))
-            } else {
-                invalid_arguments(Some(name), &err)
-            }
-        })
+    let text = value.map_or("null", serde_json::value::RawValue::get);
+    read(text).map_err(|err| {
+        if text == "null" {
+            Rejection::InvalidArguments(format!(
+                "Invalid arguments: missing required argument `{name}`"
+            ))
+        } else {
+            invalid_arguments(Some(name), &err)
+        }
+    })
 }
 
 /// `Invalid arguments: at `target.kind`: unknown variant ...`: the path of the first problem
@@ -128,7 +136,7 @@ fn invalid_arguments(
         (None, ".") => String::new(),
         (None, inner) => inner.to_owned(),
     };
-    let reason = err.inner();
+    let reason = typemcp_core::jsonrpc::without_position(err.inner());
     Rejection::InvalidArguments(if path.is_empty() {
         format!("Invalid arguments: {reason}")
     } else {

@@ -1,6 +1,7 @@
 //! One call of a tool, prompt or resource handler, as the extractors see it.
 
 use serde_json::Value;
+use typemcp_core::jsonrpc::Params;
 
 use crate::RequestContext;
 
@@ -9,8 +10,11 @@ use crate::RequestContext;
 pub struct Invocation {
     /// The request context.
     pub context: RequestContext,
-    /// The `arguments` object of `tools/call` or `prompts/get` (an empty object when absent).
-    pub arguments: Value,
+    /// The `arguments` object of `tools/call` or `prompts/get` (an empty object when absent),
+    /// as the client's JSON text: read it with [`Params::parse`] into a type, or one member
+    /// with [`Params::member`]; no tree is built unless you ask ([`Params::to_object`]).
+    /// Changed in 0.1: it was a `serde_json::Value`.
+    pub arguments: Params,
     /// The URI of `resources/read`.
     pub uri: Option<String>,
     /// Variables a resource template matched in the URI.
@@ -25,7 +29,7 @@ pub struct Invocation {
 
 impl Invocation {
     /// An invocation with arguments and nothing else.
-    pub fn new(context: RequestContext, arguments: Value) -> Self {
+    pub fn new(context: RequestContext, arguments: Params) -> Self {
         Self {
             context,
             arguments,

@@ -150,13 +150,15 @@ impl Validation {
             .map_err(Clone::clone)
     }
 
-    /// Checks `arguments`, describing up to eight violations in one message.
-    pub(crate) fn check(&self, arguments: &Value) -> Result<(), String> {
+    /// Checks `arguments`, describing up to eight violations in one message (the validator
+    /// reads a tree: built only for a route that validates).
+    pub(crate) fn check(&self, arguments: &typemcp_core::jsonrpc::Params) -> Result<(), String> {
         let Some(Ok(validator)) = self.compiled.as_ref().and_then(|c| c.get()) else {
             return Ok(());
         };
+        let arguments = Value::Object(arguments.to_object());
         let problems: Vec<String> = validator
-            .iter_errors(arguments)
+            .iter_errors(&arguments)
             .take(8)
             .map(|err| {
                 let path = err.instance_path().to_string();

@@ -205,7 +205,10 @@ impl ToolRoute {
     }
 
     /// Validates arguments against the input schema, when the route asked for it.
-    pub(crate) fn check_arguments(&self, arguments: &Value) -> Result<(), String> {
+    pub(crate) fn check_arguments(
+        &self,
+        arguments: &typemcp_core::jsonrpc::Params,
+    ) -> Result<(), String> {
         #[cfg(feature = "schema-validation")]
         return self.validation.check(arguments);
         #[cfg(not(feature = "schema-validation"))]

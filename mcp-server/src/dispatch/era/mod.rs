@@ -314,7 +314,7 @@ impl Era {
         };
         let context = RequestContext::new(
             request.id.clone(),
-            request.method.clone(),
+            &request.method,
             meta,
             cancellation,
             outbound,

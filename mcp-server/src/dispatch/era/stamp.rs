@@ -33,6 +33,9 @@ pub(super) fn respond<R: Serialize + HasMeta>(
     } else {
         serde_json::to_writer(&mut body, &ResultResponse::new(id.clone(), result))
     };
+    // A buffer exactly full becomes `Bytes` as it is; one with room left would cost the
+    // `Bytes` a shared header of its own.
+    body.shrink_to_fit();
     written
         .map(|()| Bytes::from(body))
         .map_err(|err| internal_error!(error = %err, "a result could not be serialized"))
