@@ -95,9 +95,27 @@ fn member_of<'a>(text: &'a str, key: &str) -> Option<&'a RawValue> {
     Member { key }.deserialize(&mut deserializer).ok().flatten()
 }
 
-/// A raw JSON value read as a string, when it is one.
+/// A raw JSON value read as a string, when it is one: borrowed from the text, unless it has
+/// escapes to decode.
+///
+/// ```
+/// use std::borrow::Cow;
+/// use serde_json::value::RawValue;
+/// let plain = RawValue::from_string(r#""2026-07-28""#.to_owned()).unwrap();
+/// assert!(matches!(typemcp_core::jsonrpc::as_str(&plain), Some(Cow::Borrowed("2026-07-28"))));
+/// let escaped = RawValue::from_string(r#""a\nb""#.to_owned()).unwrap();
+/// assert_eq!(typemcp_core::jsonrpc::as_str(&escaped).as_deref(), Some("a\nb"));
+/// let number = RawValue::from_string("3".to_owned()).unwrap();
+/// assert_eq!(typemcp_core::jsonrpc::as_str(&number), None);
+/// ```
 pub fn as_str(raw: &RawValue) -> Option<Cow<'_, str>> {
-    serde_json::from_str::<Cow<'_, str>>(raw.get()).ok()
+    // Serde reads a `Cow<str>` as a copy always: a `&str` borrows, and fails on escapes.
+    match serde_json::from_str::<&str>(raw.get()) {
+        Ok(text) => Some(Cow::Borrowed(text)),
+        Err(_) => serde_json::from_str::<String>(raw.get())
+            .ok()
+            .map(Cow::Owned),
+    }
 }
 
 /// Finds one member of an object, skipping the others.

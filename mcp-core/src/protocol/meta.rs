@@ -50,9 +50,11 @@ pub enum ProgressToken {
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RequestMeta {
-    /// `io.modelcontextprotocol/protocolVersion`.
+    /// `io.modelcontextprotocol/protocolVersion` (a known revision is kept without a copy,
+    /// see [`ProtocolVersion::named`](super::ProtocolVersion::named); changed in 0.1: it was
+    /// a `String`).
     #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
-    pub protocol_version: String,
+    pub protocol_version: std::borrow::Cow<'static, str>,
     /// `io.modelcontextprotocol/clientCapabilities`.
     #[serde(rename = "io.modelcontextprotocol/clientCapabilities")]
     pub client_capabilities: ClientCapabilities,

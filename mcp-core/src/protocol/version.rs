@@ -24,4 +24,22 @@ impl ProtocolVersion {
     pub fn is_supported(version: &str) -> bool {
         Self::SUPPORTED.contains(&version)
     }
+
+    /// `version` without a copy when it is one of the revisions above, else copied.
+    ///
+    /// ```
+    /// use std::borrow::Cow;
+    /// use typemcp_core::protocol::ProtocolVersion;
+    /// assert!(matches!(ProtocolVersion::named("2026-07-28"), Cow::Borrowed("2026-07-28")));
+    /// assert!(matches!(ProtocolVersion::named("v999"), Cow::Owned(_)));
+    /// ```
+    pub fn named(version: &str) -> std::borrow::Cow<'static, str> {
+        [Self::V2026_07_28, Self::V2025_11_25]
+            .into_iter()
+            .find(|known| *known == version)
+            .map_or_else(
+                || std::borrow::Cow::Owned(version.to_owned()),
+                std::borrow::Cow::Borrowed,
+            )
+    }
 }

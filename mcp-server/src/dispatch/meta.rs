@@ -5,10 +5,10 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use typemcp_core::McpError;
-use typemcp_core::jsonrpc::Params;
+use typemcp_core::jsonrpc::{Params, as_str};
 #[cfg(sessions)]
 use typemcp_core::protocol::ProgressToken;
-use typemcp_core::protocol::{RequestMeta, meta_keys};
+use typemcp_core::protocol::{ProtocolVersion, RequestMeta, meta_keys};
 
 use super::without_position;
 
@@ -117,7 +117,7 @@ impl<'a> MetaView<'a> {
             "taskId" => self.top.task_id,
             _ => None,
         };
-        raw.and_then(typemcp_core::jsonrpc::as_str)
+        raw.and_then(as_str)
     }
 
     /// The params' `arguments`, as raw JSON.
@@ -170,7 +170,11 @@ impl<'a> MetaView<'a> {
             }
         }
         Ok(RequestMeta {
-            protocol_version: member(version)?,
+            protocol_version: match as_str(version) {
+                Some(version) => ProtocolVersion::named(&version),
+                // Not a string: serde's reason.
+                None => member::<String>(version)?.into(),
+            },
             client_capabilities: member(capabilities)?,
             client_info: optional(members.client_info)?,
             log_level: optional(members.log_level)?,

@@ -73,6 +73,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use futures_util::future::Either;
+
 pub use crate::dispatch::McpResponse;
 pub use boxed::BoxMcpService;
 pub use request::McpRequest;
@@ -156,18 +158,20 @@ impl crate::Server {
     /// Hands a request to the service stack (the user's layers, then the dispatcher), in
     /// the request's span ([`span::RequestSpan`]), until the server stops: every transport
     /// serves its requests through here.
+    ///
+    /// The future holds the dispatch's whole (several kilobytes) when no layers are set:
+    /// each transport boxes the future of a request once, around this one (stdio and HTTP
+    /// for their own reasons, the in-process transport for this), so that nothing moves it
+    /// whole and no second box is made.
     pub(crate) async fn call_service(&self, request: McpRequest) -> McpResponse {
         let _serving = self.lifecycle().serving();
         let id = request.id().clone();
         let span = span::RequestSpan::of(&request);
-        // Boxed here, once: the dispatch's future is several kilobytes, and every future
-        // around it (the transports box theirs, and move them) would otherwise be as large
-        // and be copied whole each time.
-        let mut serve: Pin<Box<dyn Future<Output = McpResponse> + Send + '_>> = match self.layers()
-        {
-            Some(stack) => stack.serve(request),
-            None => Box::pin(request.serve(self)),
-        };
+        // Made in place, where it is polled: moved, a future of this size would be kept twice.
+        let mut serve = std::pin::pin!(match self.layers() {
+            Some(stack) => Either::Left(stack.serve(request)),
+            None => Either::Right(request.serve(self)),
+        });
         // The server stopped (the grace period of a shutdown over, or `Server::shutdown`):
         // the handler is dropped, and the client told why. Polled in place, inside the span,
         // the request first.

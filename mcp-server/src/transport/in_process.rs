@@ -34,7 +34,8 @@ impl Server {
             Ok(IncomingMessage::Notification(_) | IncomingMessage::Response { .. }) => return None,
             Ok(IncomingMessage::Request(request)) => {
                 match McpRequest::stateless(self, request, transport) {
-                    Ok(request) => self.call_service(request).await,
+                    // Boxed once, as the other transports box theirs (see `call_service`).
+                    Ok(request) => Box::pin(self.call_service(request)).await,
                     Err(response) => response,
                 }
             }

@@ -250,7 +250,7 @@ impl Era {
     /// negotiated one; `None` for `initialize`, which asks for one.
     pub(crate) fn protocol_version(&self) -> Option<&str> {
         match self {
-            Self::Modern(meta) => Some(&meta.protocol_version),
+            Self::Modern(meta) => Some(meta.protocol_version.as_ref()),
             #[cfg(sessions)]
             Self::Session(session) => Some(session.version()),
             #[cfg(sessions)]
@@ -373,7 +373,7 @@ impl Era {
 fn session_meta(session: &Session, request: &IncomingRequest) -> RequestMeta {
     let progress_token = MetaView::of(&request.params).progress_token();
     RequestMeta {
-        protocol_version: session.version().to_owned(),
+        protocol_version: ProtocolVersion::named(session.version()),
         client_capabilities: session.client_capabilities().clone(),
         client_info: Some(session.client_info().clone()),
         log_level: None,

@@ -341,7 +341,9 @@ impl Connection {
             sink: &self.out,
         };
         let era = match self.server.era_of(&request, scope) {
-            Ok(era @ Era::Opening(_)) => return self.initialize(request, era).await,
+            // Boxed: a rare branch, which would make every request's reading future as large
+            // as a whole request's.
+            Ok(era @ Era::Opening(_)) => return Box::pin(self.initialize(request, era)).await,
             Ok(era) => era,
             Err(reply) => return self.send(reply.body).await,
         };
