@@ -18,7 +18,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use typemcp_server::Server;
 use typemcp_server::state::RequestStateSigner;
-use typemcp_server::state::single_use::RedisStore;
+use typemcp_server::state::single_use::{RedisStore, StoreError};
 
 use super::{Target, TargetKind};
 use crate::redis::{self, RedisServer};
@@ -69,6 +69,13 @@ impl Target for OursRedis {
         let url = start_redis(&self.redis)?;
         let store =
             connect(async move { RedisStore::connect_with_timeout(&url, CONNECT_TIMEOUT).await })?;
+        let probe = store.clone();
+        let round_trip = connect(async move { command_round_trip(&probe).await })?;
+        println!(
+            "ours-redis: one command through the store's connection, from the servers' runtime: \
+             p50 {:.1}µs ({PING_SAMPLES} in a row); each resuming round waits for one",
+            round_trip.as_secs_f64() * 1e6
+        );
         let signer = RequestStateSigner::generate()?.single_use(store);
         let server = super::ours::echo_server_with(Server::builder().request_state_signer(signer))?;
         super::ours::serve_http(server, Default::default(), listener, shutdown);
@@ -78,6 +85,19 @@ impl Target for OursRedis {
     fn has_flow(&self) -> bool {
         true
     }
+}
+
+/// The median time of one command through `store`'s connection (its epoch script, as small
+/// as a consumption), `PING_SAMPLES` in a row: what a resuming round waits for at least.
+async fn command_round_trip(store: &RedisStore) -> Result<Duration, StoreError> {
+    let mut times = Vec::with_capacity(PING_SAMPLES);
+    for _ in 0..PING_SAMPLES {
+        let start = std::time::Instant::now();
+        store.epoch().await?;
+        times.push(start.elapsed());
+    }
+    times.sort_unstable();
+    Ok(times[times.len() / 2])
 }
 
 /// Starts a `redis-server` of the harness's own into `slot` (replacing, and so stopping, the

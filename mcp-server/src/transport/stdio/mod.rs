@@ -119,9 +119,12 @@ impl Server {
         let serving = tokio::spawn(self.serve_lines(input, out_tx, written));
         let abort = serving.abort_handle();
         let _stop_serving = AbortHandleOnDrop(abort);
-        serving
+        let served = serving
             .await
-            .unwrap_or_else(|join| Err(io::Error::other(join)))
+            .unwrap_or_else(|join| Err(io::Error::other(join)));
+        // What handlers printed is on stderr before the caller (likely `main`) goes on.
+        stdout_guard::settle();
+        served
     }
 
     /// Serves newline-delimited JSON-RPC over any reader and writer (a socket, a pipe, an

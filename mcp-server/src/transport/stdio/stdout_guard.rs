@@ -5,7 +5,9 @@
 //! On Unix, when serving starts, the protocol is given a duplicate of fd 1 of its own, and
 //! fd 1 is pointed at a pipe. A thread forwards whatever arrives on the pipe to stderr,
 //! after a warning, printed once, that something wrote to stdout. The client thus only ever
-//! reads the server's messages. Done once per process; later calls reuse the duplicate.
+//! reads the server's messages. When serving ends, what was written so far is copied before
+//! `serve_stdio` returns ([`settle`]), so a process that exits then loses none of it. Done
+//! once per process; later calls reuse the duplicate.
 //! Where this cannot be set up (no pipe, no thread), or on other platforms, the protocol is
 //! written to stdout as it is.
 
@@ -43,6 +45,19 @@ pub(super) fn protocol_file() -> Option<std::fs::File> {
     protocol.as_ref().and_then(|file| file.try_clone().ok())
 }
 
+/// The pipe fd 1 points at once guarded, read without blocking. It is drained under the
+/// lock, by the forwarding thread or by [`settle`], so that once `settle` returns every byte
+/// written to stdout before it was called is on stderr.
+#[cfg(unix)]
+struct Forwarder {
+    pipe: io::PipeReader,
+    /// Whether the warning was printed.
+    warned: std::sync::Mutex<bool>,
+}
+
+#[cfg(unix)]
+static FORWARDER: std::sync::OnceLock<Forwarder> = std::sync::OnceLock::new();
+
 /// Points fd 1 at a pipe forwarded to stderr; returns the duplicate of the former stdout.
 #[cfg(unix)]
 fn guard() -> io::Result<std::fs::File> {
@@ -54,9 +69,16 @@ fn guard() -> io::Result<std::fs::File> {
     lock.flush()?;
     let protocol = lock.as_fd().try_clone_to_owned()?;
     let (reader, writer) = io::pipe()?;
+    rustix::fs::fcntl_setfl(&reader, rustix::fs::OFlags::NONBLOCK)?;
+    let forwarder = Forwarder {
+        pipe: reader,
+        warned: std::sync::Mutex::new(false),
+    };
+    // `guard` runs once per process (see `protocol_file`).
+    let forwarder = FORWARDER.get_or_init(|| forwarder);
     std::thread::Builder::new()
         .name("mcp-stdout-guard".to_owned())
-        .spawn(move || forward(reader))?;
+        .spawn(move || forward(forwarder))?;
     rustix::stdio::dup2_stdout(&writer)?;
     // fd 1 now holds the pipe open; this handle is no longer needed.
     drop(writer);
@@ -64,26 +86,69 @@ fn guard() -> io::Result<std::fs::File> {
     Ok(std::fs::File::from(protocol))
 }
 
-/// Copies what arrives on the pipe to stderr, with the warning before the first bytes.
+/// Copies what arrives on the pipe to stderr until every writer is gone.
 #[cfg(unix)]
-fn forward(mut pipe: io::PipeReader) {
-    use std::io::Read;
-    let mut chunk = vec![0u8; 8 * 1024];
-    let mut warned = false;
+fn forward(forwarder: &Forwarder) {
+    use rustix::event::{PollFd, PollFlags, poll};
     loop {
-        match pipe.read(&mut chunk) {
-            Ok(0) => return,
-            Ok(read) => {
-                let mut stderr = io::stderr().lock();
-                if !warned {
-                    warned = true;
-                    let _ = stderr.write_all(WARNING.as_bytes());
-                }
-                let _ = stderr.write_all(&chunk[..read]);
-                let _ = stderr.flush();
-            }
-            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+        let mut ready = [PollFd::new(&forwarder.pipe, PollFlags::IN)];
+        match poll(&mut ready, None) {
+            Ok(_) | Err(rustix::io::Errno::INTR) => {}
             Err(_) => return,
         }
+        if forwarder.drain() == Drained::Ended {
+            return;
+        }
+    }
+}
+
+/// What draining the pipe found.
+#[cfg(unix)]
+#[derive(Debug, PartialEq, Eq)]
+enum Drained {
+    /// Nothing more for now.
+    Empty,
+    /// Every writer is gone (or the pipe failed).
+    Ended,
+}
+
+#[cfg(unix)]
+impl Forwarder {
+    /// Copies what the pipe holds now to stderr, with the warning before the first bytes.
+    fn drain(&self) -> Drained {
+        use std::io::Read;
+        let mut warned = self
+            .warned
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut chunk = [0u8; 8 * 1024];
+        loop {
+            match (&self.pipe).read(&mut chunk) {
+                Ok(0) => return Drained::Ended,
+                Ok(read) => {
+                    let mut stderr = io::stderr().lock();
+                    if !*warned {
+                        *warned = true;
+                        let _ = stderr.write_all(WARNING.as_bytes());
+                    }
+                    let _ = stderr.write_all(&chunk[..read]);
+                    let _ = stderr.flush();
+                }
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                Err(err) if err.kind() == io::ErrorKind::WouldBlock => return Drained::Empty,
+                Err(_) => return Drained::Ended,
+            }
+        }
+    }
+}
+
+/// Copies to stderr, before it returns, whatever was written to stdout so far: a process
+/// that exits once serving ends would otherwise lose what the forwarding thread had not
+/// copied yet. Nothing to do where stdout was never guarded.
+pub(super) fn settle() {
+    let _ = io::stdout().flush();
+    #[cfg(unix)]
+    if let Some(forwarder) = FORWARDER.get() {
+        let _ = forwarder.drain();
     }
 }
