@@ -152,7 +152,8 @@ impl<'de> Visitor<'de> for Member<'_> {
 }
 
 /// Reads a JSON object as its text: anything else is refused with the message a
-/// `serde_json::Map` gives it (`invalid type: string "x", expected a map`).
+/// `serde_json::Map` gives it (`invalid type: string "x", expected a map`). The text is kept
+/// as a `serde_json` `RawValue`, so only `serde_json`'s deserializers can read one.
 ///
 /// ```
 /// use typemcp_core::jsonrpc::Params;
