@@ -3,7 +3,21 @@
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use super::canonical_json;
+use super::canonical;
+
+/// A hasher written to as a writer.
+struct Hashing(Sha256);
+
+impl std::io::Write for Hashing {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.update(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
 
 /// Binding material folded into a token's signature. Built from length-prefixed parts, so
 /// `("ab", "c")` and `("a", "bc")` never collide.
@@ -50,13 +64,22 @@ impl Binding {
 
     /// The default binding of a request: subject, method, target and argument digest.
     pub fn derive(request: &BindingRequest<'_>) -> Self {
-        let digest = Sha256::digest(canonical_json(request.arguments).as_bytes());
-        Self::from_parts([
+        // The canonical text goes straight into the hash: none is kept.
+        let mut hasher = Hashing(Sha256::new());
+        canonical::write(request.arguments, &mut hasher);
+        let digest = hasher.0.finalize();
+        let parts = [
             request.subject.unwrap_or("").as_bytes(),
             request.method.as_bytes(),
             request.target.as_bytes(),
             digest.as_slice(),
-        ])
+        ];
+        let mut bytes = Vec::with_capacity(parts.iter().map(|part| 8 + part.len()).sum());
+        for part in parts {
+            bytes.extend_from_slice(&(part.len() as u64).to_be_bytes());
+            bytes.extend_from_slice(part);
+        }
+        Self(bytes)
     }
 
     /// The encoded material.
@@ -90,6 +113,16 @@ mod tests {
             target,
             arguments: &args,
         })
+    }
+
+    #[test]
+    fn the_digest_is_of_the_canonical_text_as_it_always_was() {
+        // States minted before the text was hashed as it is written still verify.
+        let args = json!({"b": [1, "x\u{e9}\"q"], "a": {"z": null, "y": 2.5}});
+        let digest = Sha256::digest(super::super::canonical_json(&args).as_bytes());
+        let parts: [&[u8]; 4] = [b"ann", b"tools/call", b"deploy", digest.as_slice()];
+        let expected = Binding::from_parts(parts);
+        assert_eq!(derive(Some("ann"), "tools/call", "deploy", args), expected);
     }
 
     #[test]

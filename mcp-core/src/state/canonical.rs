@@ -17,38 +17,45 @@ pub fn canonical_json(value: &Value) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
-fn write(value: &Value, out: &mut Vec<u8>) {
+/// Writes `value` canonically to `out` (a hasher, say, so that no text is kept).
+pub(crate) fn write<W: std::io::Write>(value: &Value, out: &mut W) {
     match value {
         Value::Object(map) => {
             let mut entries: Vec<(&String, &Value)> = map.iter().collect();
             entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-            out.push(b'{');
+            push(out, b'{');
             for (i, (key, value)) in entries.into_iter().enumerate() {
                 if i > 0 {
-                    out.push(b',');
+                    push(out, b',');
                 }
                 scalar(key, out);
-                out.push(b':');
+                push(out, b':');
                 write(value, out);
             }
-            out.push(b'}');
+            push(out, b'}');
         }
         Value::Array(items) => {
-            out.push(b'[');
+            push(out, b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(b',');
+                    push(out, b',');
                 }
                 write(item, out);
             }
-            out.push(b']');
+            push(out, b']');
         }
         other => scalar(other, out),
     }
 }
 
 /// Writes a string or scalar with serde_json's own escaping and number formatting.
-fn scalar<T: serde::Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) {
-    // Writing plain JSON scalars to a Vec cannot fail.
+fn scalar<T: serde::Serialize + ?Sized, W: std::io::Write>(value: &T, out: &mut W) {
+    // Writing plain JSON scalars to a Vec or a hasher cannot fail.
     let _ = serde_json::to_writer(&mut *out, value);
+}
+
+/// Writes one byte of punctuation.
+fn push<W: std::io::Write>(out: &mut W, byte: u8) {
+    // As above: the writers here cannot fail.
+    let _ = out.write_all(&[byte]);
 }
