@@ -68,6 +68,7 @@ mod caller;
 pub mod context;
 mod dispatch;
 pub mod handler;
+mod header_names;
 #[cfg(feature = "logging")]
 pub mod logging;
 mod macro_support;

@@ -13,12 +13,10 @@ use typemcp_core::protocol::methods;
 use super::{McpRequest, McpResponse};
 use crate::TransportKind;
 use crate::dispatch::Verdict;
+use crate::header_names::SESSION_ID;
 
 /// The target of the request spans and of their closing events.
 pub(crate) const TARGET: &str = "typemcp_server::request";
-
-/// The header naming a 2025-11-25 session on Streamable HTTP.
-const SESSION_ID: &str = "mcp-session-id";
 
 /// One request's span, and when it started.
 pub(crate) struct RequestSpan {
@@ -53,7 +51,7 @@ impl RequestSpan {
         let session = request
             .transport()
             .http_parts()
-            .and_then(|parts| parts.headers.get(SESSION_ID))
+            .and_then(|parts| parts.headers.get(&SESSION_ID))
             .map(|id| session_digest(id.as_bytes()));
         let span = tracing::debug_span!(
             target: TARGET,

@@ -38,6 +38,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("budget", 0),
     ("caller", 0),
     ("redis_link", 0),
+    ("header_names", 0),
     ("session", 1),
     ("subscription", 1),
     ("tasks", 1),

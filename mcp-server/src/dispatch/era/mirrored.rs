@@ -16,6 +16,7 @@ use typemcp_core::jsonrpc::IncomingRequest;
 use typemcp_core::protocol::RequestMeta;
 
 use crate::dispatch::meta::MetaView;
+use crate::header_names::{METHOD, Mirrored, NAME, PROTOCOL_VERSION};
 
 /// Checks the mirrored headers against the request body.
 pub(super) fn check(
@@ -24,10 +25,10 @@ pub(super) fn check(
     view: &MetaView<'_>,
     meta: &RequestMeta,
 ) -> Result<(), McpError> {
-    let version = required(headers, "MCP-Protocol-Version")?;
-    compare("MCP-Protocol-Version", &version, &meta.protocol_version)?;
-    let method = required(headers, "Mcp-Method")?;
-    compare("Mcp-Method", &method, &request.method)?;
+    let version = required(headers, &PROTOCOL_VERSION)?;
+    compare(PROTOCOL_VERSION.label, &version, &meta.protocol_version)?;
+    let method = required(headers, &METHOD)?;
+    compare(METHOD.label, &method, &request.method)?;
     let name_param = match request.method.as_str() {
         methods::TOOLS_CALL | methods::PROMPTS_GET => Some("name"),
         methods::RESOURCES_READ => Some("uri"),
@@ -36,9 +37,9 @@ pub(super) fn check(
         _ => None,
     };
     if let Some(param) = name_param {
-        let header = required(headers, "Mcp-Name")?;
+        let header = required(headers, &NAME)?;
         if let Some(body) = view.str_member(param) {
-            compare("Mcp-Name", &header, &body)?;
+            compare(NAME.label, &header, &body)?;
         }
     }
     Ok(())
@@ -65,9 +66,11 @@ pub(super) fn missing(name: &str) -> McpError {
 }
 
 /// Reads a required header (see [`value`]).
-fn required<'h>(headers: &'h HeaderMap, name: &str) -> Result<Cow<'h, str>, McpError> {
-    let raw = headers.get(name).ok_or_else(|| missing(name))?;
-    value(name, raw)
+fn required<'h>(headers: &'h HeaderMap, header: &Mirrored) -> Result<Cow<'h, str>, McpError> {
+    let raw = headers
+        .get(&header.key)
+        .ok_or_else(|| missing(header.label))?;
+    value(header.label, raw)
 }
 
 /// Reads the value of the header `name`: visible ASCII, surrounding whitespace ignored, and

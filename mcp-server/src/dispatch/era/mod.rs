@@ -167,7 +167,7 @@ impl Server {
             #[cfg(feature = "http")]
             Scope::Http { session, headers } => {
                 let version = headers
-                    .get("mcp-protocol-version")
+                    .get(&crate::header_names::PROTOCOL_VERSION.key)
                     .and_then(|v| v.to_str().ok())
                     .map(str::trim);
                 match session {

@@ -52,14 +52,10 @@ use crate::Server;
 use crate::caller::Caller;
 use crate::context::{AuthIdentity, TransportInfo};
 use crate::dispatch::{Era, Reply, Scope, SessionHeader, has_modern_meta};
+use crate::header_names::{LAST_EVENT_ID, SESSION_ID};
 use crate::outbound::Outbound;
 use crate::service::McpRequest;
 use crate::session::Session;
-
-/// The session header of the 2025-11-25 Streamable HTTP transport.
-const SESSION_ID: &str = "mcp-session-id";
-/// The header of an SSE client resuming a stream.
-const LAST_EVENT_ID: &str = "last-event-id";
 
 /// Shared state of one mounted endpoint.
 #[derive(Debug)]
@@ -96,7 +92,7 @@ impl Endpoint {
         &self,
         parts: &http::request::Parts,
     ) -> Result<Option<Option<InUse>>, Response> {
-        let Some(id) = parts.headers.get(SESSION_ID) else {
+        let Some(id) = parts.headers.get(&SESSION_ID) else {
             return Ok(None);
         };
         let Some(id) = id.to_str().ok().map(str::trim) else {
@@ -136,7 +132,7 @@ impl Endpoint {
 fn session_id(parts: &http::request::Parts) -> &str {
     parts
         .headers
-        .get(SESSION_ID)
+        .get(&SESSION_ID)
         .and_then(|v| v.to_str().ok())
         .map(str::trim)
         .unwrap_or_default()
@@ -220,7 +216,7 @@ impl tower::Service<Request> for EndpointService {
 async fn handle(endpoint: Arc<Endpoint>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     let session_verb = parts.method == Method::GET || parts.method == Method::DELETE;
-    if parts.method != Method::POST && !(session_verb && parts.headers.contains_key(SESSION_ID)) {
+    if parts.method != Method::POST && !(session_verb && parts.headers.contains_key(&SESSION_ID)) {
         return method_not_allowed();
     }
     let authority = parts.uri.authority().map(|a| a.as_str());
@@ -325,7 +321,7 @@ async fn handle(endpoint: Arc<Endpoint>, request: Request) -> Response {
         }
         // Answers to the server's requests on a session (late ones are dropped); on a
         // session this endpoint does not know, 404.
-        Ok(IncomingMessage::Response { id }) if parts.headers.contains_key(SESSION_ID) => {
+        Ok(IncomingMessage::Response { id }) if parts.headers.contains_key(&SESSION_ID) => {
             match endpoint.session_of(&parts).await {
                 Ok(Some(Some(live))) => {
                     live.session.touch();
@@ -431,7 +427,7 @@ impl Endpoint {
         }
         live.session.touch();
         let keep_alive = self.config.keep_alive;
-        let Some(last_event_id) = parts.headers.get(LAST_EVENT_ID) else {
+        let Some(last_event_id) = parts.headers.get(&LAST_EVENT_ID) else {
             let stream = resume::listen(&live.streams, &live.session, keep_alive);
             return in_flight::until_sent(stream, Held::new(place, Some(live), None));
         };
