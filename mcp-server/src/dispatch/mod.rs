@@ -124,7 +124,7 @@ impl Server {
             return self.initialize(request, sink);
         }
         #[cfg(sessions)]
-        if let Era::Session(session) = &era
+        if let Era::Session(session, _) = &era
             && let Some(answered) =
                 self.serve_on_session(session, &id, &request.method, &request.params)
         {

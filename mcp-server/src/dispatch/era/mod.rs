@@ -57,7 +57,7 @@ use typemcp_core::McpError;
 use typemcp_core::jsonrpc::IncomingRequest;
 use typemcp_core::protocol::{HasMeta, Outcome, ProtocolVersion, RequestMeta, legacy_methods};
 #[cfg(sessions)]
-use typemcp_core::protocol::{methods, task_methods};
+use typemcp_core::protocol::{ProgressToken, methods, task_methods};
 
 #[cfg(feature = "http")]
 use typemcp_core::protocol::LegacyVersion;
@@ -111,9 +111,10 @@ pub(crate) enum SessionHeader<'a> {
 pub(crate) enum Era {
     /// Served statelessly under 2026-07-28: the request's `_meta`, checked.
     Modern(Box<RequestMeta>),
-    /// A request of an open 2025-11-25 session.
+    /// A request of an open 2025-11-25 session, and the progress token of its `_meta` (read
+    /// in the one pass over the params that decided the era).
     #[cfg(sessions)]
-    Session(Arc<Session>),
+    Session(Arc<Session>, Option<ProgressToken>),
     /// `initialize`: opens a session whose notifications outside any request go to the sink
     /// (stdio's output), and which the transport keeps.
     #[cfg(sessions)]
@@ -158,7 +159,9 @@ impl Server {
         match scope {
             #[cfg(feature = "stdio")]
             Scope::Process { session, sink } => match session {
-                Some(session) if !modern_meta => Ok(Era::Session(Arc::clone(session))),
+                Some(session) if !modern_meta => {
+                    Ok(Era::Session(Arc::clone(session), meta.progress_token()))
+                }
                 _ if request.method == legacy_methods::INITIALIZE && !modern_meta => {
                     Ok(Era::Opening(Some(sink.clone())))
                 }
@@ -183,7 +186,7 @@ impl Server {
                                     )),
                                 ))
                             }
-                            _ => Ok(Era::Session(Arc::clone(session))),
+                            _ => Ok(Era::Session(Arc::clone(session), meta.progress_token())),
                         };
                     }
                     SessionHeader::Unknown if !modern_meta => {
@@ -252,7 +255,7 @@ impl Era {
         match self {
             Self::Modern(meta) => Some(meta.protocol_version.as_ref()),
             #[cfg(sessions)]
-            Self::Session(session) => Some(session.version()),
+            Self::Session(session, _) => Some(session.version()),
             #[cfg(sessions)]
             Self::Opening(_) => None,
         }
@@ -261,7 +264,7 @@ impl Era {
     /// Whether the request belongs to an open 2025-11-25 session.
     pub(crate) fn is_session(&self) -> bool {
         #[cfg(sessions)]
-        return matches!(self, Self::Session(_));
+        return matches!(self, Self::Session(..));
         #[cfg(not(sessions))]
         false
     }
@@ -270,7 +273,7 @@ impl Era {
     pub(super) fn offers(&self, method: &str) -> bool {
         match self {
             #[cfg(sessions)]
-            Self::Session(_) => {
+            Self::Session(..) => {
                 !MODERN_ONLY.contains(&method) && !task_methods::is_task_request(method)
             }
             _ => !SESSION_ONLY.contains(&method),
@@ -286,7 +289,7 @@ impl Era {
     pub(super) fn output(&self) -> OutputEra {
         match self {
             #[cfg(sessions)]
-            Self::Session(_) => OutputEra::Legacy,
+            Self::Session(..) => OutputEra::Legacy,
             _ => OutputEra::Current,
         }
     }
@@ -307,7 +310,7 @@ impl Era {
         let meta = match self {
             Self::Modern(meta) => std::mem::take(&mut **meta),
             #[cfg(sessions)]
-            Self::Session(session) => session_meta(session, request),
+            Self::Session(session, progress_token) => session_meta(session, progress_token.take()),
             // Never: `initialize` is answered before any context is built.
             #[cfg(sessions)]
             Self::Opening(_) => RequestMeta::default(),
@@ -323,7 +326,7 @@ impl Era {
         );
         match self {
             #[cfg(sessions)]
-            Self::Session(session) => {
+            Self::Session(session, _) => {
                 let tracked = session.track(request.id.clone(), context.cancellation().clone());
                 (context.with_session(Arc::clone(session)), Some(tracked))
             }
@@ -343,7 +346,7 @@ impl Era {
     ) -> Result<Outcome<R::Result>, McpError> {
         match self {
             #[cfg(sessions)]
-            Self::Session(session) => push::fulfil(session, ctx, rounds, round).await,
+            Self::Session(session, _) => push::fulfil(session, ctx, rounds, round).await,
             _ => round.run(ctx, rounds).await,
         }
     }
@@ -359,7 +362,7 @@ impl Era {
     ) -> Result<Bytes, McpError> {
         match self {
             #[cfg(sessions)]
-            Self::Session(_) => {
+            Self::Session(..) => {
                 session_methods::serialize(id, &session_methods::legacy_result(&result)?)
             }
             _ => stamp::respond(server, id, result),
@@ -370,8 +373,7 @@ impl Era {
 /// What stands for per-request `_meta` on a session: the revision and the client's
 /// description from `initialize`, and the progress token of the request's own `_meta`.
 #[cfg(sessions)]
-fn session_meta(session: &Session, request: &IncomingRequest) -> RequestMeta {
-    let progress_token = MetaView::of(&request.params).progress_token();
+fn session_meta(session: &Session, progress_token: Option<ProgressToken>) -> RequestMeta {
     RequestMeta {
         protocol_version: ProtocolVersion::named(session.version()),
         client_capabilities: session.client_capabilities().clone(),

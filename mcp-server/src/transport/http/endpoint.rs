@@ -485,7 +485,7 @@ impl Endpoint {
             (Outbound::Discard, None)
         };
         let mut transport = TransportInfo::http(parts);
-        let on_session = matches!(era, Era::Session(_));
+        let on_session = matches!(era, Era::Session(..));
         // A session's stream is resumable, and its handler may close it (polling).
         let resumable = match (&named, &outbound) {
             (Some(Some(live)), Outbound::Channel(tx)) if on_session => {
